@@ -1,0 +1,35 @@
+import { ConfigError } from '../config.js';
+import { AppError } from '../platform/http/errors.js';
+
+export interface OutputOptions {
+  json?: boolean;
+}
+
+/** Prints a command's result: JSON with --json, otherwise the human rendering. */
+export function print<T>(opts: OutputOptions, value: T, human: (v: T) => string): void {
+  process.stdout.write(opts.json ? `${JSON.stringify(value, null, 2)}\n` : `${human(value)}\n`);
+}
+
+/** Runs a command body; a known failure becomes one clear line on stderr and exit code 1. */
+export function run<A extends unknown[]>(body: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await body(...args);
+    } catch (err) {
+      if (err instanceof AppError || err instanceof ConfigError) {
+        process.stderr.write(`error: ${err.message}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      throw err;
+    }
+  };
+}
+
+export function table(rows: Record<string, unknown>[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cell = (v: unknown) => (v === null || v === undefined ? '-' : String(v));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+}

@@ -1,0 +1,22 @@
+import type { Config } from '../config.js';
+import { buildApp } from '../app.js';
+import { createGateway } from '../gateway.js';
+
+/** Serves HTTP until SIGINT/SIGTERM, then drains in-flight requests and closes the database. */
+export async function serve(config: Config): Promise<void> {
+  const gateway = await createGateway(config);
+  const app = await buildApp(gateway);
+  await app.listen({ port: config.PORT, host: config.HOST });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    void app
+      .close()
+      .then(() => gateway.close())
+      .finally(() => process.exit(0));
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .default('sqlite:./data/gateway.sqlite')
+    .refine((v) => v.startsWith('sqlite:') || v.startsWith('postgres://') || v.startsWith('postgresql://'), {
+      message: 'must start with sqlite: or postgres://',
+    }),
+  REDIS_URL: z.string().url().optional(),
+  HUB_URL: z.string().url().optional(),
+  HUB_TOKEN: z.string().optional(),
+  HUB_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+  GATEWAY_SECRET: z.string().min(32).optional(),
+  GATEWAY_ADMIN_TOKEN: z.string().min(16).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SERVICE_NAME: z.string().min(1).default('tire-gateway'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
+  ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+});
+
+export type Config = z.infer<typeof envSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; a bad value fails start with one clear line. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new ConfigError(`invalid configuration: ${first?.path.join('.') ?? '?'}: ${first?.message ?? 'invalid'}`);
+  }
+  if (isPostgresUrl(parsed.data.DATABASE_URL) && !parsed.data.GATEWAY_SECRET) {
+    throw new ConfigError('invalid configuration: GATEWAY_SECRET is required with PostgreSQL (at least 32 characters)');
+  }
+  return parsed.data;
+}
+
+export function isPostgresUrl(url: string): boolean {
+  return url.startsWith('postgres://') || url.startsWith('postgresql://');
+}

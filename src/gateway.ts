@@ -1,0 +1,64 @@
+import type { Config } from './config.js';
+import { ApiKeysService } from './platform/auth/api-keys.service.js';
+import { KeyVerifier } from './platform/auth/key-verifier.js';
+import { type Clock, systemClock } from './platform/clock.js';
+import { type DatabaseHandle, openDatabase } from './platform/db/database.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { createMetricsRegistry } from './platform/metrics.js';
+import { OrgsService } from './platform/orgs/orgs.service.js';
+import { RateLimiter, createRateLimitStore } from './platform/ratelimit/rate-limiter.js';
+import { ProductsService } from './modules/products/products.service.js';
+import type { Registry } from 'prom-client';
+
+export interface Services {
+  orgs: OrgsService;
+  apiKeys: ApiKeysService;
+  products: ProductsService;
+}
+
+/** Everything one process holds: config, database, clock, services. Built once; the app and the CLI share it. */
+export interface Gateway {
+  config: Config;
+  database: DatabaseHandle;
+  clock: Clock;
+  services: Services;
+  verifier: KeyVerifier;
+  limiter: RateLimiter;
+  metrics: Registry;
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  clock?: Clock;
+  /** PostgreSQL schema to run in (tests isolate themselves this way). */
+  databaseSchema?: string;
+  migrate?: boolean;
+  /** Redis key namespace for shared counters (tests isolate themselves this way). */
+  redisKeyPrefix?: string;
+}
+
+export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
+  const clock = opts.clock ?? systemClock;
+  const database = openDatabase(config.DATABASE_URL, opts.databaseSchema ? { schema: opts.databaseSchema } : {});
+  if (opts.migrate ?? true) await migrateToLatest(database.db);
+  const db = database.db;
+  const orgs = new OrgsService(db, clock);
+  const products = new ProductsService(db, clock, orgs);
+  orgs.onSettingsChanged(products.onSettingsChanged);
+  const services: Services = { orgs, apiKeys: new ApiKeysService(db, clock), products };
+  const rateLimitStore = createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {});
+  const limiter = new RateLimiter(rateLimitStore, clock);
+  return {
+    config,
+    database,
+    clock,
+    services,
+    verifier: new KeyVerifier(db, clock, config.KEY_CACHE_TTL_MS),
+    limiter,
+    metrics: createMetricsRegistry(),
+    async close() {
+      await limiter.close();
+      await database.close();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { sql } from 'kysely';
+import type { Executor, ProductsTable } from '../../platform/db/schema.js';
+import type { StockThresholds } from './stock-status.js';
+
+export type ProductRow = ProductsTable;
+
+export async function findProduct(db: Executor, orgId: string, sku: string): Promise<ProductRow | undefined> {
+  return db
+    .selectFrom('products')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('sku_lower', '=', sku.toLowerCase())
+    .executeTakeFirst();
+}
+
+export async function findProducts(db: Executor, orgId: string, skusLower: string[]): Promise<ProductRow[]> {
+  if (skusLower.length === 0) return [];
+  return db.selectFrom('products').selectAll().where('org_id', '=', orgId).where('sku_lower', 'in', skusLower).execute();
+}
+
+export async function listActiveProducts(
+  db: Executor,
+  orgId: string,
+  opts: { q?: string; afterSkuLower?: string; limit: number },
+): Promise<ProductRow[]> {
+  let query = db.selectFrom('products').selectAll().where('org_id', '=', orgId).where('status', '=', 'active');
+  if (opts.q) {
+    const pattern = `%${opts.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where((eb) =>
+      eb.or([
+        eb('sku_lower', 'like', sql<string>`${pattern} escape '\\'`),
+        eb('name_lower', 'like', sql<string>`${pattern} escape '\\'`),
+      ]),
+    );
+  }
+  if (opts.afterSkuLower !== undefined) query = query.where('sku_lower', '>', opts.afterSkuLower);
+  return query.orderBy('sku_lower').limit(opts.limit).execute();
+}
+
+export async function insertProduct(db: Executor, row: ProductRow): Promise<boolean> {
+  const result = await db
+    .insertInto('products')
+    .values(row)
+    .onConflict((oc) => oc.columns(['org_id', 'sku_lower']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function updateProduct(
+  db: Executor,
+  orgId: string,
+  skuLower: string,
+  patch: Partial<Omit<ProductRow, 'org_id' | 'sku' | 'sku_lower' | 'created_at'>>,
+): Promise<ProductRow | undefined> {
+  return db
+    .updateTable('products')
+    .set(patch)
+    .where('org_id', '=', orgId)
+    .where('sku_lower', '=', skuLower)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Re-derives every product's stock_status after the org's thresholds change. */
+export async function recomputeStockStatuses(db: Executor, orgId: string, t: StockThresholds): Promise<void> {
+  await db
+    .updateTable('products')
+    .set({
+      stock_status: sql<string>`case when stock_qty <= ${t.backorder} then 'backorder' when stock_qty <= ${t.low} then 'low_stock' else 'in_stock' end`,
+    })
+    .where('org_id', '=', orgId)
+    .execute();
+}

@@ -1,0 +1,120 @@
+import type { AuthContext } from '../../platform/auth/scopes.js';
+import { requireScope } from '../../platform/auth/scopes.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db, Executor, Tx } from '../../platform/db/schema.js';
+import { conflict, notFound } from '../../platform/http/errors.js';
+import { decodeCursor, page } from '../../platform/http/pagination.js';
+import type { OrgSettings } from '../../platform/orgs/org-settings.js';
+import type { OrgsService } from '../../platform/orgs/orgs.service.js';
+import { z } from 'zod';
+import type { CreateProductInput, ListProductsQuery, Product, UpdateProductInput } from './products.schemas.js';
+import * as repo from './products.repository.js';
+import { deriveStockStatus, thresholdsOf } from './stock-status.js';
+
+export function toProduct(row: repo.ProductRow): Product {
+  return {
+    sku: row.sku,
+    name: row.name,
+    description: row.description,
+    status: row.status as Product['status'],
+    stock_qty: Number(row.stock_qty),
+    stock_status: row.stock_status as Product['stock_status'],
+    bin_location: row.bin_location,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const cursorSchema = z.object({ s: z.string() });
+
+/** The org-scoped product resource layer behind REST and MCP. */
+export class ProductsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly orgs: OrgsService,
+  ) {}
+
+  async list(auth: AuthContext, query: ListProductsQuery): Promise<{ products: Product[]; next_cursor: string | null }> {
+    requireScope(auth, 'products:read');
+    const after = decodeCursor(query.cursor, cursorSchema);
+    const rows = await repo.listActiveProducts(this.db, auth.orgId, {
+      ...(query.q ? { q: query.q } : {}),
+      ...(after ? { afterSkuLower: after.s } : {}),
+      limit: query.limit + 1,
+    });
+    const { items, next_cursor } = page(rows, query.limit, (row) => ({ s: row.sku_lower }));
+    return { products: items.map(toProduct), next_cursor };
+  }
+
+  async get(auth: AuthContext, sku: string): Promise<Product> {
+    requireScope(auth, 'products:read');
+    const row = await repo.findProduct(this.db, auth.orgId, sku);
+    if (!row) throw notFound(`product ${sku}`);
+    return toProduct(row);
+  }
+
+  async create(auth: AuthContext, input: CreateProductInput): Promise<Product> {
+    requireScope(auth, 'products:write');
+    const thresholds = thresholdsOf(await this.orgs.settings(auth.orgId));
+    const at = this.clock.now().toISOString();
+    const row: repo.ProductRow = {
+      org_id: auth.orgId,
+      sku: input.sku,
+      sku_lower: input.sku.toLowerCase(),
+      name: input.name,
+      name_lower: input.name.toLowerCase(),
+      description: input.description ?? null,
+      status: input.status,
+      stock_qty: input.stock_qty,
+      stock_status: deriveStockStatus(input.stock_qty, thresholds),
+      bin_location: input.bin_location ?? null,
+      created_at: at,
+      updated_at: at,
+    };
+    if (!(await repo.insertProduct(this.db, row))) throw conflict(`product ${input.sku} already exists`);
+    return toProduct(row);
+  }
+
+  async update(auth: AuthContext, sku: string, input: UpdateProductInput): Promise<Product> {
+    requireScope(auth, 'products:write');
+    const patch: Parameters<typeof repo.updateProduct>[3] = { updated_at: this.clock.now().toISOString() };
+    if (input.name !== undefined) Object.assign(patch, { name: input.name, name_lower: input.name.toLowerCase() });
+    if (input.description !== undefined) patch.description = input.description;
+    if (input.status !== undefined) patch.status = input.status;
+    if (input.bin_location !== undefined) patch.bin_location = input.bin_location;
+    if (input.stock_qty !== undefined) {
+      const thresholds = thresholdsOf(await this.orgs.settings(auth.orgId));
+      Object.assign(patch, { stock_qty: input.stock_qty, stock_status: deriveStockStatus(input.stock_qty, thresholds) });
+    }
+    const row = await repo.updateProduct(this.db, auth.orgId, sku.toLowerCase(), patch);
+    if (!row) throw notFound(`product ${sku}`);
+    return toProduct(row);
+  }
+
+  /** For other modules: the org's products for these SKUs (any status), keyed by lower-cased SKU. */
+  async findBySkus(db: Executor, orgId: string, skus: string[]): Promise<Map<string, Product>> {
+    const rows = await repo.findProducts(db, orgId, [...new Set(skus.map((s) => s.toLowerCase()))]);
+    return new Map(rows.map((r) => [r.sku_lower, toProduct(r)]));
+  }
+
+  /** For other modules (inventory): sets stock levels inside the caller's transaction; returns SKUs not found. */
+  async setStockLevels(tx: Tx, orgId: string, rows: { sku: string; qty: number }[]): Promise<string[]> {
+    const thresholds = thresholdsOf(await this.orgs.settings(orgId));
+    const at = this.clock.now().toISOString();
+    const unknown: string[] = [];
+    for (const { sku, qty } of rows) {
+      const updated = await repo.updateProduct(tx, orgId, sku.toLowerCase(), {
+        stock_qty: qty,
+        stock_status: deriveStockStatus(qty, thresholds),
+        updated_at: at,
+      });
+      if (!updated) unknown.push(sku);
+    }
+    return unknown;
+  }
+
+  /** Registered with OrgsService: keeps stored stock_status in step with the org's thresholds. */
+  readonly onSettingsChanged = (tx: Tx, orgId: string, settings: OrgSettings): Promise<void> =>
+    repo.recomputeStockStatuses(tx, orgId, thresholdsOf(settings));
+}

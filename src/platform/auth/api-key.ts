@@ -1,0 +1,21 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export const API_KEY_PREFIX = 'trk_live_';
+const API_KEY_SHAPE = /^trk_live_[A-Za-z0-9_-]{32}$/;
+
+export function generateApiKey(): string {
+  return API_KEY_PREFIX + randomBytes(24).toString('base64url');
+}
+
+export function isWellFormedApiKey(key: string): boolean {
+  return API_KEY_SHAPE.test(key);
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** What `keys list` shows: enough to recognise a key, never enough to use it. */
+export function displayPrefix(key: string): string {
+  return `${key.slice(0, API_KEY_PREFIX.length + 4)}…`;
+}

@@ -1,0 +1,137 @@
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/schema.js';
+import { invalidInput, notFound } from '../http/errors.js';
+import { newId } from '../ids.js';
+import * as orgsRepo from '../orgs/orgs.repository.js';
+import { displayPrefix, generateApiKey, sha256Hex } from './api-key.js';
+import * as repo from './api-keys.repository.js';
+import { parseScopes } from './scopes.js';
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  org: string;
+  scopes: string[];
+  expires_at: string | null;
+}
+
+export interface KeyView {
+  id: string;
+  name: string | null;
+  prefix: string;
+  scopes: string[];
+  rate_limit_per_minute: number | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  rotated_to: string | null;
+  state: 'active' | 'expired' | 'revoked';
+}
+
+const DURATION = /^(\d+)([smhdw])$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** `30d`, `12h`, `90m` -> milliseconds. */
+export function parseDuration(text: string): number {
+  const m = DURATION.exec(text.trim());
+  if (!m) throw invalidInput(`invalid duration "${text}" (use e.g. 30d, 12h, 90m)`);
+  const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+  if (ms <= 0) throw invalidInput('duration must be positive');
+  return ms;
+}
+
+export interface CreateKeyInput {
+  orgSlug: string;
+  scopes: string;
+  name?: string;
+  expiresIn?: string;
+  rateLimit?: number;
+}
+
+/** Operator-side key management: issue (one-time reveal), list, revoke, rotate. */
+export class ApiKeysService {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  async create(input: CreateKeyInput): Promise<CreatedKey> {
+    const org = await orgsRepo.findOrgBySlug(this.db, input.orgSlug);
+    if (!org) throw notFound(`org ${input.orgSlug}`);
+    const scopes = parseScopes(input.scopes);
+    if (input.rateLimit !== undefined && (!Number.isInteger(input.rateLimit) || input.rateLimit < 1)) {
+      throw invalidInput('rate limit must be a positive whole number of requests per minute');
+    }
+    const now = this.clock.now();
+    const expiresAt = input.expiresIn ? new Date(now.getTime() + parseDuration(input.expiresIn)).toISOString() : null;
+    return this.issue(org.id, org.slug, scopes, input.name ?? null, input.rateLimit ?? null, expiresAt);
+  }
+
+  async list(orgSlug: string): Promise<KeyView[]> {
+    const org = await orgsRepo.findOrgBySlug(this.db, orgSlug);
+    if (!org) throw notFound(`org ${orgSlug}`);
+    const now = this.clock.now().toISOString();
+    return (await repo.listApiKeys(this.db, org.id)).map((row) => ({
+      id: row.id,
+      name: row.name,
+      prefix: row.display_prefix,
+      scopes: row.scopes.split(' '),
+      rate_limit_per_minute: row.rate_limit_per_minute,
+      created_at: row.created_at,
+      expires_at: row.expires_at,
+      revoked_at: row.revoked_at,
+      rotated_to: row.rotated_to,
+      state: row.revoked_at ? 'revoked' : row.expires_at !== null && row.expires_at <= now ? 'expired' : 'active',
+    }));
+  }
+
+  async revoke(id: string): Promise<{ id: string; revoked_at: string }> {
+    const row = await repo.findApiKeyById(this.db, id);
+    if (!row) throw notFound(`key ${id}`);
+    const revokedAt = row.revoked_at ?? this.clock.now().toISOString();
+    await repo.updateApiKey(this.db, id, { revoked_at: revokedAt });
+    return { id, revoked_at: revokedAt };
+  }
+
+  /** New key with the same grants; the old one keeps working until the grace period ends. */
+  async rotate(id: string, grace = '24h'): Promise<CreatedKey & { old_key_expires_at: string }> {
+    const old = await repo.findApiKeyById(this.db, id);
+    if (!old) throw notFound(`key ${id}`);
+    if (old.revoked_at) throw invalidInput(`key ${id} is revoked`);
+    const org = await orgsRepo.findOrgById(this.db, old.org_id);
+    if (!org) throw notFound(`org of key ${id}`);
+    const now = this.clock.now();
+    const graceEnd = new Date(now.getTime() + parseDuration(grace)).toISOString();
+    const oldExpires = old.expires_at !== null && old.expires_at < graceEnd ? old.expires_at : graceEnd;
+    if (old.expires_at !== null && old.expires_at <= now.toISOString()) throw invalidInput(`key ${id} has expired`);
+    return this.db.transaction().execute(async (tx) => {
+      const created = await this.issue(org.id, org.slug, old.scopes.split(' '), old.name, old.rate_limit_per_minute, old.expires_at, tx);
+      await repo.updateApiKey(tx, id, { expires_at: oldExpires, rotated_to: created.id });
+      return { ...created, old_key_expires_at: oldExpires };
+    });
+  }
+
+  private async issue(
+    orgId: string,
+    orgSlug: string,
+    scopes: string[],
+    name: string | null,
+    rateLimit: number | null,
+    expiresAt: string | null,
+    db: Parameters<typeof repo.insertApiKey>[0] = this.db,
+  ): Promise<CreatedKey> {
+    const key = generateApiKey();
+    const id = newId('key', this.clock.now());
+    await repo.insertApiKey(db, {
+      id,
+      org_id: orgId,
+      name,
+      key_hash: sha256Hex(key),
+      display_prefix: displayPrefix(key),
+      scopes: scopes.join(' '),
+      rate_limit_per_minute: rateLimit,
+      created_at: this.clock.now().toISOString(),
+      expires_at: expiresAt,
+      revoked_at: null,
+      rotated_to: null,
+    });
+    return { id, key, org: orgSlug, scopes, expires_at: expiresAt };
+  }
+}

@@ -1,0 +1,56 @@
+import { AppError, invalidInput } from '../http/errors.js';
+
+/** The static scopes of spec rule 5; `all` grants exactly these. */
+export const STATIC_SCOPES = [
+  'products:read',
+  'products:write',
+  'orders:read',
+  'orders:write',
+  'inventory:write',
+  'warranty:read',
+  'warranty:write',
+  'telematics:read',
+  'telematics:write',
+  'edi:read',
+  'edi:write',
+] as const;
+
+export type StaticScope = (typeof STATIC_SCOPES)[number];
+
+const STATIC_SET: ReadonlySet<string> = new Set(STATIC_SCOPES);
+/** Dynamic-object scopes are granted by name: objects:<key>:read|write. */
+const OBJECT_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:(read|write)$/;
+
+export function isKnownScope(scope: string): boolean {
+  return STATIC_SET.has(scope) || OBJECT_SCOPE.test(scope);
+}
+
+/** Parses `a,b,c` or `all` into a sorted, de-duplicated scope list; unknown scopes are refused. */
+export function parseScopes(input: string): string[] {
+  const parts = input.split(',').map((s) => s.trim()).filter(Boolean);
+  if (parts.length === 0) throw invalidInput('at least one scope is required');
+  const out = new Set<string>();
+  for (const part of parts) {
+    if (part === 'all') STATIC_SCOPES.forEach((s) => out.add(s));
+    else if (isKnownScope(part)) out.add(part);
+    else throw invalidInput(`unknown scope: ${part}`);
+  }
+  return [...out].sort();
+}
+
+export interface AuthContext {
+  orgId: string;
+  keyId: string;
+  scopes: ReadonlySet<string>;
+  /** Which door the call came through, recorded on what it creates. */
+  source: 'api' | 'mcp';
+}
+
+export function hasScope(auth: AuthContext, scope: string): boolean {
+  return auth.scopes.has(scope);
+}
+
+/** The one scope check; services call it so REST and MCP behave the same. */
+export function requireScope(auth: AuthContext, scope: string): void {
+  if (!auth.scopes.has(scope)) throw new AppError('missing_scope', `missing scope: ${scope}`);
+}

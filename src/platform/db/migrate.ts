@@ -1,0 +1,16 @@
+import { type Kysely, type MigrationResultSet, Migrator } from 'kysely';
+import { migrations } from './migrations/index.js';
+import type { Db } from './schema.js';
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({
+    // Migrations are written against no table types; see migrations/index.ts.
+    db: db as unknown as Kysely<unknown>,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+  });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error) {
+    throw result.error instanceof Error ? result.error : new Error(String(result.error));
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

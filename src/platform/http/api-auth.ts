@@ -1,0 +1,44 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { KeyVerifier } from '../auth/key-verifier.js';
+import type { AuthContext } from '../auth/scopes.js';
+import type { RateLimiter } from '../ratelimit/rate-limiter.js';
+import { AppError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+}
+
+export interface ApiAuthOptions {
+  verifier: KeyVerifier;
+  limiter: RateLimiter;
+  defaultLimitPerMinute: number;
+  source: AuthContext['source'];
+}
+
+/** onRequest hook for key-authenticated surfaces: key -> org + scopes, then the key's rate limit. */
+export function apiKeyAuth(opts: ApiAuthOptions) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const key = await opts.verifier.verify(request.headers.authorization);
+    const limit = key.rateLimitPerMinute ?? opts.defaultLimitPerMinute;
+    const decision = await opts.limiter.check(`key:${key.keyId}`, limit);
+    void reply.headers({
+      'ratelimit-limit': String(decision.limit),
+      'ratelimit-remaining': String(decision.remaining),
+      'ratelimit-reset': String(decision.resetSeconds),
+    });
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', `rate limit of ${limit} requests per minute exceeded`, undefined, {
+        'retry-after': String(decision.retryAfterSeconds),
+      });
+    }
+    request.auth = { orgId: key.orgId, keyId: key.keyId, scopes: key.scopes, source: opts.source };
+  };
+}
+
+/** The caller's auth context; a route behind apiKeyAuth always has one. */
+export function authOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw new AppError('unauthorized', 'missing API key');
+  return request.auth;
+}

@@ -1,0 +1,42 @@
+/** The closed list of error codes and the HTTP status each maps to. */
+export const ERROR_STATUS = {
+  invalid_input: 400,
+  not_x12: 400,
+  unauthorized: 401,
+  missing_scope: 403,
+  forbidden_origin: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  idempotency_in_flight: 409,
+  gone: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  upstream_failure: 502,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** The one error type every layer throws; the error handler turns it into the envelope. */
+export class AppError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
+export const invalidInput = (message: string, details?: unknown): AppError => new AppError('invalid_input', message, details);
+export const conflict = (message: string, details?: unknown): AppError => new AppError('conflict', message, details);
+export const unprocessable = (message: string, details?: unknown): AppError => new AppError('unprocessable', message, details);

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
+import type { CreatedKey } from '../../src/platform/auth/api-keys.service.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set. Suites run once per entry. */
+export const dialects: DialectName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface Harness {
+  dialect: DialectName;
+  gateway: Gateway;
+  app: FastifyInstance;
+  clock: ManualClock;
+  config: Config;
+  /** Databases URL and schema this harness runs in, for processes it starts. */
+  databaseUrl: string;
+  databaseSchema?: string;
+  org(slug: string): Promise<{ id: string; slug: string }>;
+  key(orgSlug: string, scopes: string, opts?: { expiresIn?: string; rateLimit?: number }): Promise<CreatedKey>;
+  request(opts: InjectOptions & { key?: string }): Promise<LightMyRequestResponse & { body: string; json<T = Record<string, unknown>>(): T }>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  clock?: ManualClock;
+}
+
+/** A gateway on a fresh database (a temp SQLite file, or a fresh PostgreSQL schema), with the app ready to inject. */
+export async function startHarness(dialect: DialectName, opts: HarnessOptions = {}): Promise<Harness> {
+  const clock = opts.clock ?? new ManualClock(new Date('2026-06-01T12:00:00.000Z'));
+  let databaseUrl: string;
+  let databaseSchema: string | undefined;
+  let cleanup: () => Promise<void>;
+  if (dialect === 'postgres') {
+    const url = process.env.TEST_DATABASE_URL ?? '';
+    databaseSchema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`create schema ${databaseSchema}`);
+    await admin.end();
+    databaseUrl = url;
+    const schema = databaseSchema;
+    cleanup = async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`drop schema if exists ${schema} cascade`);
+      await c.end();
+    };
+  } else {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
+    databaseUrl = `sqlite:${join(dir, 'gateway.sqlite')}`;
+    cleanup = () => Promise.resolve(rmSync(dir, { recursive: true, force: true }));
+  }
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    GATEWAY_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'silent',
+    KEY_CACHE_TTL_MS: '2000',
+    ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+    ...opts.env,
+  });
+  const gateway = await createGateway(config, {
+    clock,
+    ...(databaseSchema ? { databaseSchema } : {}),
+    redisKeyPrefix: `test:${randomBytes(6).toString('hex')}:`,
+  });
+  const app = await buildApp(gateway, { logger: false });
+  await app.ready();
+
+  return {
+    dialect,
+    gateway,
+    app,
+    clock,
+    config,
+    databaseUrl,
+    ...(databaseSchema ? { databaseSchema } : {}),
+    org: async (slug) => {
+      const existing = (await gateway.services.orgs.list()).find((o) => o.slug === slug);
+      return existing ?? gateway.services.orgs.create(slug);
+    },
+    key: async (orgSlug, scopes, keyOpts = {}) => {
+      const existing = (await gateway.services.orgs.list()).find((o) => o.slug === orgSlug);
+      if (!existing) await gateway.services.orgs.create(orgSlug);
+      return gateway.services.apiKeys.create({ orgSlug, scopes, ...keyOpts });
+    },
+    request: async ({ key, ...inject }) => {
+      const headers = { ...(inject.headers ?? {}), ...(key ? { authorization: `Bearer ${key}` } : {}) };
+      const res = await app.inject({ ...inject, headers });
+      return Object.assign(res, { json: <T>() => JSON.parse(res.body) as T });
+    },
+    close: async () => {
+      await app.close();
+      await gateway.close();
+      await cleanup();
+    },
+  };
+}
