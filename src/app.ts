@@ -9,8 +9,8 @@ import { requestIdFor } from './platform/http/request-id.js';
 import { registerHttpMetrics } from './platform/metrics.js';
 
 export interface AppOptions {
-  /** Pino logger options; tests pass false. */
-  logger?: boolean | { level: string };
+  /** Pino logger options; tests pass false, or a stream to read what was logged. */
+  logger?: false | { level: string; stream?: NodeJS.WritableStream };
 }
 
 /** Paths that must never reach a log line in clear. */
@@ -29,7 +29,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   const { config } = gateway;
   const logger = opts.logger ?? { level: config.LOG_LEVEL };
   const app = Fastify({
-    logger: logger === false ? false : { ...(logger === true ? {} : logger), redact: { paths: REDACT, censor: '[redacted]' } },
+    logger: logger === false ? false : { ...logger, redact: { paths: REDACT, censor: '[redacted]' } },
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
     routerOptions: { ignoreTrailingSlash: true },
