@@ -46,7 +46,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const products = new ProductsService(db, clock, orgs);
   orgs.onSettingsChanged(products.onSettingsChanged);
   const services: Services = { orgs, apiKeys: new ApiKeysService(db, clock), products };
-  const rateLimitStore = createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {});
+  const rateLimitStore = await createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {});
   const limiter = new RateLimiter(rateLimitStore, clock);
   return {
     config,

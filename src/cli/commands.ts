@@ -8,8 +8,8 @@ import { serve } from './serve.js';
 type JsonOpt = OutputOptions;
 
 /** Opens the gateway for one command and always closes it. */
-async function withGateway<T>(body: (gw: Gateway) => Promise<T>): Promise<T> {
-  const gw = await createGateway(loadConfig());
+async function withGateway<T>(body: (gw: Gateway) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
+  const gw = await createGateway(loadConfig(), opts);
   try {
     return await body(gw);
   } finally {
@@ -35,7 +35,7 @@ export function registerCommands(program: Command): void {
     .description('apply database migrations')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: JsonOpt) => {
-      const applied = await withGateway(async (gw) => migrateToLatest(gw.database.db));
+      const applied = await withGateway(async (gw) => migrateToLatest(gw.database.db), { migrate: false });
       print(opts, { applied }, (v) => (v.applied.length ? `applied: ${v.applied.join(', ')}` : 'database is up to date'));
     }));
 

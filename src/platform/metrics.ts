@@ -9,13 +9,14 @@ export function createMetricsRegistry(): Registry {
 }
 
 export function registerHttpMetrics(app: FastifyInstance, registry: Registry): void {
-  const requests = new Counter({
+  // Several apps may share one gateway's registry (tests, a second door): reuse what is there.
+  const requests = (registry.getSingleMetric('http_requests_total') as Counter | undefined) ?? new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by method, route and status',
     labelNames: ['method', 'route', 'status'],
     registers: [registry],
   });
-  const latency = new Histogram({
+  const latency = (registry.getSingleMetric('http_request_duration_seconds') as Histogram | undefined) ?? new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency by method, route and status',
     labelNames: ['method', 'route', 'status'],

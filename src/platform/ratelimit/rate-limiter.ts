@@ -1,0 +1,82 @@
+import { Redis } from 'ioredis';
+import type { Clock } from '../clock.js';
+import { MemoryRateLimitStore } from './memory-store.js';
+import type { RateLimitDecision, RateLimitStore } from './ratelimit.types.js';
+import { RedisRateLimitStore } from './redis-store.js';
+import { windowStartOf } from './sliding-window.js';
+
+/** Requests per window for keys without an override. */
+export const DEFAULT_RATE_LIMIT = 600;
+export const DEFAULT_WINDOW_MS = 60_000;
+
+export interface RateLimiterOptions {
+  windowMs?: number;
+}
+
+/** Per-key sliding-window limiter; the store decides whether the budget is per instance or shared. */
+export class RateLimiter {
+  private readonly windowMs: number;
+
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly clock: Clock,
+    opts: RateLimiterOptions = {},
+  ) {
+    this.windowMs = opts.windowMs ?? DEFAULT_WINDOW_MS;
+    if (!Number.isInteger(this.windowMs) || this.windowMs < 1) throw new RangeError(`windowMs must be a positive integer, got ${this.windowMs}`);
+  }
+
+  /** Counts one request for `key` against `limit` (the key's override or DEFAULT_RATE_LIMIT). */
+  async check(key: string, limit: number): Promise<RateLimitDecision> {
+    // Scaled estimates reach about 3 * limit * windowMs and must stay exact integers in a double.
+    if (!Number.isInteger(limit) || limit < 1 || !Number.isSafeInteger(4 * limit * this.windowMs)) {
+      throw new RangeError(`limit must be a positive integer small enough for the window, got ${limit}`);
+    }
+    const nowMs = this.clock.now().getTime();
+    try {
+      return await this.store.hit(key, limit, this.windowMs, nowMs);
+    } catch {
+      // Fail open: a counter outage should cost throttling, not the whole API; callers see `degraded` and log/alert.
+      const resetSeconds = Math.max(1, Math.ceil((windowStartOf(nowMs, this.windowMs) + this.windowMs - nowMs) / 1000));
+      return { allowed: true, limit, remaining: limit - 1, resetSeconds, retryAfterSeconds: 0, degraded: true };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.store.close();
+  }
+}
+
+export interface RateLimitStoreOptions {
+  /** Redis key namespace; lets several gateways or test runs share one server. */
+  keyPrefix?: string;
+  /** Receives ioredis connection errors; without a listener ioredis prints every reconnect failure. */
+  onError?: (err: Error) => void;
+}
+
+/**
+ * Redis store when given a URL (e.g. process.env.REDIS_URL) or client, in-process store otherwise.
+ * A client built from a URL is owned (closed with the store), connected before this resolves (a Redis that
+ * cannot be reached fails start-up), and afterwards fails fast when disconnected, so an outage turns into
+ * degraded decisions instead of queued, stalled requests.
+ */
+export async function createRateLimitStore(redisUrlOrClient?: string | Redis, opts: RateLimitStoreOptions = {}): Promise<RateLimitStore> {
+  const keyPrefix = opts.keyPrefix ?? 'gw:rl:';
+  if (redisUrlOrClient instanceof Redis) return new RedisRateLimitStore(redisUrlOrClient, keyPrefix, false);
+  if (redisUrlOrClient === undefined || redisUrlOrClient === '') return new MemoryRateLimitStore();
+  const client = new Redis(redisUrlOrClient, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    commandTimeout: 250,
+  });
+  client.on('error', opts.onError ?? (() => undefined));
+  try {
+    await client.connect();
+  } catch (err) {
+    client.disconnect();
+    throw new Error(`cannot connect to Redis at REDIS_URL: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  return new RedisRateLimitStore(client, keyPrefix, true);
+}

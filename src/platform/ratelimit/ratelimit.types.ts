@@ -1,0 +1,20 @@
+/** Outcome of one rate-limit check; the fields map onto RateLimit-* / Retry-After response headers. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests that would still be admitted right now (0 when rejected). */
+  remaining: number;
+  /** Seconds until the current fixed window ends, >= 1. */
+  resetSeconds: number;
+  /** 0 when allowed; otherwise seconds until a request would be admitted, >= 1. */
+  retryAfterSeconds: number;
+  /** Set when the store failed and the request was admitted without counting (fail open). */
+  degraded?: boolean;
+}
+
+/** Backing counter storage; implementations must apply sliding-window.ts exactly so they agree. */
+export interface RateLimitStore {
+  /** Counts one request for `key` if admitted; rejected requests change nothing. */
+  hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitDecision>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,84 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
+const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'cli.sqlite')}`, LOG_LEVEL: 'silent' };
+
+/** Runs the real CLI (compiled by `npm test`'s pretest build) and returns its outcome. */
+async function gateway(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('./bin/gateway', args, { env });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const json = <T>(out: { stdout: string }): T => JSON.parse(out.stdout) as T;
+
+describe('./bin/gateway', () => {
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('migrates, creates and lists orgs', async () => {
+    expect(json<{ applied: string[] }>(await gateway('migrate', '--json')).applied).toContain('0001_foundation');
+    expect(json<{ applied: string[] }>(await gateway('migrate', '--json')).applied).toEqual([]);
+    const org = json<{ slug: string; name: string }>(await gateway('orgs', 'create', 'acme', '--name', 'Acme Tires', '--json'));
+    expect(org).toMatchObject({ slug: 'acme', name: 'Acme Tires' });
+    const dup = await gateway('orgs', 'create', 'acme');
+    expect(dup.code).toBe(1);
+    expect(dup.stderr).toMatch(/already exists/);
+    expect(json<{ slug: string }[]>(await gateway('orgs', 'list', '--json')).map((o) => o.slug)).toEqual(['acme']);
+    expect((await gateway('orgs', 'create', 'Bad Slug')).code).toBe(1);
+  });
+
+  it('creates a key shown once, lists prefixes only, rotates and revokes', async () => {
+    const created = json<{ id: string; key: string; org: string; scopes: string[]; expires_at: string | null }>(
+      await gateway('keys', 'create', '--org', 'acme', '--scopes', 'products:read,orders:read', '--name', 'ci', '--expires-in', '30d', '--rate-limit', '100', '--json'),
+    );
+    expect(Object.keys(created).sort()).toEqual(['expires_at', 'id', 'key', 'org', 'scopes']);
+    expect(created.key).toMatch(/^trk_live_/);
+    expect(created.scopes).toEqual(['orders:read', 'products:read']);
+    const human = await gateway('keys', 'list', '--org', 'acme');
+    expect(human.stdout).toContain(created.key.slice(0, 13));
+    expect(human.stdout).not.toContain(created.key);
+    const listed = await gateway('keys', 'list', '--org', 'acme', '--json');
+    expect(listed.stdout).not.toContain(created.key);
+    const rotated = json<{ id: string; key: string; old_key_expires_at: string }>(await gateway('keys', 'rotate', created.id, '--grace', '2h', '--json'));
+    expect(rotated.key).not.toBe(created.key);
+    const revoked = json<{ id: string; revoked_at: string }>(await gateway('keys', 'revoke', rotated.id, '--json'));
+    expect(revoked.id).toBe(rotated.id);
+    const states = json<{ id: string; state: string }[]>(await gateway('keys', 'list', '--org', 'acme', '--json'));
+    expect(states.find((k) => k.id === rotated.id)?.state).toBe('revoked');
+  });
+
+  it('refuses bad input with one clear line and exit code 1', async () => {
+    const badScope = await gateway('keys', 'create', '--org', 'acme', '--scopes', 'nope:read');
+    expect(badScope.code).toBe(1);
+    expect(badScope.stderr.trim()).toBe('error: unknown scope: nope:read');
+    expect((await gateway('keys', 'create', '--org', 'ghost', '--scopes', 'all')).stderr).toMatch(/org ghost not found/);
+    expect((await gateway('keys', 'create', '--org', 'acme', '--scopes', 'all', '--rate-limit', '-1')).code).not.toBe(0);
+    expect((await gateway('keys', 'revoke', 'key_missing')).code).toBe(1);
+  });
+
+  it('sets per-org stock thresholds', async () => {
+    const out = json<Record<string, number>>(await gateway('settings', 'set', '--org', 'acme', 'stock.low_threshold=12', 'stock.backorder_threshold=1', '--json'));
+    expect(out).toEqual({ 'stock.low_threshold': 12, 'stock.backorder_threshold': 1 });
+    expect((await gateway('settings', 'set', '--org', 'acme', 'stock.low_threshold=abc')).code).toBe(1);
+    expect((await gateway('settings', 'set', '--org', 'acme', 'nonsense')).code).toBe(1);
+  });
+
+  it('fails at start with one clear line on bad configuration', async () => {
+    const { code, stderr } = await run('./bin/gateway', ['orgs', 'list'], { env: { ...env, PORT: 'eighty' } }).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(code).toBe(1);
+    expect(stderr.trim()).toMatch(/^error: invalid configuration: PORT/);
+  });
+});

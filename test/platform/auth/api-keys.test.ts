@@ -1,0 +1,145 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../src/app.js';
+import { createGateway } from '../../../src/gateway.js';
+import { ManualClock } from '../../../src/platform/clock.js';
+import { expectError } from '../../support/auth-checks.js';
+import { dialects, type Harness, startHarness } from '../../support/harness.js';
+
+describe.each(dialects)('API keys (%s)', (dialect) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(dialect);
+  });
+  afterAll(async () => h.close());
+
+  const get = (key: string) => h.request({ method: 'GET', url: '/v1/products', key });
+
+  it('issues trk_live_ keys, stores only the hash and lists a display prefix', async () => {
+    const created = await h.key('keys-org', 'products:read', { expiresIn: '30d' });
+    expect(created.key).toMatch(/^trk_live_[A-Za-z0-9_-]{32}$/);
+    expect(created.expires_at).toBe(new Date(h.clock.now().getTime() + 30 * 86_400_000).toISOString());
+    const listed = await h.gateway.services.apiKeys.list('keys-org');
+    const row = listed.find((k) => k.id === created.id);
+    expect(row?.prefix).toBe(`${created.key.slice(0, 13)}…`);
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+    expect((await get(created.key)).statusCode).toBe(200);
+  });
+
+  it('grants every static scope with all, object scopes by name, and refuses unknown scopes', async () => {
+    const all = await h.key('keys-org', 'all');
+    expect(all.scopes).toContain('edi:write');
+    expect(all.scopes.some((s) => s.startsWith('objects:'))).toBe(false);
+    const obj = await h.key('keys-org', 'objects:fitments:read,products:read');
+    expect(obj.scopes).toEqual(['objects:fitments:read', 'products:read']);
+    await expect(h.key('keys-org', 'products:delete')).rejects.toThrow(/unknown scope/);
+    await expect(h.key('keys-org', '')).rejects.toThrow(/at least one scope/);
+    await expect(h.key('keys-org', 'all', { expiresIn: '3 days' })).rejects.toThrow(/invalid duration/);
+  });
+
+  it('revocation takes effect once the verification cache entry ages out (seconds)', async () => {
+    const k = await h.key('keys-org', 'products:read');
+    expect((await get(k.key)).statusCode).toBe(200);
+    await h.gateway.services.apiKeys.revoke(k.id);
+    h.clock.advance(h.config.KEY_CACHE_TTL_MS);
+    const res = expectError(await get(k.key), 401, 'unauthorized');
+    expect(res.error).toMatch(/revoked/);
+  });
+
+  it('a second gateway instance on the same database sees a revocation within the cache TTL', async () => {
+    const k = await h.key('keys-org', 'products:read');
+    const other = await createGateway(h.config, { clock: h.clock, ...(h.databaseSchema ? { databaseSchema: h.databaseSchema } : {}) });
+    const otherApp = await buildApp(other, { logger: false });
+    try {
+      const viaOther = () => otherApp.inject({ method: 'GET', url: '/v1/products', headers: { authorization: `Bearer ${k.key}` } });
+      expect((await viaOther()).statusCode).toBe(200);
+      await h.gateway.services.apiKeys.revoke(k.id);
+      h.clock.advance(h.config.KEY_CACHE_TTL_MS);
+      expect((await viaOther()).statusCode).toBe(401);
+    } finally {
+      await otherApp.close();
+      await other.close();
+    }
+  });
+
+  it('rotation issues a new key with the same grants; the old key works until the grace period ends', async () => {
+    const old = await h.key('keys-org', 'products:read,orders:read');
+    const rotated = await h.gateway.services.apiKeys.rotate(old.id, '1h');
+    expect(rotated.scopes).toEqual(old.scopes);
+    expect(rotated.key).not.toBe(old.key);
+    expect((await get(old.key)).statusCode).toBe(200);
+    expect((await get(rotated.key)).statusCode).toBe(200);
+    h.clock.advance(59 * 60 * 1000);
+    expect((await get(old.key)).statusCode).toBe(200);
+    h.clock.advance(60 * 1000 + h.config.KEY_CACHE_TTL_MS);
+    expectError(await get(old.key), 401, 'unauthorized');
+    expect((await get(rotated.key)).statusCode).toBe(200);
+    await expect(h.gateway.services.apiKeys.rotate('key_nope')).rejects.toThrow(/not found/);
+  });
+
+  it('rate limits per key: headers on every response, 429 with Retry-After, per-key override', async () => {
+    const k = await h.key('rl-org', 'products:read', { rateLimit: 5 });
+    for (let i = 0; i < 5; i++) {
+      const res = await get(k.key);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['ratelimit-limit']).toBe('5');
+      expect(res.headers['ratelimit-remaining']).toBe(String(4 - i));
+      expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    }
+    const limited = await get(k.key);
+    expectError(limited, 429, 'rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.headers['ratelimit-remaining']).toBe('0');
+    // another key of the same org has its own budget, at the default limit
+    const other = await h.key('rl-org', 'products:read');
+    const res = await get(other.key);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['ratelimit-limit']).toBe('600');
+    // two minutes later the window has slid past every counted request
+    h.clock.advance(120_000);
+    expect((await get(k.key)).statusCode).toBe(200);
+  });
+});
+
+describe('secrets stay out of storage and logs (sqlite)', () => {
+  it('never writes the plaintext key to the database file or the logs', async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString());
+        cb();
+      },
+    });
+    const h = await startHarness('sqlite');
+    const app = await buildApp(h.gateway, { logger: { level: 'trace', stream } });
+    try {
+      const k = await h.key('secret-org', 'products:read,products:write');
+      await app.inject({ method: 'GET', url: '/v1/products', headers: { authorization: `Bearer ${k.key}` } });
+      await app.inject({ method: 'POST', url: '/v1/products', headers: { authorization: `Bearer ${k.key}` }, payload: { sku: 'S', name: 'n' } });
+      await app.inject({ method: 'GET', url: '/v1/products', headers: { authorization: `Bearer ${k.key}x` } });
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.join('')).not.toContain(k.key.slice('trk_live_'.length));
+      await h.gateway.database.db.destroy();
+      const dir = dirname(h.databaseUrl.slice('sqlite:'.length));
+      for (const file of readdirSync(dir)) {
+        expect(readFileSync(`${dir}/${file}`).includes(Buffer.from(k.key.slice('trk_live_'.length))), file).toBe(false);
+      }
+    } finally {
+      await app.close();
+      await h.close().catch(() => undefined);
+    }
+  });
+
+  it('the clock is honoured for key expiry', async () => {
+    const clock = new ManualClock(new Date('2030-01-01T00:00:00Z'));
+    const h = await startHarness('sqlite', { clock });
+    try {
+      const k = await h.key('exp-org', 'products:read', { expiresIn: '12h' });
+      expect(k.expires_at).toBe('2030-01-01T12:00:00.000Z');
+    } finally {
+      await h.close();
+    }
+  });
+});
