@@ -30,7 +30,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
 
 /** Keeps the input/output types tied together at the definition site. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition {
-  return tool as unknown as ToolDefinition;
+  return tool;
 }
 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };

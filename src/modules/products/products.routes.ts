@@ -11,7 +11,7 @@ const productEnvelope = okEnvelope({ product: productSchema });
 
 /** REST door onto ProductsService: parse, call, wrap. No logic lives here. */
 export function productsRoutes(products: ProductsService): FastifyPluginAsyncZod {
-  return async (app) => {
+  return (app) => {
     app.get('/products', {
       schema: {
         tags, security, summary: 'List active products',
@@ -52,5 +52,6 @@ export function productsRoutes(products: ProductsService): FastifyPluginAsyncZod
       ok: true as const,
       product: await products.update(authOf(request), request.params.sku, request.body),
     }));
+    return Promise.resolve();
   };
 }

@@ -47,11 +47,161 @@ export interface ProductsTable {
   updated_at: string;
 }
 
+/** One delivery waiting for, or done with, its destination (the hub; later a partner URL). */
+export interface OutboxTable {
+  id: string;
+  org_id: string;
+  /** Who receives it: `hub` today; another kind (a partner endpoint) adds its own sender. */
+  destination: string;
+  /** Destination-specific address (a partner id or URL); null for the hub. */
+  target: string | null;
+  type: string;
+  content_type: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface OrdersTable {
+  id: string;
+  org_id: string;
+  po_number: string;
+  status: string;
+  ship_to: string;
+  notes: string | null;
+  source: string;
+  line_count: number;
+  total_quantity: number;
+  subtotal: number;
+  /** The outbox id of the order's latest hub event, for its delivery state. */
+  last_event_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface OrderLinesTable {
+  order_id: string;
+  line_no: number;
+  org_id: string;
+  sku: string;
+  product_name: string;
+  quantity: number;
+  unit_price: number;
+  line_total: number;
+}
+
+export interface IdempotencyKeysTable {
+  org_id: string;
+  key: string;
+  fingerprint: string;
+  state: string;
+  status_code: number | null;
+  content_type: string | null;
+  response_body: string | null;
+  locked_until: string;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface WarrantyClaimCountersTable {
+  org_id: string;
+  last_number: number;
+}
+
+export interface WarrantyClaimsTable {
+  id: string;
+  org_id: string;
+  /** The per-org sequence behind claim_number (`WC-000042` has 42). */
+  number: number;
+  claim_number: string;
+  status: string;
+  description: string;
+  sku: string | null;
+  dot_number: string | null;
+  quantity: number | null;
+  customer_ref: string | null;
+  resolution: string | null;
+  source: string;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WarrantyClaimHistoryTable {
+  claim_id: string;
+  seq: number;
+  org_id: string;
+  from_status: string | null;
+  to_status: string;
+  at: string;
+  key_id: string;
+}
+
+export interface ObjectDefinitionsTable {
+  id: string;
+  org_id: string;
+  key: string;
+  label: string;
+  read_scope: string;
+  write_scope: string | null;
+  key_field: string | null;
+  /** JSON: the definition's fields as the operator wrote them. */
+  fields: string;
+  /** JSON: filterable field name -> object_rows slot column. */
+  slots: string;
+  version: number;
+  last_row_id: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A dynamic-object row: JSON data plus typed copies of its filterable fields in indexed slot columns. */
+export interface ObjectRowsTable {
+  object_id: string;
+  id: number;
+  org_id: string;
+  key_value: string | null;
+  data: string;
+  created_at: string;
+  updated_at: string;
+  s1: string | null;
+  s2: string | null;
+  s3: string | null;
+  s4: string | null;
+  s5: string | null;
+  s6: string | null;
+  s7: string | null;
+  s8: string | null;
+  n1: number | null;
+  n2: number | null;
+  n3: number | null;
+  n4: number | null;
+  n5: number | null;
+  n6: number | null;
+  n7: number | null;
+  n8: number | null;
+}
+
 export interface Database {
   orgs: OrgsTable;
   org_settings: OrgSettingsTable;
   api_keys: ApiKeysTable;
   products: ProductsTable;
+  outbox: OutboxTable;
+  orders: OrdersTable;
+  order_lines: OrderLinesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  warranty_claim_counters: WarrantyClaimCountersTable;
+  warranty_claims: WarrantyClaimsTable;
+  warranty_claim_history: WarrantyClaimHistoryTable;
+  object_definitions: ObjectDefinitionsTable;
+  object_rows: ObjectRowsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -23,6 +23,7 @@ export function apiKeyAuth(opts: ApiAuthOptions) {
     const key = await opts.verifier.verify(request.headers.authorization);
     const limit = key.rateLimitPerMinute ?? opts.defaultLimitPerMinute;
     const decision = await opts.limiter.check(`key:${key.keyId}`, limit);
+    if (decision.degraded) request.log.warn('rate limit store unavailable: admitting without a shared count');
     void reply.headers({
       'ratelimit-limit': String(decision.limit),
       'ratelimit-remaining': String(decision.remaining),

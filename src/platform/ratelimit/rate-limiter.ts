@@ -76,7 +76,7 @@ export async function createRateLimitStore(redisUrlOrClient?: string | Redis, op
     await client.connect();
   } catch (err) {
     client.disconnect();
-    throw new Error(`cannot connect to Redis at REDIS_URL: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`cannot connect to Redis at REDIS_URL: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
   return new RedisRateLimitStore(client, keyPrefix, true);
 }

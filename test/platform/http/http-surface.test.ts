@@ -45,11 +45,11 @@ describe.each(dialects)('HTTP surface (%s)', (dialect) => {
   it('echoes a safe X-Request-Id, makes one otherwise, and puts it in error bodies', async () => {
     const given = await h.request({ method: 'GET', url: '/v1/products/NOPE', key, headers: { 'x-request-id': 'trace-123' } });
     expect(given.headers['x-request-id']).toBe('trace-123');
-    expect(given.json().request_id).toBe('trace-123');
+    expect(given.json<{ request_id: string }>().request_id).toBe('trace-123');
     const unsafe = await h.request({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id with spaces\n' } });
     expect(unsafe.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const generated = await h.request({ method: 'GET', url: '/nope' });
-    expect(generated.json().request_id).toBe(generated.headers['x-request-id']);
+    expect(generated.json<{ request_id: string }>().request_id).toBe(generated.headers['x-request-id']);
   });
 
   it('exports request counts and latency by route and status on /metrics', async () => {
