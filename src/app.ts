@@ -1,10 +1,22 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { type ZodTypeProvider, validatorCompiler } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Gateway } from './gateway.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
+import { allTools } from './mcp/registry.js';
+import { objectsRoutes } from './modules/objects/objects.routes.js';
+import { inventoryRoutes } from './modules/inventory/inventory.routes.js';
+import { ordersRoutes } from './modules/orders/orders.routes.js';
 import { productsRoutes } from './modules/products/products.routes.js';
+import { warrantyRoutes } from './modules/warranty/warranty.routes.js';
+import { API_VERSION } from './platform/api-version.js';
+import { AccessLogController } from './platform/http/access-log.js';
 import { apiKeyAuth } from './platform/http/api-auth.js';
+import { okEnvelope } from './platform/http/envelope.js';
 import { registerErrorHandling } from './platform/http/error-handler.js';
+import { registerIdempotency } from './platform/http/idempotency.js';
+import { registerOpenApi } from './platform/http/openapi.js';
 import { requestIdFor } from './platform/http/request-id.js';
 import { registerHttpMetrics } from './platform/metrics.js';
 
@@ -32,6 +44,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     logger: logger === false ? false : { ...logger, redact: { paths: REDACT, censor: '[redacted]' } },
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
+    logController: new AccessLogController(),
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -60,9 +73,12 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     void reply.header('x-request-id', request.id);
     done(null, payload);
   });
+  await registerOpenApi(app, config.SERVICE_NAME);
   registerHttpMetrics(app, gateway.metrics);
 
-  app.get('/healthz', { schema: { hide: true } }, () => ({ ok: true as const, service: config.SERVICE_NAME }));
+  app.get('/healthz', {
+    schema: { tags: ['health'], summary: 'Liveness check (no authentication)', response: { 200: okEnvelope({ service: z.string() }) } },
+  }, () => ({ ok: true as const, service: config.SERVICE_NAME }));
 
   const { services } = gateway;
   await app.register(
@@ -71,9 +87,22 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
         'onRequest',
         apiKeyAuth({ verifier: gateway.verifier, limiter: gateway.limiter, defaultLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, source: 'api' }),
       );
+      registerIdempotency(v1, { db: gateway.database.db, clock: gateway.clock });
       await v1.register(productsRoutes(services.products));
+      await v1.register(ordersRoutes(services.orders));
+      await v1.register(inventoryRoutes(services.inventory));
+      await v1.register(warrantyRoutes(services.warranty));
+      await v1.register(objectsRoutes(services.objects));
     },
     { prefix: '/v1' },
+  );
+  await app.register(
+    mcpRoutes({
+      tools: allTools(services),
+      authenticate: apiKeyAuth({ verifier: gateway.verifier, limiter: gateway.limiter, defaultLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, source: 'mcp' }),
+      allowedOrigins: config.ALLOWED_ORIGINS,
+      serverInfo: { name: config.SERVICE_NAME, version: API_VERSION },
+    }),
   );
 
   return app;

@@ -12,8 +12,13 @@ import { join } from 'node:path';
 
 export type DialectName = 'sqlite' | 'postgres';
 
-/** SQLite always; PostgreSQL too when TEST_DATABASE_URL is set. Suites run once per entry. */
-export const dialects: DialectName[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+/**
+ * SQLite always; PostgreSQL too when TEST_DATABASE_URL is set. Suites run once per entry.
+ * TEST_DIALECTS=postgres narrows a run to PostgreSQL (CI runs SQLite first, then PostgreSQL + Redis).
+ */
+export const dialects: DialectName[] = (process.env.TEST_DATABASE_URL ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)).filter(
+  (d) => !process.env.TEST_DIALECTS || process.env.TEST_DIALECTS.split(',').includes(d),
+);
 
 export interface Harness {
   dialect: DialectName;

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { isPostgresUrl } from '../../config.js';
 import type { Database, Db } from './schema.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -41,6 +42,6 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
