@@ -1,0 +1,318 @@
+import { SourceTransactionSet, segmentIdAt, splitElements, trimEnd, trimStart } from './x12.segments.js';
+import { X12_CODES, type Delimiters, type FunctionalGroup, type X12Issue } from './x12.types.js';
+
+/** Group versions (GS08 prefix) the gateway accepts. */
+export const SUPPORTED_GROUP_VERSIONS: readonly string[] = ['004010', '005010'];
+
+// Segment kinds the envelope scanner cares about; everything else is counted, never split.
+const BODY = 0;
+const ISA = 1;
+const IEA = 2;
+const GS = 3;
+const GE = 4;
+const ST = 5;
+const SE = 6;
+
+const S = 83;
+const G = 71;
+const I = 73;
+const T = 84;
+const E = 69;
+const A = 65;
+
+/** Stray segments reported per group before the rest are only counted (the group is rejected either way). */
+const MAX_STRAY_REPORTS = 20;
+
+/** Classifies the segment in [a, b) by its id with a few charCodeAt reads instead of slicing the id. */
+function kindOf(s: string, a: number, b: number, el: number): number {
+  const c0 = s.charCodeAt(a);
+  if ((c0 !== S && c0 !== G && c0 !== I) || b - a < 2) return BODY;
+  const c1 = s.charCodeAt(a + 1);
+  const c2 = b - a > 2 ? s.charCodeAt(a + 2) : el;
+  if (c2 === el) {
+    if (c0 === S) return c1 === T ? ST : c1 === E ? SE : BODY;
+    if (c0 === G) return c1 === S ? GS : c1 === E ? GE : BODY;
+    return BODY;
+  }
+  if (c0 !== I || (b - a > 3 && s.charCodeAt(a + 3) !== el)) return BODY;
+  if (c1 === S && c2 === A) return ISA;
+  if (c1 === E && c2 === A) return IEA;
+  return BODY;
+}
+
+/** Numeric counters compare by value ("0001" equals "1"); anything else must match exactly. */
+function sameNumber(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined || b === undefined) return false;
+  if (/^\d+$/.test(a) && /^\d+$/.test(b)) return Number(a) === Number(b);
+  return a === b;
+}
+
+function isCount(value: string | undefined, count: number): boolean {
+  return value !== undefined && /^\d+$/.test(value) && Number(value) === count;
+}
+
+interface OpenSet {
+  id: string;
+  controlNumber: string;
+  st: string[];
+  position: number;
+  start: number;
+  end: number;
+  count: number;
+}
+
+/** Walks the segments after the ISA once, checking envelopes and recording where each set's text lies. */
+export class EnvelopeScanner {
+  readonly groups: FunctionalGroup[] = [];
+  iea: string[] | undefined;
+  private group: FunctionalGroup | undefined;
+  private groupSetControls = new Set<string>();
+  private readonly groupControls = new Set<string>();
+  private set: OpenSet | undefined;
+  private orphanSet = false;
+  private strayReported = 0;
+  private strayDropped = 0;
+
+  constructor(
+    private readonly s: string,
+    private readonly d: Delimiters,
+    private readonly isaControl: string,
+    private readonly issues: X12Issue[],
+  ) {}
+
+  run(from: number): void {
+    const s = this.s;
+    const len = s.length;
+    const term = this.d.segment;
+    const el = this.d.element.charCodeAt(0);
+    let pos = from;
+    let position = 1;
+    while (pos < len) {
+      let stop = s.indexOf(term, pos);
+      if (stop === -1) stop = len;
+      const a = trimStart(s, pos, stop);
+      const b = trimEnd(s, a, stop);
+      pos = stop + 1;
+      if (a === b) continue;
+      position++;
+      const kind = kindOf(s, a, b, el);
+      if (kind === BODY) {
+        const set = this.set;
+        if (set !== undefined) {
+          set.count++;
+          set.end = b;
+        } else if (!this.orphanSet) {
+          this.stray(a, b, position);
+        }
+        continue;
+      }
+      if (kind === ST) this.onSt(a, b, position);
+      else if (kind === SE) this.onSe(a, b, position);
+      else if (kind === GS) this.onGs(a, b, position);
+      else if (kind === GE) this.onGe(a, b, position);
+      else if (kind === IEA) {
+        this.onIea(a, b, position);
+        this.afterIea(pos, position + 1);
+        return;
+      } else {
+        this.interchangeIssue(X12_CODES.invalidContent, 'ISA before the IEA of the previous interchange', position, 'ISA');
+        this.closeOpen(position);
+        this.interchangeIssue(X12_CODES.prematureEnd, 'interchange trailer IEA is missing', position, 'IEA');
+        return;
+      }
+    }
+    this.closeOpen(position + 1);
+    this.interchangeIssue(X12_CODES.prematureEnd, 'interchange trailer IEA is missing', position + 1, 'IEA');
+  }
+
+  private elements(a: number, b: number): string[] {
+    return splitElements(this.s, a, b, this.d.element);
+  }
+
+  private interchangeIssue(code: string, message: string, position: number, segmentId: string | undefined, element?: number, value?: string): void {
+    this.issues.push({ position, segmentId, element, code, message, level: 'interchange', value });
+  }
+
+  private groupIssue(code: string, message: string, position: number, segmentId: string | undefined, element?: number, value?: string): void {
+    const groupControl = this.group?.controlNumber;
+    this.issues.push({ position, segmentId, element, code, message, level: 'group', groupControl, value });
+  }
+
+  private setIssue(set: OpenSet, code: string, message: string, position: number, segmentId: string, element?: number, value?: string): void {
+    const groupControl = this.group?.controlNumber;
+    this.issues.push({ position, segmentId, element, code, message, level: 'set', groupControl, setControl: set.controlNumber, value });
+  }
+
+  /** A segment that is not inside ST..SE: the group (or, outside any group, the interchange) is malformed. */
+  private stray(a: number, b: number, position: number): void {
+    if (this.strayReported >= MAX_STRAY_REPORTS) {
+      this.strayDropped++;
+      return;
+    }
+    this.strayReported++;
+    const id = segmentIdAt(this.s, a, b, this.d.element);
+    if (this.group !== undefined) {
+      this.groupIssue(X12_CODES.segmentOutsideSet, `segment ${id} is outside any ST/SE transaction set`, position, id);
+    } else {
+      this.interchangeIssue(X12_CODES.invalidContent, `segment ${id} is outside any GS/GE functional group`, position, id);
+    }
+  }
+
+  private flushStray(position: number): void {
+    if (this.strayDropped === 0) return;
+    const message = `${this.strayDropped} more segments outside transaction sets`;
+    if (this.group !== undefined) this.groupIssue(X12_CODES.segmentOutsideSet, message, position, undefined);
+    else this.interchangeIssue(X12_CODES.invalidContent, message, position, undefined);
+    this.strayDropped = 0;
+  }
+
+  private onSt(a: number, b: number, position: number): void {
+    if (this.set !== undefined) this.closeSetWithoutTrailer(position);
+    const st = this.elements(a, b);
+    if (this.group === undefined) {
+      this.interchangeIssue(X12_CODES.invalidContent, 'transaction set ST outside any GS/GE functional group', position, 'ST');
+      this.orphanSet = true;
+      return;
+    }
+    const set: OpenSet = { id: st[0] ?? '', controlNumber: st[1] ?? '', st, position, start: a, end: b, count: 1 };
+    this.set = set;
+    if (!/^\d{3}$/.test(set.id)) {
+      this.setIssue(set, X12_CODES.setIdInvalid, `ST01 '${set.id}' is not a transaction set identifier`, position, 'ST', 1, set.id);
+    }
+    if (!/^[^\s]{4,9}$/.test(set.controlNumber)) {
+      this.setIssue(set, X12_CODES.setControlInvalid, `ST02 '${set.controlNumber}' must be 4 to 9 characters`, position, 'ST', 2, set.controlNumber);
+    } else if (this.groupSetControls.has(set.controlNumber)) {
+      this.setIssue(set, X12_CODES.setControlNotUnique, `ST02 ${set.controlNumber} is used twice in the group`, position, 'ST', 2, set.controlNumber);
+    }
+    this.groupSetControls.add(set.controlNumber);
+  }
+
+  private onSe(a: number, b: number, position: number): void {
+    const set = this.set;
+    if (set === undefined) {
+      if (this.orphanSet) this.orphanSet = false;
+      else this.stray(a, b, position);
+      return;
+    }
+    set.count++;
+    set.end = b;
+    const se = this.elements(a, b);
+    if (!isCount(se[0], set.count)) {
+      this.setIssue(set, X12_CODES.setSegmentCountMismatch, `SE01 says ${se[0] ?? '(missing)'} segments; the set has ${set.count}`, position, 'SE', 1, se[0]);
+    }
+    if (se[1] !== set.controlNumber) {
+      this.setIssue(set, X12_CODES.setControlMismatch, `SE02 ${se[1] ?? '(missing)'} does not match ST02 ${set.controlNumber}`, position, 'SE', 2, se[1]);
+    }
+    this.closeSet(set, se);
+  }
+
+  private onGs(a: number, b: number, position: number): void {
+    if (this.set !== undefined) this.closeSetWithoutTrailer(position);
+    if (this.group !== undefined) this.closeGroupWithoutTrailer(position);
+    this.flushStray(position);
+    this.orphanSet = false;
+    const gs = this.elements(a, b);
+    const group: FunctionalGroup = {
+      gs,
+      functionalId: gs[0] ?? '',
+      controlNumber: gs[5] ?? '',
+      version: gs[7] ?? '',
+      position,
+      transactionSets: [],
+      ge: undefined,
+    };
+    this.group = group;
+    this.groupSetControls = new Set();
+    this.strayReported = 0;
+    if (!/^\d{1,9}$/.test(group.controlNumber)) {
+      this.groupIssue(X12_CODES.groupControlSyntax, `GS06 '${group.controlNumber}' is not a 1-9 digit control number`, position, 'GS', 6, group.controlNumber);
+    } else if (this.groupControls.has(group.controlNumber)) {
+      this.groupIssue(X12_CODES.groupControlNotUnique, `GS06 ${group.controlNumber} is used twice in the interchange`, position, 'GS', 6, group.controlNumber);
+    }
+    this.groupControls.add(group.controlNumber);
+    if (!SUPPORTED_GROUP_VERSIONS.some((v) => group.version.startsWith(v))) {
+      this.groupIssue(X12_CODES.groupVersionUnsupported, `GS08 version '${group.version}' is not supported`, position, 'GS', 8, group.version);
+    }
+  }
+
+  private onGe(a: number, b: number, position: number): void {
+    if (this.set !== undefined) this.closeSetWithoutTrailer(position);
+    this.orphanSet = false;
+    const group = this.group;
+    if (group === undefined) {
+      this.flushStray(position);
+      this.interchangeIssue(X12_CODES.invalidContent, 'GE without a GS', position, 'GE');
+      return;
+    }
+    this.flushStray(position);
+    const ge = this.elements(a, b);
+    const count = group.transactionSets.length;
+    if (!isCount(ge[0], count)) {
+      this.groupIssue(X12_CODES.groupSetCountMismatch, `GE01 says ${ge[0] ?? '(missing)'} transaction sets; the group has ${count}`, position, 'GE', 1, ge[0]);
+    }
+    if (!sameNumber(ge[1], group.controlNumber)) {
+      this.groupIssue(X12_CODES.groupControlMismatch, `GE02 ${ge[1] ?? '(missing)'} does not match GS06 ${group.controlNumber}`, position, 'GE', 2, ge[1]);
+    }
+    group.ge = ge;
+    this.closeGroup(group);
+  }
+
+  private onIea(a: number, b: number, position: number): void {
+    this.closeOpen(position);
+    const iea = this.elements(a, b);
+    this.iea = iea;
+    if (!isCount(iea[0], this.groups.length)) {
+      this.interchangeIssue(X12_CODES.invalidGroupCount, `IEA01 says ${iea[0] ?? '(missing)'} functional groups; the interchange has ${this.groups.length}`, position, 'IEA', 1, iea[0]);
+    }
+    if (!sameNumber(iea[1], this.isaControl)) {
+      this.interchangeIssue(X12_CODES.interchangeControlMismatch, `IEA02 ${iea[1] ?? '(missing)'} does not match ISA13 ${this.isaControl}`, position, 'IEA', 2, iea[1]);
+    }
+  }
+
+  /** Only whitespace may follow the IEA: one body carries one interchange. */
+  private afterIea(pos: number, position: number): void {
+    const s = this.s;
+    for (let i = pos; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && s[i] !== this.d.segment) {
+        this.interchangeIssue(X12_CODES.invalidContent, 'content after the IEA trailer', position, segmentIdAt(s, i, Math.min(s.length, i + 4), this.d.element));
+        return;
+      }
+    }
+  }
+
+  private closeOpen(position: number): void {
+    if (this.set !== undefined) this.closeSetWithoutTrailer(position);
+    if (this.group !== undefined) this.closeGroupWithoutTrailer(position);
+    this.flushStray(position);
+    this.orphanSet = false;
+  }
+
+  private closeSetWithoutTrailer(position: number): void {
+    const set = this.set;
+    if (set === undefined) return;
+    this.setIssue(set, X12_CODES.setTrailerMissing, `transaction set ${set.id} ${set.controlNumber} has no SE trailer`, position, 'SE');
+    this.closeSet(set, undefined);
+  }
+
+  private closeSet(set: OpenSet, se: string[] | undefined): void {
+    this.set = undefined;
+    const group = this.group;
+    if (group === undefined) return;
+    group.transactionSets.push(new SourceTransactionSet(this.s, this.d, { ...set, se, segmentCount: set.count }));
+  }
+
+  private closeGroupWithoutTrailer(position: number): void {
+    const group = this.group;
+    if (group === undefined) return;
+    this.flushStray(position);
+    this.groupIssue(X12_CODES.groupTrailerMissing, `functional group ${group.controlNumber} has no GE trailer`, position, 'GE');
+    this.closeGroup(group);
+  }
+
+  private closeGroup(group: FunctionalGroup): void {
+    this.groups.push(group);
+    this.group = undefined;
+    this.strayReported = 0;
+  }
+}

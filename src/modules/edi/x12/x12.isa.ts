@@ -1,0 +1,128 @@
+import { X12_CODES, type Delimiters, type X12Issue } from './x12.types.js';
+
+/** Widths of ISA01..ISA16; the ISA is fixed-length so its 4th character names the element separator. */
+export const ISA_WIDTHS: readonly number[] = [2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1];
+/** ISA segment length including its terminator. */
+export const ISA_LENGTH = 106;
+/** Interchange control versions this gateway accepts (ISA12). */
+export const SUPPORTED_ISA_VERSIONS: readonly string[] = ['00401', '00501'];
+
+export interface IsaHeader {
+  isa: string[];
+  delimiters: Delimiters;
+  /** Index just after the ISA terminator. */
+  end: number;
+}
+
+const BOM = 0xfeff;
+
+/** Index of the first character after any BOM and leading whitespace. */
+export function skipLeadingNoise(input: string): number {
+  let i = 0;
+  // A UTF-8 BOM decoded as latin1 shows up as these three characters.
+  if (input.startsWith('\u00EF\u00BB\u00BF')) i = 3;
+  while (i < input.length) {
+    const c = input.charCodeAt(i);
+    if (c === BOM || c === 32 || c === 9 || c === 10 || c === 13) i++;
+    else break;
+  }
+  return i;
+}
+
+/** Letters, digits and whitespace can never be delimiters. */
+export function isUsableDelimiter(ch: string): boolean {
+  return ch.length === 1 && !/[A-Za-z0-9\s]/.test(ch);
+}
+
+function isaIssue(code: string, message: string, element?: number, value?: string): X12Issue {
+  return { position: 1, segmentId: 'ISA', element, code, message, level: 'interchange', value };
+}
+
+/**
+ * Reads the ISA at `start`: delimiters, ISA01..ISA16 and where the next segment begins.
+ * Returns undefined when no delimiters can be trusted (then the input cannot be split at all).
+ */
+export function readIsa(input: string, start: number, issues: X12Issue[]): IsaHeader | undefined {
+  const element = input.charAt(start + 3);
+  if (element === '') {
+    issues.push(isaIssue(X12_CODES.prematureEnd, 'input ends inside the ISA segment'));
+    return undefined;
+  }
+  if (!isUsableDelimiter(element)) {
+    // "ISAAC..." or "ISA 123" is text that happens to start with ISA, not an interchange.
+    issues.push(isaIssue(X12_CODES.notX12, `'ISA${element}' does not start an interchange: the 4th character must be the element separator`));
+    return undefined;
+  }
+  // Separators are found by indexOf so a mis-padded ISA can still be read (and reported) instead of rejected blind.
+  const seps: number[] = [start + 3];
+  const window = start + ISA_LENGTH + 40;
+  for (let i = 1; i < 16; i++) {
+    const prev = seps[i - 1] ?? start;
+    const next = input.indexOf(element, prev + 1);
+    if (next === -1 || next > window) {
+      const truncated = next === -1;
+      issues.push(
+        isaIssue(
+          truncated ? X12_CODES.prematureEnd : X12_CODES.invalidControlStructure,
+          truncated ? `ISA has ${i} of 16 elements before the input ends` : `ISA has only ${i} of 16 elements`,
+        ),
+      );
+      return undefined;
+    }
+    seps.push(next);
+  }
+  const last = seps[15] ?? start;
+  const component = input.charAt(last + 1);
+  const segment = input.charAt(last + 2);
+  if (component === '' || segment === '') {
+    issues.push(isaIssue(X12_CODES.prematureEnd, 'input ends before the ISA segment terminator'));
+    return undefined;
+  }
+  if (segment === element || segment === component || /[A-Za-z0-9 ]/.test(segment)) {
+    issues.push(isaIssue(X12_CODES.invalidSegmentTerminator, `segment terminator '${segment}' is not usable`));
+    return undefined;
+  }
+  const isa: string[] = [];
+  for (let i = 0; i < 15; i++) isa.push(input.slice((seps[i] ?? 0) + 1, seps[i + 1]));
+  isa.push(component);
+
+  const length = last + 3 - start;
+  if (length !== ISA_LENGTH) {
+    issues.push(isaIssue(X12_CODES.invalidControlStructure, `ISA is ${length} characters; it must be ${ISA_LENGTH}`));
+  }
+  // Widths are checked even at 106 characters: one short field and one long field cancel out in the total.
+  isa.forEach((value, i) => {
+    const width = ISA_WIDTHS[i] ?? 0;
+    if (value.length !== width) {
+      issues.push(
+        isaIssue(X12_CODES.invalidControlStructure, `ISA${pad2(i + 1)} must be ${width} characters; found ${value.length}`, i + 1, value),
+      );
+    }
+  });
+  if (!isUsableDelimiter(component) || component === element) {
+    issues.push(isaIssue(X12_CODES.invalidComponentSeparator, `component separator '${component}' is not usable`, 16, component));
+  }
+  const version = isa[11] ?? '';
+  if (!/^\d{5}$/.test(version)) {
+    issues.push(isaIssue(X12_CODES.invalidVersion, `ISA12 '${version}' is not a 5-digit version`, 12, version));
+  } else if (!SUPPORTED_ISA_VERSIONS.includes(version)) {
+    issues.push(isaIssue(X12_CODES.controlVersionUnsupported, `ISA12 version ${version} is not supported`, 12, version));
+  }
+  const control = isa[12] ?? '';
+  if (!/^\d{9}$/.test(control)) {
+    issues.push(isaIssue(X12_CODES.invalidControlNumber, `ISA13 '${control}' is not a 9-digit control number`, 13, control));
+  }
+  const usage = isa[14] ?? '';
+  if (usage !== 'P' && usage !== 'T') {
+    issues.push(isaIssue(X12_CODES.invalidUsage, `ISA15 '${usage}' must be P or T`, 15, usage));
+  }
+  const rep = isa[10] ?? '';
+  // Before 00402 ISA11 is the standards identifier ('U'), never a separator.
+  const repetition =
+    version >= '00402' && isUsableDelimiter(rep) && rep !== element && rep !== component && rep !== segment ? rep : null;
+  return { isa, delimiters: { element, component, repetition, segment }, end: last + 3 };
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}

@@ -1,0 +1,42 @@
+import { EnvelopeScanner } from './x12.envelope.js';
+import { readIsa, skipLeadingNoise } from './x12.isa.js';
+import { X12_CODES, type ParseResult, type PartialInterchange, type X12Issue } from './x12.types.js';
+
+export { SUPPORTED_GROUP_VERSIONS } from './x12.envelope.js';
+export { readSegments } from './x12.segments.js';
+export { validateInterchange, validateTransactionSet } from './x12.validate.js';
+
+/**
+ * Parses one X12 interchange. Never throws for bad input: `ok` is false when the interchange envelope itself
+ * is unusable (not X12, bad ISA, IEA missing or wrong); group and set problems come back as issues with ok true.
+ * Transaction set contents are only counted here; run validateTransactionSet for segment and element checks.
+ */
+export function parseX12(input: string): ParseResult {
+  const issues: X12Issue[] = [];
+  const start = skipLeadingNoise(input);
+  if (!input.startsWith('ISA', start)) {
+    issues.push({ code: X12_CODES.notX12, message: 'input does not start with an ISA segment', level: 'interchange', position: 1 });
+    return { ok: false, issues };
+  }
+  const header = readIsa(input, start, issues);
+  if (header === undefined) return { ok: false, issues };
+  const { isa, delimiters } = header;
+  const scanner = new EnvelopeScanner(input, delimiters, isa[12] ?? '', issues);
+  scanner.run(header.end);
+  const envelope: PartialInterchange = {
+    isa,
+    delimiters,
+    senderQualifier: isa[4] ?? '',
+    senderId: (isa[5] ?? '').trim(),
+    receiverQualifier: isa[6] ?? '',
+    receiverId: (isa[7] ?? '').trim(),
+    controlNumber: isa[12] ?? '',
+    version: isa[11] ?? '',
+    usage: isa[14] ?? '',
+    groups: scanner.groups,
+  };
+  const iea = scanner.iea;
+  if (iea !== undefined) envelope.iea = iea;
+  if (iea === undefined || issues.some((i) => i.level === 'interchange')) return { ok: false, issues, envelope };
+  return { ok: true, interchange: { ...envelope, iea }, issues };
+}

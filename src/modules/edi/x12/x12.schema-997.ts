@@ -1,0 +1,35 @@
+import { collectIds, elements, loop, seg as s, UNBOUNDED as N, type TransactionSetSchema } from './x12.schema.js';
+
+/** 997 Functional Acknowledgment (004010 and 005010 share the structure; 005010 adds AK103 and AK203). */
+
+const CODES: Readonly<Record<string, readonly string[]>> = {
+  // 715 Functional Group Acknowledge Code
+  '715': ['A', 'E', 'M', 'P', 'R', 'W', 'X'],
+  // 717 Transaction Set Acknowledgment Code
+  '717': ['A', 'E', 'M', 'R', 'W', 'X'],
+};
+
+const root = loop('997', 'M', 1, [
+  s('ST', 'M'),
+  s('AK1', 'M'),
+  loop('AK2', 'O', N, [s('AK2', 'M'), loop('AK3', 'O', N, [s('AK3', 'M'), s('AK4', 'O', 99)]), s('AK5', 'M')]),
+  s('AK9', 'M'),
+  s('SE', 'M'),
+]);
+
+export const SCHEMA_997: TransactionSetSchema = {
+  id: '997',
+  root,
+  ids: collectIds(root),
+  elements: {
+    AK1: elements(['479 M ID 2/2', '28 M N0 1/9', '480 O AN 1/12']),
+    AK2: elements(['143 M ID 3/3', '329 M AN 4/9', '1705 O AN 1/35']),
+    AK3: elements(['721 M ID 2/3', '719 M N0 1/10', '447 O AN 1/4', '720 O ID 1/3']),
+    AK4: elements(['C030 M C', '725 O N0 1/4', '723 M ID 1/3', '724 O AN 1/99']),
+    AK5: elements(['717 M ID 1/1', '718 O ID 1/3', '718 O ID 1/3', '718 O ID 1/3', '718 O ID 1/3', '718 O ID 1/3'], CODES),
+    AK9: elements(
+      ['715 M ID 1/1', '97 M N0 1/6', '123 M N0 1/6', '2 M N0 1/6', '716 O ID 1/3', '716 O ID 1/3', '716 O ID 1/3', '716 O ID 1/3', '716 O ID 1/3'],
+      CODES,
+    ),
+  },
+};

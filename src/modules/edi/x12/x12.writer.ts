@@ -1,0 +1,180 @@
+import { ISA_WIDTHS, isUsableDelimiter } from './x12.isa.js';
+import type { Delimiters } from './x12.types.js';
+
+/** An element value; an array is a composite whose parts are joined with the component separator. */
+export type X12Value = string | readonly string[];
+
+/** A transaction set to write: ST elements and the body between ST and SE; SE is computed. */
+export interface SetInput {
+  /** ST01..ST03 */
+  st: readonly string[];
+  /** Segments between ST and SE, each an element array with the segment id first. */
+  segments: readonly (readonly X12Value[])[];
+}
+
+export interface GroupInput {
+  /** GS01..GS08; GE is computed from GS06 and the set count. */
+  gs: readonly string[];
+  sets: readonly SetInput[];
+}
+
+export interface InterchangeInput {
+  /** ISA01..ISA16 unpadded; ISA11 and ISA16 are taken from the delimiters, IEA is computed from ISA13. */
+  isa: readonly string[];
+  groups: readonly GroupInput[];
+}
+
+export interface WriteOptions {
+  /** Put a line break after every segment terminator (readable files; parsers tolerate it). */
+  newline?: boolean;
+}
+
+export const DEFAULT_DELIMITERS_00401: Delimiters = { element: '*', component: '>', repetition: null, segment: '~' };
+export const DEFAULT_DELIMITERS_00501: Delimiters = { element: '*', component: '>', repetition: '^', segment: '~' };
+
+/** Throws when the delimiters cannot produce a parseable interchange (writer input errors are programming errors). */
+export function assertDelimiters(d: Delimiters): void {
+  const all = [d.element, d.component, d.segment, ...(d.repetition === null ? [] : [d.repetition])];
+  for (const ch of all) {
+    const usable = isUsableDelimiter(ch) || (ch === d.segment && (ch === '\n' || ch === '\r'));
+    if (!usable) throw new Error(`X12 delimiter '${ch}' must be one non-alphanumeric, non-space character`);
+  }
+  if (new Set(all).size !== all.length) throw new Error('X12 delimiters must be distinct');
+}
+
+/** Builds a checker that throws if a value would change the interchange structure. */
+function valueGuard(d: Delimiters): (value: string, where: string) => string {
+  const forbidden = [d.element, d.component, d.segment, '\r', '\n', ...(d.repetition === null ? [] : [d.repetition])];
+  return (value, where) => {
+    for (const ch of forbidden) {
+      if (value.includes(ch)) throw new Error(`X12 value ${JSON.stringify(value)} in ${where} contains the delimiter ${JSON.stringify(ch)}`);
+    }
+    return value;
+  };
+}
+
+/** Pads ISA fields to their fixed widths: numeric control numbers with zeros, everything else with spaces. */
+function isaField(value: string, index: number): string {
+  const width = ISA_WIDTHS[index] ?? 0;
+  if (value.length > width) throw new Error(`ISA${String(index + 1).padStart(2, '0')} '${value}' is longer than ${width}`);
+  return index === 12 && /^\d+$/.test(value) ? value.padStart(width, '0') : value.padEnd(width, ' ');
+}
+
+/** Writes an interchange, computing SE01, GE01 and IEA01 and the trailers' control numbers. */
+export function writeX12(input: InterchangeInput, delimiters: Delimiters, opts: WriteOptions = {}): string {
+  assertDelimiters(delimiters);
+  const guard = valueGuard(delimiters);
+  const { element, segment } = delimiters;
+  const version = input.isa[11] ?? '';
+  if (delimiters.repetition !== null && version < '00402') {
+    throw new Error(`ISA12 ${version} has no repetition separator; use repetition: null`);
+  }
+  const lineBreak = opts.newline === true && segment !== '\n' && segment !== '\r' ? '\n' : '';
+  const end = segment + lineBreak;
+  const parts: string[] = [];
+  const write = (elements: readonly X12Value[], where: string): void => {
+    const values = elements.map((v, i) => {
+      const name = `${where}${i === 0 ? '' : String(i).padStart(2, '0')}`;
+      if (typeof v === 'string') return guard(v, name);
+      let parts = v.length;
+      while (parts > 0 && v[parts - 1] === '') parts--;
+      return v.slice(0, parts).map((c) => guard(c, name)).join(delimiters.component);
+    });
+    let last = values.length;
+    // X12 omits trailing empty elements.
+    while (last > 1 && values[last - 1] === '') last--;
+    const id = typeof elements[0] === 'string' ? elements[0] : '';
+    if (!/^[A-Z][A-Z0-9]{1,2}$/.test(id)) throw new Error(`X12 segment id '${id}' is invalid`);
+    parts.push(values.slice(0, last).join(element) + end);
+  };
+
+  if (input.isa.length !== 16) throw new Error(`ISA needs 16 elements; got ${input.isa.length}`);
+  const isa = input.isa.map((v, i) => {
+    if (i === 10) return delimiters.repetition ?? (v === '' ? 'U' : v);
+    if (i === 15) return delimiters.component;
+    return isaField(guard(v, `ISA${String(i + 1).padStart(2, '0')}`), i);
+  });
+  parts.push(['ISA', ...isa].join(element) + end);
+  for (const group of input.groups) {
+    write(['GS', ...group.gs], 'GS');
+    for (const set of group.sets) {
+      write(['ST', ...set.st], 'ST');
+      for (const body of set.segments) write(body, typeof body[0] === 'string' ? body[0] : '');
+      write(['SE', String(set.segments.length + 2), set.st[1] ?? ''], 'SE');
+    }
+    write(['GE', String(group.sets.length), group.gs[5] ?? ''], 'GE');
+  }
+  write(['IEA', String(input.groups.length), isa[12] ?? ''], 'IEA');
+  return parts.join('');
+}
+
+export interface Party {
+  qualifier: string;
+  id: string;
+}
+
+export interface BuildSet {
+  id: string;
+  controlNumber: number | string;
+  /** ST03 implementation convention reference (005010 only). */
+  implementationReference?: string;
+  /** Segments between ST and SE, each an element array with the segment id first. */
+  segments: readonly (readonly X12Value[])[];
+}
+
+export interface BuildGroup {
+  functionalId: string;
+  senderCode: string;
+  receiverCode: string;
+  controlNumber: number;
+  version: '004010' | '005010';
+  sets: readonly BuildSet[];
+}
+
+export interface BuildInterchangeInput {
+  sender: Party;
+  receiver: Party;
+  controlNumber: number;
+  date: Date;
+  version: '00401' | '00501';
+  usage: 'P' | 'T';
+  /** ISA14: ask the receiver for a TA1. */
+  acknowledgmentRequested?: boolean;
+  groups: readonly BuildGroup[];
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** Interchange and group dates are written in UTC so the same Date gives the same bytes on every host. */
+function dateParts(date: Date): { yymmdd: string; ccyymmdd: string; hhmm: string } {
+  const ccyy = String(date.getUTCFullYear()).padStart(4, '0');
+  const mmdd = two(date.getUTCMonth() + 1) + two(date.getUTCDate());
+  return { yymmdd: ccyy.slice(2) + mmdd, ccyymmdd: ccyy + mmdd, hhmm: two(date.getUTCHours()) + two(date.getUTCMinutes()) };
+}
+
+function controlNumber(n: number, max: number, what: string): string {
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new Error(`${what} ${n} must be an integer from 1 to ${max}`);
+  return String(n);
+}
+
+/** Builds a complete interchange from business-level input; default delimiters are * > ^ (00501 only) ~ with newlines. */
+export function buildInterchange(spec: BuildInterchangeInput, delimiters?: Delimiters, opts?: WriteOptions): string {
+  const d = delimiters ?? (spec.version === '00501' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
+  const { yymmdd, ccyymmdd, hhmm } = dateParts(spec.date);
+  const isa = [
+    '00', '', '00', '',
+    spec.sender.qualifier, spec.sender.id, spec.receiver.qualifier, spec.receiver.id,
+    yymmdd, hhmm, 'U', spec.version,
+    controlNumber(spec.controlNumber, 999_999_999, 'ISA13').padStart(9, '0'),
+    spec.acknowledgmentRequested === true ? '1' : '0', spec.usage, d.component,
+  ];
+  const groups = spec.groups.map((g): GroupInput => ({
+    gs: [g.functionalId, g.senderCode, g.receiverCode, ccyymmdd, hhmm, controlNumber(g.controlNumber, 999_999_999, 'GS06'), 'X', g.version],
+    sets: g.sets.map((s): SetInput => {
+      const control = typeof s.controlNumber === 'number' ? controlNumber(s.controlNumber, 999_999_999, 'ST02').padStart(4, '0') : s.controlNumber;
+      const st = s.implementationReference === undefined ? [s.id, control] : [s.id, control, s.implementationReference];
+      return { st, segments: s.segments };
+    }),
+  }));
+  return writeX12({ isa, groups }, d, { newline: opts?.newline ?? delimiters === undefined });
+}
