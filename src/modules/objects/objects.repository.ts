@@ -1,0 +1,144 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { Executor, ObjectDefinitionsTable, ObjectRowsTable, Tx } from '../../platform/db/schema.js';
+import { NUMBER_SLOTS, type NumberSlot, type SlotValues, TEXT_SLOTS, type TextSlot } from './field-slots.js';
+import type { RowFilters } from './filters.js';
+
+export type DefinitionRow = ObjectDefinitionsTable;
+export type StoredRow = ObjectRowsTable;
+
+/** Rows per INSERT: 23 columns each stays well under both dialects' bound-parameter limits. */
+const INSERT_CHUNK = 500;
+
+export async function findDefinition(db: Executor, orgId: string, key: string): Promise<DefinitionRow | undefined> {
+  return db.selectFrom('object_definitions').selectAll().where('org_id', '=', orgId).where('key', '=', key).executeTakeFirst();
+}
+
+export async function listDefinitions(db: Executor, orgId: string): Promise<DefinitionRow[]> {
+  return db.selectFrom('object_definitions').selectAll().where('org_id', '=', orgId).orderBy('key').execute();
+}
+
+export async function insertDefinition(tx: Tx, row: DefinitionRow): Promise<boolean> {
+  const result = await tx
+    .insertInto('object_definitions')
+    .values(row)
+    .onConflict((oc) => oc.columns(['org_id', 'key']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/**
+ * Bumps the version only if nobody else did first. On PostgreSQL the row stays locked until commit, which holds
+ * back writers (they reserve row ids on the same row) while existing rows are checked against the new definition.
+ */
+export async function updateDefinition(
+  tx: Tx,
+  orgId: string,
+  id: string,
+  expectedVersion: number,
+  patch: Omit<DefinitionRow, 'id' | 'org_id' | 'key' | 'last_row_id' | 'created_at'>,
+): Promise<boolean> {
+  const result = await tx
+    .updateTable('object_definitions')
+    .set(patch)
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('version', '=', expectedVersion)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Reserves `count` row ids and returns the last one with the definition version the write must have been checked against. */
+export async function reserveRowIds(
+  tx: Tx,
+  orgId: string,
+  objectId: string,
+  count: number,
+): Promise<{ last_row_id: number; version: number } | undefined> {
+  const row = await tx
+    .updateTable('object_definitions')
+    .set((eb) => ({ last_row_id: eb('last_row_id', '+', count) }))
+    .where('org_id', '=', orgId)
+    .where('id', '=', objectId)
+    .returning(['last_row_id', 'version'])
+    .executeTakeFirst();
+  return row && { last_row_id: Number(row.last_row_id), version: Number(row.version) };
+}
+
+/** One page of rows in id order; equality filters on indexed columns, ANDed. */
+export function rowsQuery(db: Executor, orgId: string, objectId: string, filters: RowFilters, afterId: number | undefined, limit: number) {
+  let query = db
+    .selectFrom('object_rows')
+    .select(['id', 'data'])
+    .where('object_id', '=', objectId)
+    .where('org_id', '=', orgId);
+  for (const f of filters.text) query = query.where(f.column, '=', f.value);
+  for (const f of filters.number) query = query.where(f.column, '=', f.value);
+  if (afterId !== undefined) query = query.where('id', '>', afterId);
+  return query.orderBy('id').limit(limit);
+}
+
+type ExcludedSlots = { [K in TextSlot]: RawBuilder<string | null> } & { [K in NumberSlot]: RawBuilder<number | null> };
+
+/** `slot = excluded.slot` for every slot column: an upsert replaces the row's typed copies with the new ones. */
+function excludedSlots(): ExcludedSlots {
+  return Object.fromEntries([...TEXT_SLOTS, ...NUMBER_SLOTS].map((slot) => [slot, sql.ref(`excluded.${slot}`)])) as ExcludedSlots;
+}
+
+/** Inserts rows; with `upsert`, a row whose key_value exists replaces the stored data (keeping its id and created_at). */
+export async function writeRows(tx: Tx, rows: StoredRow[], upsert: boolean): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const chunk = rows.slice(i, i + INSERT_CHUNK);
+    const insert = tx.insertInto('object_rows').values(chunk);
+    if (!upsert) {
+      await insert.execute();
+      continue;
+    }
+    await insert
+      .onConflict((oc) =>
+        oc.columns(['object_id', 'key_value']).doUpdateSet((eb) => ({
+          data: eb.ref('excluded.data'),
+          updated_at: eb.ref('excluded.updated_at'),
+          ...excludedSlots(),
+        })),
+      )
+      .execute();
+  }
+}
+
+export async function countRows(db: Executor, orgId: string, objectId: string): Promise<number> {
+  const row = await db
+    .selectFrom('object_rows')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('object_id', '=', objectId)
+    .where('org_id', '=', orgId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Existing rows in id order, a batch at a time, for checking a redefinition. */
+export async function scanRows(tx: Tx, orgId: string, objectId: string, afterId: number, limit: number): Promise<StoredRow[]> {
+  return tx
+    .selectFrom('object_rows')
+    .selectAll()
+    .where('object_id', '=', objectId)
+    .where('org_id', '=', orgId)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export async function rewriteRow(
+  tx: Tx,
+  orgId: string,
+  objectId: string,
+  id: number,
+  patch: Pick<StoredRow, 'data' | 'key_value'> & SlotValues,
+): Promise<void> {
+  await tx.updateTable('object_rows').set(patch).where('object_id', '=', objectId).where('org_id', '=', orgId).where('id', '=', id).execute();
+}
+
+/** Before key values are recomputed for a new key field: no old value can collide with a new one mid-way. */
+export async function clearKeyValues(tx: Tx, orgId: string, objectId: string): Promise<void> {
+  await tx.updateTable('object_rows').set({ key_value: null }).where('object_id', '=', objectId).where('org_id', '=', orgId).execute();
+}

@@ -1,0 +1,218 @@
+import { z } from 'zod';
+import type { AuthContext } from '../../platform/auth/scopes.js';
+import { hasScope, requireScope } from '../../platform/auth/scopes.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/schema.js';
+import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
+import { decodeCursor, limitParam, page } from '../../platform/http/pagination.js';
+import { newId } from '../../platform/ids.js';
+import type { OrgsService } from '../../platform/orgs/orgs.service.js';
+import { assignSlots, keyValueOf, type SlotMap, slotValuesOf } from './field-slots.js';
+import { parseFilters } from './filters.js';
+import {
+  definitionInput,
+  type FieldDefinition,
+  type ObjectDefinition,
+  type ObjectRow,
+  type ReadableObject,
+  type RowError,
+  type WriteRowsInput,
+} from './objects.schemas.js';
+import * as repo from './objects.repository.js';
+import { recheckRows } from './recheck-rows.js';
+import { checkRows, rowSchemaOf, toWireRow } from './row-validation.js';
+
+/** A stored definition, parsed once per request. */
+interface LoadedObject {
+  id: string;
+  view: ObjectDefinition;
+  key: string;
+  fields: FieldDefinition[];
+  key_field: string | null;
+  slots: SlotMap;
+}
+
+export interface DefineResult {
+  definition: ObjectDefinition;
+  created: boolean;
+  rows_checked: number;
+  rows_rewritten: number;
+}
+
+const pageQuery = z.strictObject({ limit: limitParam(1000, 100), cursor: z.string().max(500).optional() });
+const cursorSchema = z.object({ i: z.number().int().nonnegative() });
+
+function load(row: repo.DefinitionRow): LoadedObject {
+  const fields = JSON.parse(row.fields) as FieldDefinition[];
+  return {
+    id: row.id,
+    key: row.key,
+    fields,
+    key_field: row.key_field,
+    slots: JSON.parse(row.slots) as SlotMap,
+    view: {
+      key: row.key,
+      label: row.label,
+      read_scope: row.read_scope,
+      write_scope: row.write_scope,
+      key_field: row.key_field,
+      fields,
+      version: Number(row.version),
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    },
+  };
+}
+
+function describeIssues(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+}
+
+/** Operator-defined objects: definitions (CLI) and their rows (REST and MCP, per-object scopes). */
+export class ObjectsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly orgs: OrgsService,
+  ) {}
+
+  /** Creates or replaces a definition; a replacement is checked against (and applied to) every existing row first. */
+  async define(orgSlug: string, raw: unknown): Promise<DefineResult> {
+    const org = await this.orgs.bySlug(orgSlug);
+    const parsed = definitionInput.safeParse(raw);
+    if (!parsed.success) {
+      const details = describeIssues(parsed.error);
+      throw invalidInput(`invalid object definition: ${details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`, details);
+    }
+    const input = parsed.data;
+    const keyField = input.key_field ?? null;
+    const at = this.clock.now().toISOString();
+    const existing = await repo.findDefinition(this.db, org.id, input.key);
+    const slots = assignSlots(input.fields, keyField, existing ? (JSON.parse(existing.slots) as SlotMap) : {});
+    const stored = {
+      label: input.label,
+      read_scope: input.read_scope,
+      write_scope: input.write_scope ?? null,
+      key_field: keyField,
+      fields: JSON.stringify(input.fields),
+      slots: JSON.stringify(slots),
+      updated_at: at,
+    };
+
+    if (!existing) {
+      const row: repo.DefinitionRow = { id: newId('obj', this.clock.now()), org_id: org.id, key: input.key, ...stored, version: 1, last_row_id: 0, created_at: at };
+      const inserted = await this.db.transaction().execute((tx) => repo.insertDefinition(tx, row));
+      if (!inserted) throw conflict(`object ${input.key} was defined concurrently; run the command again`);
+      return { definition: load(row).view, created: true, rows_checked: 0, rows_rewritten: 0 };
+    }
+
+    const version = Number(existing.version) + 1;
+    const rowsAffected = existing.fields !== stored.fields || existing.key_field !== keyField || existing.slots !== stored.slots;
+    const counts = await this.db.transaction().execute(async (tx) => {
+      if (!(await repo.updateDefinition(tx, org.id, existing.id, Number(existing.version), { ...stored, version }))) {
+        throw conflict(`object ${input.key} was redefined concurrently; run the command again`);
+      }
+      if (!rowsAffected) return { checked: 0, rewritten: 0 };
+      return recheckRows(tx, org.id, existing.id, { key: input.key, fields: input.fields, key_field: keyField, slots }, existing.key_field);
+    });
+    const definition = load({ ...existing, ...stored, version }).view;
+    return { definition, created: false, rows_checked: counts.checked, rows_rewritten: counts.rewritten };
+  }
+
+  async listDefinitions(orgSlug: string): Promise<ObjectDefinition[]> {
+    const org = await this.orgs.bySlug(orgSlug);
+    return (await repo.listDefinitions(this.db, org.id)).map((r) => load(r).view);
+  }
+
+  async showDefinition(orgSlug: string, key: string): Promise<ObjectDefinition & { row_count: number }> {
+    const org = await this.orgs.bySlug(orgSlug);
+    const row = await repo.findDefinition(this.db, org.id, key);
+    if (!row) throw notFound(`object ${key} in org ${orgSlug}`);
+    return { ...load(row).view, row_count: await repo.countRows(this.db, org.id, row.id) };
+  }
+
+  /** GET /v1/objects/:key: equality filters on filterable fields (ANDed), id order, cursor paging. */
+  async query(
+    auth: AuthContext,
+    key: string,
+    params: Record<string, string | string[]>,
+  ): Promise<{ rows: ObjectRow[]; next_cursor: string | null }> {
+    const object = await this.object(auth.orgId, key);
+    requireScope(auth, object.view.read_scope);
+    const { limit, cursor, ...filterParams } = params;
+    const paging = pageQuery.safeParse({ limit, cursor });
+    if (!paging.success) {
+      const details = describeIssues(paging.error);
+      throw invalidInput(`invalid query: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+    }
+    const filters = parseFilters(object, filterParams);
+    const after = decodeCursor(paging.data.cursor, cursorSchema);
+    const rows = await repo.rowsQuery(this.db, auth.orgId, object.id, filters, after?.i, paging.data.limit + 1).execute();
+    const { items, next_cursor } = page(rows, paging.data.limit, (r) => ({ i: Number(r.id) }));
+    return { rows: items.map((r) => toWireRow(object.fields, JSON.parse(r.data) as ObjectRow)), next_cursor };
+  }
+
+  /** POST /v1/objects/:key: every row valid or nothing written; rows upsert on the key field when there is one. */
+  async write(auth: AuthContext, key: string, input: WriteRowsInput): Promise<{ written: number; rows: ObjectRow[] }> {
+    const object = await this.object(auth.orgId, key);
+    const writeScope = object.view.write_scope;
+    if (writeScope === null) {
+      throw new AppError('method_not_allowed', `object ${key} is read-only`, undefined, { allow: 'GET' });
+    }
+    requireScope(auth, writeScope);
+    const { rows, errors } = checkRows(object, input.rows);
+    if (errors.length > 0) throw rowsRefused(errors, input.rows.length);
+
+    const at = this.clock.now().toISOString();
+    await this.db.transaction().execute(async (tx) => {
+      const reserved = await repo.reserveRowIds(tx, auth.orgId, object.id, rows.length);
+      if (!reserved || reserved.version !== object.view.version) {
+        throw conflict(`object ${key} was redefined while writing; nothing was written, send the rows again`);
+      }
+      const first = reserved.last_row_id - rows.length + 1;
+      const stored = rows.map((row, i): repo.StoredRow => ({
+        object_id: object.id,
+        id: first + i,
+        org_id: auth.orgId,
+        key_value: keyValueOf(row, object.key_field),
+        data: JSON.stringify(row),
+        created_at: at,
+        updated_at: at,
+        ...slotValuesOf(row, object.slots),
+      }));
+      await repo.writeRows(tx, stored, object.key_field !== null);
+    });
+    return { written: rows.length, rows: rows.map((r) => toWireRow(object.fields, r)) };
+  }
+
+  /** GET /v1/objects: the objects this key may read, each with the JSON Schema its rows follow. */
+  async readable(auth: AuthContext): Promise<ReadableObject[]> {
+    const all = (await repo.listDefinitions(this.db, auth.orgId)).map(load);
+    return all
+      .filter((o) => hasScope(auth, o.view.read_scope))
+      .map((o) => ({
+        key: o.key,
+        label: o.view.label,
+        writable: o.view.write_scope !== null && hasScope(auth, o.view.write_scope),
+        key_field: o.key_field,
+        filterable_fields: o.fields.filter((f) => f.name === o.key_field || o.slots[f.name]).map((f) => f.name),
+        fields: o.fields,
+        row_schema: z.toJSONSchema(rowSchemaOf(o), { io: 'input', unrepresentable: 'any' }),
+      }));
+  }
+
+  /** The org's object by key; unknown (or another org's) is a 404 before any scope is checked. */
+  private async object(orgId: string, key: string): Promise<LoadedObject> {
+    const row = await repo.findDefinition(this.db, orgId, key);
+    if (!row) throw notFound(`object ${key}`);
+    return load(row);
+  }
+}
+
+/** The message lists the first problems too: an MCP client sees the message, not `details`. */
+function rowsRefused(errors: RowError[], total: number): AppError {
+  const bad = new Set(errors.map((e) => e.row)).size;
+  const shown = errors.slice(0, 10).map((e) => `row ${e.row}${e.field ? ` ${e.field}` : ''}: ${e.message}`);
+  const more = errors.length > shown.length ? `; ${errors.length - shown.length} more in details` : '';
+  return unprocessable(`${bad} of ${total} rows are invalid, nothing was written: ${shown.join('; ')}${more}`, errors);
+}

@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import type { AuthContext } from '../../platform/auth/scopes.js';
+import { requireScope } from '../../platform/auth/scopes.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db, Executor } from '../../platform/db/schema.js';
+import { conflict, invalidInput, notFound } from '../../platform/http/errors.js';
+import { decodeCursor, page } from '../../platform/http/pagination.js';
+import { newId } from '../../platform/ids.js';
+import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
+import type { ProductsService } from '../products/products.service.js';
+import { allowedNext, canMove, type ClaimStatus, INITIAL_STATUS } from './claim-states.js';
+import { checkDotNumber } from './dot-code.js';
+import type { Claim, CreateClaimInput, ListClaimsQuery, UpdateClaimInput } from './warranty.schemas.js';
+import * as repo from './warranty.repository.js';
+
+const CLAIM_NUMBER = /^WC-(\d{1,15})$/i;
+const cursorSchema = z.object({ n: z.number().int().positive() });
+
+function formatClaimNumber(n: number): string {
+  return `WC-${String(n).padStart(6, '0')}`;
+}
+
+function toClaim(row: repo.ClaimRow, history: repo.HistoryRow[]): Claim {
+  return {
+    id: row.id,
+    claim_number: row.claim_number,
+    status: row.status as ClaimStatus,
+    description: row.description,
+    sku: row.sku,
+    dot_number: row.dot_number,
+    quantity: row.quantity === null ? null : Number(row.quantity),
+    customer_ref: row.customer_ref,
+    resolution: row.resolution,
+    history: history.map((h) => ({ from: h.from_status as ClaimStatus | null, to: h.to_status as ClaimStatus, at: h.at, key_id: h.key_id })),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/** The org-scoped warranty claim resource layer behind REST and MCP. */
+export class WarrantyService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly products: ProductsService,
+  ) {}
+
+  async list(auth: AuthContext, query: ListClaimsQuery): Promise<{ claims: Claim[]; next_cursor: string | null }> {
+    requireScope(auth, 'warranty:read');
+    const before = decodeCursor(query.cursor, cursorSchema);
+    const rows = await repo.listClaims(this.db, auth.orgId, {
+      ...(query.status ? { status: query.status } : {}),
+      ...(before ? { beforeNumber: before.n } : {}),
+      limit: query.limit + 1,
+    });
+    const { items, next_cursor } = page(rows, query.limit, (row) => ({ n: Number(row.number) }));
+    const history = await repo.historyOf(this.db, auth.orgId, items.map((r) => r.id));
+    return { claims: items.map((r) => toClaim(r, history.filter((h) => h.claim_id === r.id))), next_cursor };
+  }
+
+  async get(auth: AuthContext, idOrNumber: string): Promise<Claim> {
+    requireScope(auth, 'warranty:read');
+    const row = await this.find(this.db, auth.orgId, idOrNumber);
+    return toClaim(row, await repo.historyOf(this.db, auth.orgId, [row.id]));
+  }
+
+  async create(auth: AuthContext, input: CreateClaimInput): Promise<Claim> {
+    requireScope(auth, 'warranty:write');
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const dotNumber = this.checkedDotNumber(input.dot_number, now);
+    const sku = await this.catalogSku(auth.orgId, input.sku);
+    return this.db.transaction().execute(async (tx) => {
+      const number = await repo.takeClaimNumber(tx, auth.orgId);
+      const row: repo.ClaimRow = {
+        id: newId('wc', now),
+        org_id: auth.orgId,
+        number,
+        claim_number: formatClaimNumber(number),
+        status: INITIAL_STATUS,
+        description: input.description,
+        sku,
+        dot_number: dotNumber,
+        quantity: input.quantity ?? null,
+        customer_ref: input.customer_ref ?? null,
+        resolution: null,
+        source: auth.source,
+        created_by: auth.keyId,
+        created_at: at,
+        updated_at: at,
+      };
+      const history: repo.HistoryRow = {
+        claim_id: row.id, seq: 1, org_id: auth.orgId, from_status: null, to_status: INITIAL_STATUS, at, key_id: auth.keyId,
+      };
+      await repo.insertClaim(tx, row);
+      await repo.insertHistory(tx, history);
+      const claim = toClaim(row, [history]);
+      await enqueueHubEvent(tx, { type: 'warranty_claim.created', orgId: auth.orgId, data: claim, occurredAt: at });
+      return claim;
+    });
+  }
+
+  async update(auth: AuthContext, idOrNumber: string, input: UpdateClaimInput): Promise<Claim> {
+    requireScope(auth, 'warranty:write');
+    const at = this.clock.now().toISOString();
+    return this.db.transaction().execute(async (tx) => {
+      const current = await this.find(tx, auth.orgId, idOrNumber);
+      const from = current.status as ClaimStatus;
+      const history = await repo.historyOf(tx, auth.orgId, [current.id]);
+      if (from === 'closed' && input.resolution !== undefined) {
+        throw conflict(`claim ${current.claim_number} is closed: its resolution can no longer change`, {
+          status: from,
+          allowed: allowedNext(from),
+        });
+      }
+      const to = input.status ?? from;
+      if (input.status !== undefined && !canMove(from, input.status)) {
+        const allowed = allowedNext(from);
+        throw conflict(
+          `claim ${current.claim_number} cannot move from ${from} to ${input.status}` +
+            (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ` (${from} is final)`),
+          { status: from, requested: input.status, allowed },
+        );
+      }
+      const updated = await repo.updateClaimIfStatus(tx, auth.orgId, current.id, from, {
+        status: to,
+        resolution: input.resolution === undefined ? current.resolution : input.resolution,
+        updated_at: at,
+      });
+      if (!updated) throw conflict(`claim ${current.claim_number} was changed by another request; read it and retry`);
+      if (input.status !== undefined) {
+        const entry: repo.HistoryRow = {
+          claim_id: current.id, seq: history.length + 1, org_id: auth.orgId, from_status: from, to_status: to, at, key_id: auth.keyId,
+        };
+        await repo.insertHistory(tx, entry);
+        history.push(entry);
+      }
+      const claim = toClaim(updated, history);
+      await enqueueHubEvent(tx, {
+        type: 'warranty_claim.updated',
+        orgId: auth.orgId,
+        data: { ...claim, previous_status: from },
+        occurredAt: at,
+      });
+      return claim;
+    });
+  }
+
+  /** A claim by id (`wc_…`) or claim number (`WC-000042`, any case); another org's claim is not found. */
+  private async find(db: Executor, orgId: string, idOrNumber: string): Promise<repo.ClaimRow> {
+    const m = CLAIM_NUMBER.exec(idOrNumber);
+    const row = m ? await repo.findClaimByNumber(db, orgId, Number(m[1])) : await repo.findClaimById(db, orgId, idOrNumber);
+    if (!row) throw notFound(`warranty claim ${idOrNumber}`);
+    return row;
+  }
+
+  private checkedDotNumber(value: string | null | undefined, now: Date): string | null {
+    if (value === undefined || value === null) return null;
+    const checked = checkDotNumber(value, now);
+    if (!checked.ok) throw invalidInput(checked.message, [{ path: 'dot_number', message: checked.message }]);
+    return checked.value;
+  }
+
+  /** The SKU as the catalog spells it; an SKU outside the org's catalog is refused. */
+  private async catalogSku(orgId: string, sku: string | null | undefined): Promise<string | null> {
+    if (sku === undefined || sku === null) return null;
+    const product = (await this.products.findBySkus(this.db, orgId, [sku])).get(sku.toLowerCase());
+    if (!product) {
+      const message = `sku ${sku} is not in your catalog`;
+      throw invalidInput(message, [{ path: 'sku', message }]);
+    }
+    return product.sku;
+  }
+}
