@@ -1,3 +1,4 @@
+import { chooseDelimiters, scrub } from './x12.delimiters.js';
 import { buildInterchange, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, type Party } from './x12.writer.js';
 import type { Delimiters, FunctionalGroup, Interchange, PartialInterchange, TransactionSet, X12Issue } from './x12.types.js';
 
@@ -116,38 +117,56 @@ function groupCode(groupRejected: boolean, accepted: number, received: number): 
   return accepted === 0 ? 'R' : 'P';
 }
 
-/** Spare delimiter characters, used only when an inbound value we must echo contains a preferred delimiter. */
-const SPARE = ['|', '!', '`', '@', '#', '$', '%', '&', ';', '+', '=', '?', '{', '}', ':', '\\'];
-
-/** Keeps the preferred delimiters unless an echoed inbound value contains one; then swaps in an unused spare. */
-function chooseDelimiters(preferred: Delimiters, text: string): Delimiters {
-  const taken = new Set([preferred.element, preferred.component, preferred.segment, preferred.repetition ?? '']);
-  const pick = (want: string): string => {
-    if (!text.includes(want)) return want;
-    const spare = SPARE.find((c) => !text.includes(c) && !taken.has(c));
-    if (spare === undefined) return want; // scrub() below removes it from the values instead
-    taken.add(spare);
-    return spare;
-  };
-  const lineBreak = preferred.segment === '\n' || preferred.segment === '\r';
-  return {
-    element: pick(preferred.element),
-    component: pick(preferred.component),
-    repetition: preferred.repetition === null ? null : pick(preferred.repetition),
-    segment: lineBreak ? preferred.segment : pick(preferred.segment),
-  };
-}
-
-/** Removes delimiter characters and line breaks from an echoed inbound value so the 997 always writes. */
-function scrub(value: string, d: Delimiters): string {
-  let out = value.replace(/[\r\n]/g, ' ');
-  for (const ch of [d.element, d.component, d.segment, d.repetition ?? '']) if (ch !== '') out = out.split(ch).join(' ');
-  return out;
-}
-
 /** AK404 is dropped rather than mangled when the bad value contains a delimiter of the 997. */
 function copyOrEmpty(value: string, d: Delimiters): string {
   return scrub(value, d) === value ? value : '';
+}
+
+/** What the 997 of one group says about the group and each of its sets. */
+export interface GroupVerdict {
+  group: FunctionalGroup;
+  /** AK901 */
+  code: AckCode;
+  /** Group-level findings (AK905); any of them rejects every set of the group. */
+  issues: X12Issue[];
+  sets: SetVerdict[];
+}
+
+export interface SetVerdict {
+  set: TransactionSet;
+  /** AK5 A in a group that is not rejected: the receiver must process exactly these sets. */
+  accepted: boolean;
+  /** The set's own findings (AK5, AK3, AK4). */
+  issues: X12Issue[];
+}
+
+interface Judged extends GroupVerdict {
+  acks: SetAck[];
+  accepted: number;
+}
+
+function judgeGroup(source: Interchange | PartialInterchange, issues: readonly X12Issue[], index: number): Judged | undefined {
+  const group = source.groups[index];
+  if (group === undefined || group.functionalId === 'FA') return undefined;
+  const is5010 = group.version.startsWith('005010');
+  const groupIssues = issuesOfGroup(issues, source.groups, index);
+  const groupRejected = groupIssues.length > 0;
+  const setIssues = group.transactionSets.map((set) => issuesOfSet(issues, group, set));
+  const acks = group.transactionSets.map((set, i) => ackSet(set, setIssues[i] ?? [], is5010));
+  const sets = group.transactionSets.map((set, i) => ({ set, accepted: !groupRejected && (acks[i]?.accepted ?? false), issues: setIssues[i] ?? [] }));
+  const accepted = sets.filter((s) => s.accepted).length;
+  return { group, code: groupCode(groupRejected, accepted, sets.length), issues: groupIssues, sets, acks, accepted };
+}
+
+/**
+ * The verdicts the 997s for these findings will carry, per group (inbound 997 groups left out), without writing
+ * them: a receiver decides what to process from this before it spends control numbers on the 997s.
+ */
+export function assess997(source: Interchange | PartialInterchange, issues: readonly X12Issue[]): GroupVerdict[] {
+  return source.groups.flatMap((_, index) => {
+    const judged = judgeGroup(source, issues, index);
+    return judged === undefined ? [] : [{ group: judged.group, code: judged.code, issues: judged.issues, sets: judged.sets }];
+  });
 }
 
 /**
@@ -159,15 +178,14 @@ export function build997(source: Interchange | PartialInterchange, issues: reado
   const version = source.version === '00501' ? '00501' : '00401';
   const preferred = opts.delimiters ?? (version === '00501' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
   const acks: Ack997[] = [];
-  source.groups.forEach((group, index) => {
-    if (group.functionalId === 'FA') return;
+  source.groups.forEach((_, index) => {
+    const judged = judgeGroup(source, issues, index);
+    if (judged === undefined) return;
+    const { group, code, accepted } = judged;
     const is5010 = group.version.startsWith('005010');
-    const groupIssues = issuesOfGroup(issues, source.groups, index);
-    const setAcks = group.transactionSets.map((set) => ackSet(set, issuesOfSet(issues, group, set), is5010));
     const received = group.transactionSets.length;
-    const groupRejected = groupIssues.length > 0;
-    const accepted = groupRejected ? 0 : setAcks.filter((a) => a.accepted).length;
-    const code = groupCode(groupRejected, accepted, received);
+    const groupIssues = judged.issues;
+    const setAcks = judged.acks;
     const ge01 = group.ge?.[0] ?? '';
     const included = /^\d{1,6}$/.test(ge01) ? String(Number(ge01)) : String(received);
     const ak1 = ['AK1', group.functionalId, group.controlNumber];

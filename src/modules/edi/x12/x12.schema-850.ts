@@ -66,8 +66,9 @@ const po1 = loop('PO1', 'M', 100000, [
   lm(),
 ]);
 
+// NTE is not in the 004010 table; it sits where 003xxx had it (right after BEG) because partners still send it.
 const root = loop('850', 'M', 1, [
-  s('ST', 'M'), s('BEG', 'M'), s('CUR'), s('REF', 'O', N), s('PER', 'O', 3), s('TAX', 'O', N), s('FOB', 'O', N), s('CTP', 'O', N),
+  s('ST', 'M'), s('BEG', 'M'), s('NTE', 'O', 100), s('CUR'), s('REF', 'O', N), s('PER', 'O', 3), s('TAX', 'O', N), s('FOB', 'O', N), s('CTP', 'O', N),
   s('PAM', 'O', 10), s('CSH', 'O', 5), s('TC2', 'O', N),
   loop('SAC', 'O', 25, [s('SAC', 'M'), s('CUR')]),
   s('ITD', 'O', N), s('DIS', 'O', 20), s('INC'), s('DTM', 'O', 10), s('LDT', 'O', 12), s('LIN', 'O', 5), s('SI', 'O', N),
@@ -110,6 +111,7 @@ export const SCHEMA_850: TransactionSetSchema = {
     N4: elements(['19 O AN 2/30', '156 O ID 2/2', '116 O ID 3/15', '26 O ID 2/3', '309 X ID 1/2', '310 O AN 1/30', '1715 X ID 1/3']),
     PO1: elements(['350 O AN 1/20', '330 X R 1/15', '355 O ID 2/2', '212 X R 1/17', '639 O ID 2/2', ...pairs(10, '235 X ID 2/2', '234 X AN 1/48')]),
     PID: elements(['349 M ID 1/1', '750 O ID 2/3', '559 X ID 2/2', '751 X AN 1/12', '352 X AN 1/80', '752 O ID 2/2', '822 O AN 1/15', '1073 O ID 1/1', '819 O ID 2/3'], CODES),
+    NTE: elements(['363 O ID 3/3', '352 M AN 1/80']),
     MSG: elements(['933 M AN 1/264', '934 X ID 2/2', '1470 O N0 1/9']),
     CTT: elements(['354 M N0 1/6', '347 O R 1/10', '81 X R 1/10', '355 X ID 2/2', '183 X R 1/8', '355 X ID 2/2', '352 O AN 1/80']),
   },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { build997, type Ack997 } from '../../../../src/modules/edi/x12/x12.ack997.js';
+import { assess997, build997, type Ack997 } from '../../../../src/modules/edi/x12/x12.ack997.js';
 import { parseX12, validateInterchange } from '../../../../src/modules/edi/x12/x12.parser.js';
 import type { Interchange, PartialInterchange } from '../../../../src/modules/edi/x12/x12.types.js';
 import { ISA_4010, readFixture } from './x12.fixtures.js';
@@ -173,5 +173,30 @@ describe('build997', () => {
     });
     expect(ack?.x12).not.toContain('\n');
     expect(readBack(ack).ic.delimiters).toEqual({ element: '|', component: '\\', repetition: null, segment: '!' });
+  });
+});
+
+describe('assess997', () => {
+  it('gives the verdicts the 997s carry, per group and set, without writing them', () => {
+    for (const name of ['se-count-wrong.x12', '850-multi-group.x12', 'ge-iea-counts-wrong.x12', 'missing-beg.x12']) {
+      const { acks, inbound } = acknowledge(readFixture(name));
+      const result = parseX12(readFixture(name));
+      const verdicts = assess997(inbound, [...result.issues, ...validateInterchange(inbound)]);
+      expect(verdicts.map((v) => [v.group.controlNumber, v.code]), name).toEqual(acks.map((a) => [a.groupControlNumber, a.code]));
+      for (const [i, verdict] of verdicts.entries()) {
+        const body = readBack(acks[i]).body;
+        const ak5 = body.filter((line) => line.startsWith('AK5*')).map((line) => line.startsWith('AK5*A') && verdict.code !== 'R');
+        expect(verdict.sets.map((s) => s.accepted), name).toEqual(ak5);
+      }
+    }
+  });
+
+  it('accepts no set of a group with a group-level finding', () => {
+    const result = parseX12(readFixture('ge-iea-counts-wrong.x12'));
+    const inbound = result.ok ? result.interchange : result.envelope;
+    if (inbound === undefined) throw new Error('envelope unreadable');
+    const [verdict] = assess997(inbound, result.issues);
+    expect(verdict?.issues.map((i) => i.code)).toEqual(['AK905:5']);
+    expect(verdict?.sets.map((s) => s.accepted)).toEqual([false]);
   });
 });

@@ -1,0 +1,320 @@
+import type { Clock } from '../../platform/clock.js';
+import type { Db, Executor, Tx } from '../../platform/db/schema.js';
+import { ERROR_STATUS, type ErrorCode } from '../../platform/http/errors.js';
+import { newId } from '../../platform/ids.js';
+import {
+  type DocumentDetail,
+  type DocumentStatus,
+  type DocumentView,
+  type EdiError,
+  type MessageStatus,
+  type StoredAnswer,
+  storedAnswerSchema,
+  type SubmitResult,
+} from './edi.schemas.js';
+import { decodeInterchange, sha256Hex } from './interchange-bytes.js';
+import * as messages from './messages.repository.js';
+import { takePurchaseOrder, type OrderIntakeDeps, type PurchaseOrderOutcome } from './order-intake.js';
+import { type PoAcknowledgment, purchaseOrderAck } from './outbound-sets.js';
+import { recordOutbound, wrapSet } from './outbound.js';
+import * as partners from './partners.repository.js';
+import { readPurchaseOrder } from './purchase-order.js';
+import { assess997, build997, type GroupVerdict, type SetVerdict } from './x12/x12.ack997.js';
+import { parseX12, validateInterchange } from './x12/x12.parser.js';
+import { type FunctionalGroup, type PartialInterchange, type TransactionSet, X12_CODES, type X12Issue } from './x12/x12.types.js';
+import { summarize, toEdiError } from './x12-errors.js';
+
+export interface IntakeDeps extends OrderIntakeDeps {
+  db: Db;
+  clock: Clock;
+}
+
+/** Transaction sets the gateway takes in a non-FA group; anything else is rejected in the 997 (AK502 1). */
+const SUPPORTED_SETS = new Set(['850']);
+
+/** The message row fields an answer settles. */
+type Settled = Partial<Pick<messages.MessageRow, 'partner_id' | 'type' | 'control_number' | 'related_id'>> & { status: MessageStatus };
+
+/** An interchange that passed the envelope, partner and receiver checks, with every finding about it. */
+interface Checked {
+  envelope: PartialInterchange;
+  issues: X12Issue[];
+  partner: partners.PartnerRow;
+  profile: partners.ProfileRow;
+}
+
+/** An 855 owed at receipt. */
+interface Owed {
+  outcome: PurchaseOrderOutcome;
+  ack: PoAcknowledgment;
+}
+
+interface Received {
+  orgId: string;
+  messageId: string;
+  sha: string;
+  at: Date;
+}
+
+function failure(code: ErrorCode, message: string, details: Record<string, unknown>): StoredAnswer {
+  return { kind: 'error', code, message, details };
+}
+
+function unsupportedSets(envelope: PartialInterchange): X12Issue[] {
+  return envelope.groups.flatMap((group) =>
+    group.functionalId === 'FA'
+      ? []
+      : group.transactionSets
+          .filter((set) => !SUPPORTED_SETS.has(set.id))
+          .map((set): X12Issue => ({
+            code: 'AK502:1',
+            message: `transaction set ${set.id} is not supported; the gateway takes 850`,
+            level: 'set',
+            position: set.position,
+            segmentId: 'ST',
+            element: 1,
+            groupControl: group.controlNumber,
+            setControl: set.controlNumber,
+            value: set.id,
+          })),
+  );
+}
+
+/** With a bad ISA/IEA nothing is processed; each group gets a finding so its 997 rejects it (AK9 R, no AK905 code fits). */
+function interchangeRejected(group: FunctionalGroup): X12Issue {
+  return {
+    code: 'interchange_rejected',
+    message: 'the interchange envelope (ISA/IEA) is invalid, so nothing in it was processed',
+    level: 'group',
+    position: group.position,
+    segmentId: 'GS',
+    groupControl: group.controlNumber,
+  };
+}
+
+/** The kinds of set an interchange carries, in order of appearance ("850" or "850,997"). */
+function setTypes(envelope: PartialInterchange): string | null {
+  const types = [...new Set(envelope.groups.flatMap((g) => g.transactionSets.map((s) => s.id)))].join(',');
+  return types === '' ? null : types;
+}
+
+function messageStatus(documents: readonly DocumentView[], hasIssues: boolean): MessageStatus {
+  if (documents.length === 0) return hasIssues ? 'rejected' : 'accepted';
+  const taken = documents.filter((d) => d.status === 'accepted' || d.status === 'received' || d.status === 'test').length;
+  if (taken === documents.length) return 'accepted';
+  return documents.every((d) => d.status === 'rejected') ? 'rejected' : 'partial';
+}
+
+function documentView(type: string, set: TransactionSet, status: DocumentStatus, errors: readonly EdiError[], po?: { poNumber: string; orderId?: string }): DocumentView {
+  return {
+    type,
+    control_number: set.controlNumber,
+    status,
+    ...(po === undefined || po.poNumber === '' ? {} : { po_number: po.poNumber }),
+    ...(po?.orderId === undefined ? {} : { order_id: po.orderId }),
+    ...(errors.length === 0 ? {} : { errors: [...errors] }),
+  };
+}
+
+/** POST /v1/edi: the body is stored before anything can fail, then the interchange is processed in one transaction. */
+export class InterchangeIntake {
+  constructor(private readonly d: IntakeDeps) {}
+
+  async receive(orgId: string, raw: Buffer): Promise<StoredAnswer> {
+    const at = this.d.clock.now();
+    const r: Received = { orgId, messageId: newId('msg', at), sha: sha256Hex(raw), at };
+    await messages.insertMessage(this.d.db, {
+      id: r.messageId,
+      org_id: orgId,
+      direction: 'inbound',
+      partner_id: null,
+      type: null,
+      control_number: null,
+      status: 'received',
+      size: raw.length,
+      sha256: r.sha,
+      raw,
+      errors: null,
+      http_status: null,
+      result: null,
+      related_id: null,
+      order_id: null,
+      created_at: at.toISOString(),
+      updated_at: at.toISOString(),
+    });
+    try {
+      return await this.process(r, decodeInterchange(raw));
+    } catch (err) {
+      // The body stays stored; marking it failed is best effort on top of the error already being answered.
+      await messages.updateMessage(this.d.db, orgId, r.messageId, { status: 'failed', updated_at: this.d.clock.now().toISOString() }).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async process(r: Received, text: string): Promise<StoredAnswer> {
+    const parsed = parseX12(text);
+    const envelope = parsed.ok ? parsed.interchange : parsed.envelope;
+    if (envelope === undefined) {
+      const errors = parsed.issues.map(toEdiError);
+      const notX12 = parsed.issues.some((i) => i.code === X12_CODES.notX12);
+      const answer = notX12
+        ? failure('not_x12', `body is not an X12 interchange: ${errors[0]?.message ?? 'it must start with ISA'}`, { message_id: r.messageId, errors })
+        : failure('unprocessable', summarize(errors, 'the interchange header (ISA)'), { message_id: r.messageId, errors });
+      return this.settle(this.d.db, r, { status: notX12 ? 'not_x12' : 'rejected' }, errors, answer);
+    }
+    const identity = { control_number: envelope.controlNumber, type: setTypes(envelope) };
+    const refuse = (code: string, message: string, element: number, value: string, partnerId: string | null): Promise<StoredAnswer> => {
+      const errors: EdiError[] = [{ code, message, level: 'interchange', position: 1, segment_id: 'ISA', element, value }];
+      return this.settle(this.d.db, r, { status: 'rejected', partner_id: partnerId, ...identity }, errors, failure('unprocessable', message, { message_id: r.messageId, errors }));
+    };
+    const sender = `${envelope.senderQualifier}/${envelope.senderId}`;
+    const partner = await partners.findPartnerByIsa(this.d.db, r.orgId, envelope.senderQualifier, envelope.senderId);
+    if (partner === undefined) return refuse('unknown_partner', `unknown trading partner ${sender} (ISA05/ISA06)`, 6, envelope.senderId, null);
+    const profile = await partners.findProfile(this.d.db, r.orgId);
+    if (profile === undefined || envelope.receiverQualifier !== profile.isa_qualifier || envelope.receiverId !== profile.isa_id) {
+      const receiver = `${envelope.receiverQualifier}/${envelope.receiverId}`;
+      const ours = profile === undefined ? '(none set)' : `${profile.isa_qualifier}/${profile.isa_id}`;
+      return refuse('wrong_receiver', `ISA07/ISA08 ${receiver} is not this organisation's interchange id ${ours}`, 8, envelope.receiverId, partner.id);
+    }
+    const seen = await messages.findInterchange(this.d.db, r.orgId, partner.id, envelope.controlNumber);
+    if (seen !== undefined) return this.replay(r, seen, partner, identity.type);
+    // Checked before the transaction opens: validation is the CPU-heavy part and holds no lock.
+    const issues = [...parsed.issues, ...validateInterchange(envelope), ...unsupportedSets(envelope)];
+    if (!parsed.ok) issues.push(...envelope.groups.map(interchangeRejected));
+    const checked: Checked = { envelope, issues, partner, profile };
+    const answer = await this.d.db.transaction().execute((tx) => this.processInterchange(tx, r, checked));
+    if (answer !== undefined) return answer;
+    // A resend raced this one and won the key: answer as the resend we turned out to be.
+    const winner = await messages.findInterchange(this.d.db, r.orgId, partner.id, envelope.controlNumber);
+    if (winner === undefined) throw new Error(`interchange ${envelope.controlNumber} was claimed but is not recorded`);
+    return this.replay(r, winner, partner, identity.type);
+  }
+
+  /** The same ISA13 from the same partner: the same bytes get the stored answer, different bytes a 409. */
+  private async replay(r: Received, seen: messages.InterchangeRow, partner: partners.PartnerRow, type: string | null): Promise<StoredAnswer> {
+    const settled = { partner_id: partner.id, control_number: seen.control_number, related_id: seen.message_id, type };
+    if (seen.sha256 !== r.sha) {
+      const message =
+        `interchange ${seen.control_number} from ${partner.name} was already received with different content ` +
+        `(message ${seen.message_id}); send a changed interchange with a new ISA13`;
+      const errors: EdiError[] = [{ code: 'duplicate_control_number', message, level: 'interchange', position: 1, segment_id: 'ISA', element: 13, value: seen.control_number }];
+      return this.settle(this.d.db, r, { status: 'conflict', ...settled }, errors, failure('conflict', message, { message_id: r.messageId, original_message_id: seen.message_id }));
+    }
+    const original = await messages.findMessage(this.d.db, r.orgId, seen.message_id);
+    const stored = storedAnswerSchema.parse(JSON.parse(original?.result ?? 'null'));
+    return this.settle(this.d.db, r, { status: 'duplicate', ...settled }, [], stored);
+  }
+
+  /** Claims the interchange key, takes the documents, writes the 997s and 855s; undefined when the key was taken. */
+  private async processInterchange(tx: Tx, r: Received, c: Checked): Promise<StoredAnswer | undefined> {
+    const { envelope, issues, partner, profile } = c;
+    const claimed = await messages.claimInterchange(tx, {
+      org_id: r.orgId,
+      partner_id: partner.id,
+      control_number: envelope.controlNumber,
+      sha256: r.sha,
+      message_id: r.messageId,
+    });
+    if (!claimed) return undefined;
+    const verdicts = assess997(envelope, issues);
+    const { documents, owed } = await this.takeDocuments(tx, r, c, verdicts);
+
+    // Control numbers are taken last, so the counter row is locked only for the few writes below.
+    const needed = verdicts.length + owed.length;
+    let next = needed === 0 ? 0 : await partners.reserveControlNumbers(tx, r.orgId, needed);
+    const take = (): number => next++;
+    const acks = build997(envelope, issues, {
+      nextControlNumbers: () => {
+        const n = take();
+        return { interchange: n, group: n };
+      },
+      ourIdentity: { qualifier: profile.isa_qualifier, id: profile.isa_id },
+      date: r.at,
+    });
+    const out = { orgId: r.orgId, partner, relatedId: r.messageId, at: r.at };
+    const acknowledgments: SubmitResult['acknowledgments'] = [];
+    for (const ack of acks) {
+      const id = await recordOutbound(tx, { ...out, type: '997', x12: ack.x12, controlNumber: ack.interchangeControlNumber, orderId: null, poNumber: null, deliver: false });
+      acknowledgments.push({ group: ack.groupControlNumber, code: ack.code, message_id: id, x12: ack.x12 });
+    }
+    for (const { outcome, ack } of owed) {
+      const controlNumber = take();
+      const version = outcome.detail.version ?? '004010';
+      const x12 = wrapSet('855', purchaseOrderAck(ack), { profile, partner, version, controlNumber, date: r.at });
+      await recordOutbound(tx, { ...out, type: '855', x12, controlNumber, orderId: outcome.orderId ?? null, poNumber: outcome.poNumber, deliver: true });
+    }
+
+    const result: SubmitResult = { message_id: r.messageId, partner: { id: partner.id, name: partner.name }, acknowledgments, documents };
+    const errors = issues.map(toEdiError);
+    const answer: StoredAnswer =
+      errors.length === 0
+        ? { kind: 'ok', body: result }
+        : failure('unprocessable', summarize(errors, `interchange ${envelope.controlNumber}`), { ...result, errors });
+    const settled: Settled = {
+      status: messageStatus(documents, errors.length > 0),
+      partner_id: partner.id,
+      control_number: envelope.controlNumber,
+      type: setTypes(envelope),
+    };
+    return this.settle(tx, r, settled, errors, answer);
+  }
+
+  /** One document per transaction set: accepted 850s go to the orders service, the rest are recorded with their findings. */
+  private async takeDocuments(tx: Tx, r: Received, c: Checked, verdicts: readonly GroupVerdict[]): Promise<{ documents: DocumentView[]; owed: Owed[] }> {
+    const setVerdicts = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
+    for (const g of verdicts) for (const s of g.sets) setVerdicts.set(s.set, { set: s, groupIssues: g.issues });
+    const documents: DocumentView[] = [];
+    const rows: messages.DocumentRow[] = [];
+    const owed: Owed[] = [];
+    const qualifiers = c.partner.sku_qualifiers.split(',');
+    for (const group of c.envelope.groups) {
+      for (const set of group.transactionSets) {
+        const verdict = setVerdicts.get(set);
+        let view: DocumentView;
+        let detail: DocumentDetail;
+        if (verdict === undefined) {
+          // An inbound 997 (FA group): recorded, never acknowledged.
+          const errors = c.issues.filter((i) => i.groupControl === group.controlNumber && i.setControl === set.controlNumber).map(toEdiError);
+          detail = { errors };
+          view = documentView(set.id, set, errors.length === 0 ? 'received' : 'rejected', errors);
+        } else if (!verdict.set.accepted) {
+          detail = { errors: [...verdict.groupIssues, ...verdict.set.issues].map(toEdiError) };
+          const poNumber = set.id === '850' ? readPurchaseOrder(set.segments).poNumber : '';
+          view = documentView(set.id, set, 'rejected', detail.errors, { poNumber });
+        } else {
+          const outcome = await takePurchaseOrder(tx, this.d, { orgId: r.orgId, qualifiers, set, gs08: group.version, test: c.envelope.usage === 'T' });
+          if (outcome.ack !== undefined) owed.push({ outcome, ack: outcome.ack });
+          detail = outcome.detail;
+          view = documentView(set.id, set, outcome.status, detail.errors, outcome);
+        }
+        documents.push(view);
+        rows.push({
+          message_id: r.messageId,
+          seq: rows.length + 1,
+          org_id: r.orgId,
+          type: set.id,
+          group_control: group.controlNumber,
+          control_number: set.controlNumber,
+          status: view.status,
+          po_number: view.po_number ?? null,
+          order_id: view.order_id ?? null,
+          detail: JSON.stringify(detail),
+        });
+      }
+    }
+    await messages.insertDocuments(tx, rows);
+    return { documents, owed };
+  }
+
+  /** Writes the outcome onto the message row (the answer included, for resends) and returns the answer. */
+  private async settle(db: Executor, r: Received, settled: Settled, errors: readonly EdiError[], answer: StoredAnswer): Promise<StoredAnswer> {
+    await messages.updateMessage(db, r.orgId, r.messageId, {
+      ...settled,
+      errors: errors.length === 0 ? null : JSON.stringify(errors),
+      http_status: answer.kind === 'ok' ? 200 : ERROR_STATUS[answer.code],
+      result: JSON.stringify(answer),
+      updated_at: this.d.clock.now().toISOString(),
+    });
+    return answer;
+  }
+}

@@ -1,0 +1,98 @@
+import type { Tx } from '../../platform/db/schema.js';
+import { AppError } from '../../platform/http/errors.js';
+import type { OrdersService } from '../orders/orders.service.js';
+import type { ProductsService } from '../products/products.service.js';
+import type { DocumentDetail, DocumentStatus, EdiError, StoredLine } from './edi.schemas.js';
+import { judgeLines, pickProductId } from './order-lines.js';
+import type { AckType, OutboundLine, PoAcknowledgment } from './outbound-sets.js';
+import { versionOf } from './outbound.js';
+import { readPurchaseOrder } from './purchase-order.js';
+import type { TransactionSet } from './x12/x12.types.js';
+
+/** Orders keep at most this much of the 850's notes. */
+const MAX_NOTES = 4000;
+
+export interface OrderIntakeDeps {
+  products: ProductsService;
+  orders: OrdersService;
+}
+
+export interface PurchaseOrderOutcome {
+  status: DocumentStatus;
+  poNumber: string;
+  orderId?: string;
+  detail: DocumentDetail;
+  /** An 855 owed right away: the PO or some of its lines were refused. */
+  ack?: PoAcknowledgment;
+}
+
+/** What an 855 shows of a stored line: ours where we took it, the partner's values where we did not. */
+export function ackLine(line: StoredLine): OutboundLine {
+  return {
+    lineId: line.line_id,
+    qualifier: line.qualifier ?? '',
+    productId: line.sku ?? line.product_id ?? '',
+    quantity: line.quantity,
+    unit: line.unit,
+    unitPrice: line.unit_price,
+  };
+}
+
+function acknowledgment(type: AckType, poNumber: string, detail: DocumentDetail, orderId?: string): PoAcknowledgment {
+  const lines = (detail.lines ?? []).map((l) => ({ line: ackLine(l), accepted: type !== 'RD' && l.accepted }));
+  return { type, poNumber, poDate: detail.po_date ?? '', lines, ...(orderId === undefined ? {} : { orderId }) };
+}
+
+/** Whether the header allows an order at all, and where it ships to. */
+function orderable(purpose: string, shipTo: string | undefined, acceptedLines: number): { shipTo: string } | { error: EdiError } {
+  if (purpose !== '00') return { error: { code: 'unsupported_purpose', message: `BEG01 purpose '${purpose}' is not supported: only original orders (00) are taken` } };
+  if (shipTo === undefined) return { error: { code: 'no_ship_to', message: 'no ship-to: the 850 has no N1*ST loop' } };
+  if (acceptedLines === 0) return { error: { code: 'no_lines', message: 'no line of the 850 could be taken' } };
+  return { shipTo };
+}
+
+/** One 850 the 997 accepts -> an order; business refusals are outcomes the 855 reports, never X12 errors. */
+export async function takePurchaseOrder(
+  tx: Tx,
+  deps: OrderIntakeDeps,
+  input: { orgId: string; qualifiers: readonly string[]; set: TransactionSet; gs08: string; test: boolean },
+): Promise<PurchaseOrderOutcome> {
+  const po = readPurchaseOrder(input.set.segments);
+  const skus = po.lines.flatMap((line) => {
+    const picked = pickProductId(line, input.qualifiers);
+    return picked === undefined ? [] : [picked.id];
+  });
+  const catalog = await deps.products.findBySkus(tx, input.orgId, skus);
+  const lines = judgeLines(po.lines, input.qualifiers, catalog);
+  const detail: DocumentDetail = { errors: lines.errors, version: versionOf(input.gs08), po_date: po.poDate, lines: lines.stored };
+  const header = orderable(po.purpose, po.shipTo, lines.accepted.length);
+  if (input.test) {
+    const note = { code: 'test_interchange', message: 'ISA15 is T (test): checked and acknowledged; no order was made' };
+    detail.errors = [...('error' in header ? [header.error] : []), ...lines.errors, note];
+    return { status: 'test', poNumber: po.poNumber, detail };
+  }
+  const refuse = (error: EdiError): PurchaseOrderOutcome => {
+    detail.errors = [error, ...lines.errors];
+    return { status: 'rejected', poNumber: po.poNumber, detail, ack: acknowledgment('RD', po.poNumber, detail) };
+  };
+  if ('error' in header) return refuse(header.error);
+  try {
+    const order = await deps.orders.createFromEdi(
+      input.orgId,
+      {
+        po_number: po.poNumber,
+        ship_to: header.shipTo,
+        notes: po.notes === undefined ? null : po.notes.slice(0, MAX_NOTES),
+        lines: lines.accepted.map((a) => ({ sku: a.product.sku, quantity: a.quantity, unit_price: a.unitPrice })),
+      },
+      tx,
+    );
+    if (lines.errors.length === 0) return { status: 'accepted', poNumber: po.poNumber, orderId: order.id, detail };
+    return { status: 'partial', poNumber: po.poNumber, orderId: order.id, detail, ack: acknowledgment('AC', po.poNumber, detail, order.id) };
+  } catch (err) {
+    // The orders service refuses before it writes anything, so the transaction is still good to carry on.
+    if (err instanceof AppError && err.code === 'conflict') return refuse({ code: 'duplicate_po', message: `PO ${po.poNumber} already exists` });
+    if (err instanceof AppError && (err.code === 'unprocessable' || err.code === 'invalid_input')) return refuse({ code: 'order_refused', message: err.message });
+    throw err;
+  }
+}

@@ -1,0 +1,32 @@
+import type { EdiError } from './edi.schemas.js';
+import type { X12Issue } from './x12/x12.types.js';
+
+/** An X12 finding on the wire: where (segment position, segment id, element) and what. */
+export function toEdiError(issue: X12Issue): EdiError {
+  return {
+    code: issue.code,
+    message: issue.message,
+    level: issue.level,
+    ...(issue.position === undefined ? {} : { position: issue.position }),
+    ...(issue.segmentId === undefined ? {} : { segment_id: issue.segmentId }),
+    ...(issue.element === undefined ? {} : { element: issue.element }),
+    ...(issue.groupControl === undefined ? {} : { group_control: issue.groupControl }),
+    ...(issue.setControl === undefined ? {} : { set_control: issue.setControl }),
+    ...(issue.value === undefined ? {} : { value: issue.value }),
+  };
+}
+
+/** "SE01 at segment 7: SE01 says 9 segments; the set has 5" */
+export function describeError(e: EdiError): string {
+  const element = e.element === undefined ? '' : String(e.element).padStart(2, '0');
+  const where = e.segment_id === undefined ? '' : `${e.segment_id}${element}`;
+  const at = e.position === undefined ? '' : ` at segment ${e.position}`;
+  return where === '' && at === '' ? e.message : `${where}${at}: ${e.message}`;
+}
+
+/** One line naming the first few findings, for the error message REST and MCP both show. */
+export function summarize(errors: readonly EdiError[], what: string): string {
+  const shown = errors.slice(0, 3).map(describeError).join('; ');
+  const more = errors.length > 3 ? `; and ${errors.length - 3} more` : '';
+  return `${what} has ${errors.length} X12 error${errors.length === 1 ? '' : 's'}: ${shown}${more}`;
+}

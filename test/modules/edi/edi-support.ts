@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+import { parseX12, validateInterchange } from '../../../src/modules/edi/x12/x12.parser.js';
+import type { Interchange } from '../../../src/modules/edi/x12/x12.types.js';
+import type { Harness } from '../../support/harness.js';
+
+/** Reads a hand-written interchange from ./fixtures byte for byte. */
+export function readEdiFixture(name: string): string {
+  return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'latin1');
+}
+
+/** The org's own interchange id in every fixture (ISA07/ISA08). */
+export const OUR_ISA = 'ZZ/TIREGATEWAY';
+
+export interface SubmitBody {
+  message_id: string;
+  partner: { id: string; name: string };
+  acknowledgments: { group: string; code: string; message_id: string; x12: string }[];
+  documents: { type: string; control_number: string; status: string; po_number?: string; order_id?: string; errors?: { code: string; message: string; line?: string; position?: number; segment_id?: string; element?: number }[] }[];
+}
+
+export interface EdiErrorBody {
+  code: string;
+  message: string;
+  position?: number;
+  segment_id?: string;
+  element?: number;
+  group_control?: string;
+  set_control?: string;
+}
+
+/** The catalog the fixtures order from; OLD-1 is inactive. */
+export async function seedEdiCatalog(h: Harness, orgSlug: string): Promise<void> {
+  const { key } = await h.key(orgSlug, 'products:write');
+  const products = [
+    { sku: 'TIRE-225', name: 'Touring 225/45R17' },
+    { sku: 'VALVE-KIT', name: 'Valve stem kit' },
+    { sku: 'WINTER-205', name: 'Winter 205/55R16' },
+    { sku: 'TPMS-SENSOR', name: 'TPMS sensor' },
+    { sku: 'LUG-NUT', name: 'Lug nut, chrome' },
+    { sku: 'OLD-1', name: 'Discontinued tread', status: 'inactive' },
+  ];
+  for (const payload of products) {
+    const res = await h.request({ method: 'POST', url: '/v1/products', payload, key });
+    if (res.statusCode !== 201) throw new Error(`seeding ${payload.sku}: ${res.body}`);
+  }
+}
+
+/** BUYERCO (004010, default qualifiers) and DEALERNET (005010, SK before VP), the senders of the fixtures. */
+export async function seedPartners(h: Harness, orgSlug: string, opts: { outboundUrl?: string } = {}): Promise<{ buyer: string; dealer: string }> {
+  await h.org(orgSlug);
+  const partners = h.gateway.services.ediPartners;
+  const buyer = await partners.create({
+    org: orgSlug,
+    name: 'BuyerCo',
+    isa: 'ZZ/BUYERCO',
+    ourIsa: OUR_ISA,
+    ...(opts.outboundUrl === undefined ? {} : { outboundUrl: opts.outboundUrl }),
+  });
+  const dealer = await partners.create({ org: orgSlug, name: 'DealerNet', isa: '01/123456789', gs: 'DEALERNET', skuQualifiers: 'SK,VP' });
+  return { buyer: buyer.id, dealer: dealer.id };
+}
+
+export function submit(h: Harness, key: string, body: string | Buffer, contentType = 'text/plain') {
+  return h.request({ method: 'POST', url: '/v1/edi', payload: body, key, headers: { 'content-type': contentType } });
+}
+
+export interface ReadBack {
+  interchange: Interchange;
+  /** Segments between ST and SE of the first set, elements joined with '*'. */
+  body: string[];
+}
+
+/**
+ * Parses a generated interchange with our own parser: it must be clean, every 850/997 must validate, and its
+ * trailers must count what is there (SE01 segments, GE01 sets, IEA01 groups).
+ */
+export function readBack(x12: string): ReadBack {
+  const result = parseX12(x12);
+  if (!result.ok) throw new Error(`generated X12 does not parse: ${JSON.stringify(result.issues)}`);
+  expect(result.issues).toEqual([]);
+  expect(validateInterchange(result.interchange)).toEqual([]);
+  const ic = result.interchange;
+  expect(ic.iea[0]).toBe(String(ic.groups.length));
+  expect(ic.iea[1]).toBe(ic.controlNumber);
+  for (const group of ic.groups) {
+    expect(group.ge?.[0]).toBe(String(group.transactionSets.length));
+    expect(group.ge?.[1]).toBe(group.controlNumber);
+    for (const set of group.transactionSets) {
+      expect(set.se?.[0]).toBe(String(set.segments.length));
+      expect(set.se?.[1]).toBe(set.controlNumber);
+    }
+  }
+  const set = ic.groups[0]?.transactionSets[0];
+  if (set === undefined) throw new Error('no transaction set');
+  return { interchange: ic, body: set.segments.slice(1, -1).map((s) => [s.id, ...s.elements].join('*')) };
+}
+
+export interface Received {
+  body: string;
+  headers: IncomingHttpHeaders;
+}
+
+export interface PartnerEndpoint {
+  url: string;
+  received: Received[];
+  /** Status the endpoint answers with from now on. */
+  answer(status: number): void;
+  close(): Promise<void>;
+}
+
+/** A partner's inbound endpoint on loopback: records every POST and answers with the chosen status. */
+export async function startPartnerEndpoint(): Promise<PartnerEndpoint> {
+  const received: Received[] = [];
+  let status = 200;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      res.statusCode = status;
+      res.end(status < 300 ? 'ok' : 'no');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/edi/inbound`,
+    received,
+    answer: (s) => {
+      status = s;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
