@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Gateway } from './gateway.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { allTools } from './mcp/registry.js';
+import { ediRoutes } from './modules/edi/edi.routes.js';
 import { objectsRoutes } from './modules/objects/objects.routes.js';
 import { inventoryRoutes } from './modules/inventory/inventory.routes.js';
 import { ordersRoutes } from './modules/orders/orders.routes.js';
@@ -93,6 +94,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
       await v1.register(inventoryRoutes(services.inventory));
       await v1.register(warrantyRoutes(services.warranty));
       await v1.register(objectsRoutes(services.objects));
+      await v1.register(ediRoutes(services.edi));
     },
     { prefix: '/v1' },
   );

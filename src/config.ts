@@ -13,6 +13,12 @@ const envSchema = z.object({
   HUB_URL: z.string().url().optional(),
   HUB_TOKEN: z.string().optional(),
   HUB_TIMEOUT_MS: z.coerce.number().int().positive().default(2000),
+  /** Timeout of a background batch (up to 500 events); the in-request attempt uses HUB_TIMEOUT_MS. */
+  HUB_BATCH_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** How long a worker owns the deliveries it claimed; must outlast a batch, or two workers could send one. */
+  OUTBOX_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  OUTBOX_POLL_MS: z.coerce.number().int().positive().default(500),
+  OUTBOX_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   GATEWAY_SECRET: z.string().min(32).optional(),
   GATEWAY_ADMIN_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -36,6 +42,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     throw new ConfigError(`invalid configuration: ${first?.path.join('.') ?? '?'}: ${first?.message ?? 'invalid'}`);
+  }
+  if (parsed.data.OUTBOX_LEASE_MS <= parsed.data.HUB_BATCH_TIMEOUT_MS || parsed.data.OUTBOX_LEASE_MS <= parsed.data.HUB_TIMEOUT_MS) {
+    throw new ConfigError('invalid configuration: OUTBOX_LEASE_MS must be longer than HUB_BATCH_TIMEOUT_MS and HUB_TIMEOUT_MS');
   }
   if (isPostgresUrl(parsed.data.DATABASE_URL) && !parsed.data.GATEWAY_SECRET) {
     throw new ConfigError('invalid configuration: GATEWAY_SECRET is required with PostgreSQL (at least 32 characters)');

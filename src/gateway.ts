@@ -8,12 +8,28 @@ import { createMetricsRegistry } from './platform/metrics.js';
 import { OrgsService } from './platform/orgs/orgs.service.js';
 import { RateLimiter, createRateLimitStore } from './platform/ratelimit/rate-limiter.js';
 import { ProductsService } from './modules/products/products.service.js';
+import { ObjectsService } from './modules/objects/objects.service.js';
+import { WarrantyService } from './modules/warranty/warranty.service.js';
+import { InventoryService } from './modules/inventory/inventory.service.js';
+import { OrdersService } from './modules/orders/orders.service.js';
+import { EdiService } from './modules/edi/edi.service.js';
+import { EdiPartnersService } from './modules/edi/partners.service.js';
+import { createDeliveryWorker } from './platform/outbox/create-delivery-worker.js';
+import { DeliveriesService } from './platform/outbox/deliveries.service.js';
+import type { DeliveryWorker } from './platform/outbox/delivery-worker.js';
 import type { Registry } from 'prom-client';
 
 export interface Services {
   orgs: OrgsService;
   apiKeys: ApiKeysService;
   products: ProductsService;
+  orders: OrdersService;
+  inventory: InventoryService;
+  deliveries: DeliveriesService;
+  warranty: WarrantyService;
+  objects: ObjectsService;
+  edi: EdiService;
+  ediPartners: EdiPartnersService;
 }
 
 /** Everything one process holds: config, database, clock, services. Built once; the app and the CLI share it. */
@@ -25,6 +41,8 @@ export interface Gateway {
   verifier: KeyVerifier;
   limiter: RateLimiter;
   metrics: Registry;
+  /** Hub delivery: `serve` starts it; services use it to deliver right after commit. */
+  delivery: DeliveryWorker;
   close(): Promise<void>;
 }
 
@@ -45,7 +63,23 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const orgs = new OrgsService(db, clock);
   const products = new ProductsService(db, clock, orgs);
   orgs.onSettingsChanged(products.onSettingsChanged);
-  const services: Services = { orgs, apiKeys: new ApiKeysService(db, clock), products };
+  const metrics = createMetricsRegistry();
+  const delivery = createDeliveryWorker(config, database, clock, metrics);
+  const orders = new OrdersService(db, clock, products, delivery);
+  const edi = new EdiService(db, clock, products, orders);
+  orders.onStatusChanged(edi.onOrderStatusChanged);
+  const services: Services = {
+    orgs,
+    apiKeys: new ApiKeysService(db, clock),
+    products,
+    orders,
+    inventory: new InventoryService(db, clock, products, delivery),
+    deliveries: new DeliveriesService(db, orgs),
+    warranty: new WarrantyService(db, clock, products),
+    objects: new ObjectsService(db, clock, orgs),
+    edi,
+    ediPartners: new EdiPartnersService(db, clock, orgs),
+  };
   const rateLimitStore = await createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {});
   const limiter = new RateLimiter(rateLimitStore, clock);
   return {
@@ -55,8 +89,10 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     services,
     verifier: new KeyVerifier(db, clock, config.KEY_CACHE_TTL_MS),
     limiter,
-    metrics: createMetricsRegistry(),
+    metrics,
+    delivery,
     async close() {
+      await delivery.close();
       await limiter.close();
       await database.close();
     },

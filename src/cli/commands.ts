@@ -2,6 +2,10 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.js';
 import { createGateway, type Gateway } from '../gateway.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
+import { registerDeliveriesCommands } from './deliveries.commands.js';
+import { registerHubSimCommand } from './hub-sim.command.js';
+import { registerObjectsCommands } from './objects.commands.js';
+import { registerPartnersCommands } from './partners.commands.js';
 import { print, run, table, type OutputOptions } from './output.js';
 import { serve } from './serve.js';
 
@@ -126,4 +130,9 @@ export function registerCommands(program: Command): void {
       const result = await withGateway(async (gw) => gw.services.orgs.settings((await gw.services.orgs.bySlug(opts.org)).id));
       print(opts, result, (r) => Object.entries(r).map(([k, v]) => `${k}=${String(v)}`).join('\n'));
     }));
+
+  registerObjectsCommands(program, withGateway);
+  registerPartnersCommands(program, withGateway);
+  registerDeliveriesCommands(program, withGateway);
+  registerHubSimCommand(program);
 }

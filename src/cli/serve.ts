@@ -2,11 +2,13 @@ import type { Config } from '../config.js';
 import { buildApp } from '../app.js';
 import { createGateway } from '../gateway.js';
 
-/** Serves HTTP until SIGINT/SIGTERM, then drains in-flight requests and closes the database. */
+/** Serves HTTP and runs the delivery worker until SIGINT/SIGTERM, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
   const gateway = await createGateway(config);
   const app = await buildApp(gateway);
   await app.listen({ port: config.PORT, host: config.HOST });
+  // Stopped by gateway.close() on shutdown, after HTTP has drained: a batch in flight still records its outcome.
+  gateway.delivery.start();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

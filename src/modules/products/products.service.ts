@@ -100,7 +100,7 @@ export class ProductsService {
 
   /** For other modules (inventory): sets stock levels inside the caller's transaction; returns SKUs not found. */
   async setStockLevels(tx: Tx, orgId: string, rows: { sku: string; qty: number }[]): Promise<string[]> {
-    const thresholds = thresholdsOf(await this.orgs.settings(orgId));
+    const thresholds = thresholdsOf(await this.orgs.settings(orgId, tx));
     const at = this.clock.now().toISOString();
     const unknown: string[] = [];
     for (const { sku, qty } of rows) {

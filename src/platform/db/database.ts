@@ -42,6 +42,8 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // Gives the planner statistics for tables that have grown (cheap when nothing changed), as SQLite advises on open.
+  sqlite.pragma('optimize = 0x10002');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

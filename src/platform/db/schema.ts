@@ -188,6 +188,78 @@ export interface ObjectRowsTable {
   n8: number | null;
 }
 
+/** An org's own EDI interchange id and its control-number counter (ISA13 and GS06 of everything it sends). */
+export interface EdiProfilesTable {
+  org_id: string;
+  isa_qualifier: string;
+  isa_id: string;
+  last_control_number: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EdiPartnersTable {
+  id: string;
+  org_id: string;
+  name: string;
+  isa_qualifier: string;
+  isa_id: string;
+  gs_id: string | null;
+  outbound_url: string | null;
+  /** Comma-separated PO1 product id qualifiers, in the order they are tried for the SKU. */
+  sku_qualifiers: string;
+  created_at: string;
+}
+
+/** One interchange received or sent, raw bytes included. */
+export interface EdiMessagesTable {
+  id: string;
+  org_id: string;
+  direction: string;
+  partner_id: string | null;
+  /** Transaction set ids it carries, comma-separated when mixed; null when unreadable. */
+  type: string | null;
+  /** ISA13 */
+  control_number: string | null;
+  status: string;
+  size: number;
+  sha256: string;
+  raw: Buffer;
+  /** JSON: interchange-level findings. */
+  errors: string | null;
+  /** What POST /v1/edi answered (status and JSON body), replayed for a resend. */
+  http_status: number | null;
+  result: string | null;
+  /** Outbound: the inbound message it answers; inbound duplicate or conflict: the original. */
+  related_id: string | null;
+  order_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One transaction set of a message. */
+export interface EdiDocumentsTable {
+  message_id: string;
+  seq: number;
+  org_id: string;
+  type: string;
+  group_control: string;
+  control_number: string;
+  status: string;
+  po_number: string | null;
+  order_id: string | null;
+  /** JSON: errors, and for an 850 what outbound documents echo (version, PO date, lines). */
+  detail: string;
+}
+
+export interface EdiInterchangesTable {
+  org_id: string;
+  partner_id: string;
+  control_number: string;
+  sha256: string;
+  message_id: string;
+}
+
 export interface Database {
   orgs: OrgsTable;
   org_settings: OrgSettingsTable;
@@ -202,6 +274,11 @@ export interface Database {
   warranty_claim_history: WarrantyClaimHistoryTable;
   object_definitions: ObjectDefinitionsTable;
   object_rows: ObjectRowsTable;
+  edi_profiles: EdiProfilesTable;
+  edi_partners: EdiPartnersTable;
+  edi_messages: EdiMessagesTable;
+  edi_documents: EdiDocumentsTable;
+  edi_interchanges: EdiInterchangesTable;
 }
 
 export type Db = Kysely<Database>;

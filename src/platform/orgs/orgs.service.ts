@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Db, Tx } from '../db/schema.js';
+import type { Db, Executor, Tx } from '../db/schema.js';
 import { conflict, invalidInput, notFound } from '../http/errors.js';
 import { newId } from '../ids.js';
 import { type OrgSettings, resolveSettings, validateAssignments } from './org-settings.js';
@@ -45,8 +45,9 @@ export class OrgsService {
     return org;
   }
 
-  async settings(orgId: string): Promise<OrgSettings> {
-    return resolveSettings(await repo.readSettings(this.db, orgId));
+  /** Pass the caller's transaction when inside one: SQLite has a single connection, and the pool would wait on it. */
+  async settings(orgId: string, db: Executor = this.db): Promise<OrgSettings> {
+    return resolveSettings(await repo.readSettings(db, orgId));
   }
 
   async setSettings(slug: string, assignments: string[]): Promise<OrgSettings> {

@@ -1,0 +1,28 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { runHubSimCli } from '../sim/hub-sim.js';
+import { run, type OutputOptions } from './output.js';
+
+function portOf(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number');
+  return n;
+}
+
+/** `hub-sim`: the hub simulator as a process, for demos and for the gateway's HUB_URL in development. */
+export function registerHubSimCommand(program: Command): void {
+  program
+    .command('hub-sim')
+    .description('run the hub simulator (checks Authorization: Bearer $HUB_TOKEN when HUB_TOKEN is set)')
+    .option('--port <port>', 'port to listen on', portOf, 8090)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--json', 'accepted for uniformity; the simulator prints one line when it listens')
+    .action(run(async (opts: OutputOptions & { port: number; host: string }) => {
+      const token = process.env.HUB_TOKEN;
+      const sim = await runHubSimCli({ port: opts.port, host: opts.host, ...(token ? { token } : {}) });
+      const stop = (): void => {
+        void sim.close().finally(() => process.exit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    }));
+}

@@ -1,0 +1,267 @@
+import { z } from 'zod';
+import type { AuthContext } from '../../platform/auth/scopes.js';
+import { requireScope } from '../../platform/auth/scopes.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db, Executor, Tx } from '../../platform/db/schema.js';
+import { conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
+import { decodeCursor, page } from '../../platform/http/pagination.js';
+import { newId } from '../../platform/ids.js';
+import { fromUnits, lineTotalUnits, toUnits } from '../../platform/money.js';
+import type { DeliverAfterCommit } from '../../platform/outbox/delivery-worker.js';
+import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
+import { type DeliveryState, findStates } from '../../platform/outbox/outbox.repository.js';
+import type { ProductsService } from '../products/products.service.js';
+import { canMove, nextStatuses, type OrderStatus, type TargetStatus } from './order-status.js';
+import {
+  type CreateOrderInput,
+  ediOrderInput,
+  type ListOrdersQuery,
+  type Order,
+  type OrderData,
+  type ORDER_SOURCES,
+} from './orders.schemas.js';
+import * as repo from './orders.repository.js';
+
+export type OrderSource = (typeof ORDER_SOURCES)[number];
+
+/**
+ * Runs inside the transaction of a status change, after the order row moved and before commit: what a
+ * listener writes (EDI's outbound documents) commits or rolls back with the change.
+ */
+export type OrderStatusListener = (tx: Tx, order: OrderData, from: OrderStatus, to: OrderStatus) => Promise<void>;
+
+const cursorSchema = z.object({ c: z.string(), i: z.string() });
+
+/** An order priced and ready to write. */
+interface NewOrder {
+  row: repo.OrderRow;
+  lines: repo.OrderLineRow[];
+  data: OrderData;
+}
+const CONCURRENT_RETRIES = 3;
+
+function toOrderData(row: repo.OrderRow, lines: repo.OrderLineRow[]): OrderData {
+  return {
+    id: row.id,
+    po_number: row.po_number,
+    status: row.status as OrderStatus,
+    ship_to: row.ship_to,
+    notes: row.notes,
+    source: row.source as OrderSource,
+    lines: lines.map((l) => ({
+      line_no: Number(l.line_no),
+      sku: l.sku,
+      product_name: l.product_name,
+      quantity: Number(l.quantity),
+      unit_price: fromUnits(Number(l.unit_price)),
+      line_total: fromUnits(Number(l.line_total)),
+    })),
+    totals: { line_count: Number(row.line_count), total_quantity: Number(row.total_quantity), subtotal: fromUnits(Number(row.subtotal)) },
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+function withDelivery(data: OrderData, state: DeliveryState | undefined): Order {
+  // In flight is still "queued" to a client: it is not delivered until the hub said so.
+  const status = state === undefined || state.status === 'delivering' ? 'queued' : state.status;
+  return { ...data, delivery: { status, attempts: state?.attempts ?? 0, last_error: state?.last_error ?? null } };
+}
+
+/** The org-scoped order resource layer behind REST, MCP and EDI. */
+export class OrdersService {
+  private readonly listeners: OrderStatusListener[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly products: ProductsService,
+    private readonly deliveries: DeliverAfterCommit,
+  ) {}
+
+  /** For other modules (EDI): called in the transaction of every status change. */
+  onStatusChanged(listener: OrderStatusListener): void {
+    this.listeners.push(listener);
+  }
+
+  async list(auth: AuthContext, query: ListOrdersQuery): Promise<{ orders: Order[]; next_cursor: string | null }> {
+    requireScope(auth, 'orders:read');
+    const after = decodeCursor(query.cursor, cursorSchema);
+    const rows = await repo.listOrders(this.db, auth.orgId, {
+      ...(query.status ? { status: query.status } : {}),
+      ...(after ? { before: { createdAt: after.c, id: after.i } } : {}),
+      limit: query.limit + 1,
+    });
+    const { items, next_cursor } = page(rows, query.limit, (row) => ({ c: row.created_at, i: row.id }));
+    return { orders: await this.present(this.db, auth.orgId, items), next_cursor };
+  }
+
+  async get(auth: AuthContext, idOrPoNumber: string): Promise<Order> {
+    requireScope(auth, 'orders:read');
+    const row = await repo.findOrder(this.db, auth.orgId, idOrPoNumber);
+    if (!row) throw notFound(`order ${idOrPoNumber}`);
+    const [order] = await this.present(this.db, auth.orgId, [row]);
+    if (!order) throw notFound(`order ${idOrPoNumber}`);
+    return order;
+  }
+
+  async create(auth: AuthContext, input: CreateOrderInput): Promise<Order> {
+    requireScope(auth, 'orders:write');
+    const order = await this.build(this.db, auth.orgId, auth.source, input);
+    await this.db.transaction().execute((tx) => this.save(tx, order));
+    return this.afterCreate(order);
+  }
+
+  /**
+   * For EDI: creates an order with source `edi` (up to 10,000 lines). Inside the caller's transaction
+   * when `tx` is given (the worker delivers the event after that commits); otherwise in its own, with
+   * an immediate delivery attempt. Bad input throws 422 with details, a used PO number 409; both before anything
+   * is written, so the caller's transaction stays usable.
+   */
+  async createFromEdi(orgId: string, input: CreateOrderInput, tx?: Tx): Promise<Order> {
+    const parsed = ediOrderInput.safeParse(input);
+    if (!parsed.success) {
+      const details = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+      throw unprocessable(`invalid order: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+    }
+    if (tx) {
+      const order = await this.build(tx, orgId, 'edi', parsed.data);
+      await this.save(tx, order);
+      return withDelivery(order.data, undefined);
+    }
+    const order = await this.build(this.db, orgId, 'edi', parsed.data);
+    await this.db.transaction().execute((t) => this.save(t, order));
+    return this.afterCreate(order);
+  }
+
+  /** submitted -> confirmed; a confirmed order stays as it is; any other state -> 409. */
+  ack(auth: AuthContext, idOrPoNumber: string): Promise<Order> {
+    return this.setStatus(auth, idOrPoNumber, 'confirmed');
+  }
+
+  async setStatus(auth: AuthContext, idOrPoNumber: string, to: TargetStatus): Promise<Order> {
+    requireScope(auth, 'orders:write');
+    const { data, lastEventId, changed } = await this.db.transaction().execute((tx) => this.move(tx, auth.orgId, idOrPoNumber, to));
+    const states = changed ? await this.deliveries.deliverNow([lastEventId]) : statesById(await findStates(this.db, [lastEventId]));
+    return withDelivery(data, states.get(lastEventId));
+  }
+
+  private async move(
+    tx: Tx,
+    orgId: string,
+    idOrPoNumber: string,
+    to: TargetStatus,
+  ): Promise<{ data: OrderData; lastEventId: string; changed: boolean }> {
+    for (let attempt = 0; attempt < CONCURRENT_RETRIES; attempt++) {
+      const row = await repo.findOrder(tx, orgId, idOrPoNumber);
+      if (!row) throw notFound(`order ${idOrPoNumber}`);
+      const from = row.status as OrderStatus;
+      if (from === to) return { data: toOrderData(row, await repo.findLines(tx, orgId, [row.id])), lastEventId: row.last_event_id, changed: false };
+      if (!canMove(from, to)) {
+        throw conflict(`order ${row.po_number} is ${from} and cannot move to ${to}`, { status: from, allowed: nextStatuses(from) });
+      }
+      const now = this.clock.now();
+      const at = now.toISOString();
+      const eventId = newId('evt', now);
+      const updated = await repo.updateStatus(tx, orgId, row.id, { from, to, at, eventId });
+      // Another change won the race: look again at what it left.
+      if (!updated) continue;
+      const data = toOrderData(updated, await repo.findLines(tx, orgId, [row.id]));
+      await enqueueHubEvent(tx, {
+        type: 'order.status_changed',
+        orgId,
+        id: eventId,
+        occurredAt: at,
+        data: { order_id: row.id, po_number: row.po_number, from, to, changed_at: at },
+      });
+      for (const listener of this.listeners) await listener(tx, data, from, to);
+      return { data, lastEventId: eventId, changed: true };
+    }
+    throw conflict(`order ${idOrPoNumber} is being changed by another request; try again`);
+  }
+
+  /** Resolves SKUs and prices the lines. Reads only: it runs before the transaction opens, which stays short. */
+  private async build(db: Executor, orgId: string, source: OrderSource, input: CreateOrderInput): Promise<NewOrder> {
+    const catalog = await this.products.findBySkus(db, orgId, input.lines.map((l) => l.sku));
+    const problems: { path: string; index: number; sku: string; message: string }[] = [];
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const id = newId('ord', now);
+    const lines: repo.OrderLineRow[] = [];
+    let subtotal = 0n;
+    let totalQuantity = 0;
+    input.lines.forEach((line, index) => {
+      const product = catalog.get(line.sku.toLowerCase());
+      if (!product || product.status !== 'active') {
+        const message = product ? `sku ${line.sku} is ${product.status}` : `unknown sku ${line.sku}`;
+        problems.push({ path: `lines.${index}.sku`, index, sku: line.sku, message });
+        return;
+      }
+      const unitPrice = toUnits(line.unit_price);
+      if (unitPrice === undefined) throw invalidInput(`lines.${index}.unit_price: at most 4 decimals`);
+      const lineTotal = lineTotalUnits(line.quantity, unitPrice);
+      subtotal += lineTotal;
+      totalQuantity += line.quantity;
+      lines.push({
+        order_id: id,
+        line_no: index + 1,
+        org_id: orgId,
+        sku: product.sku,
+        product_name: product.name,
+        quantity: line.quantity,
+        unit_price: unitPrice,
+        line_total: Number(lineTotal),
+      });
+    });
+    const first = problems[0];
+    if (first) throw unprocessable(`lines[${first.index}]: ${first.message}`, problems);
+    if (subtotal > BigInt(Number.MAX_SAFE_INTEGER)) throw unprocessable('order subtotal is too large');
+    const eventId = newId('evt', now);
+    const row: repo.OrderRow = {
+      id,
+      org_id: orgId,
+      po_number: input.po_number,
+      status: 'submitted',
+      ship_to: input.ship_to,
+      notes: input.notes ?? null,
+      source,
+      line_count: lines.length,
+      total_quantity: totalQuantity,
+      subtotal: Number(subtotal),
+      last_event_id: eventId,
+      created_at: at,
+      updated_at: at,
+    };
+    return { row, lines, data: toOrderData(row, lines) };
+  }
+
+  /** The order, its lines and its hub event: one transaction, so there is never one without the others. */
+  private async save(tx: Tx, order: NewOrder): Promise<void> {
+    const { row } = order;
+    if (!(await repo.insertOrder(tx, row))) throw conflict(`an order with po_number ${row.po_number} already exists`);
+    await repo.insertLines(tx, order.lines);
+    await enqueueHubEvent(tx, { type: 'order.created', orgId: row.org_id, id: row.last_event_id, occurredAt: row.created_at, data: order.data });
+  }
+
+  private async afterCreate(order: NewOrder): Promise<Order> {
+    const eventId = order.row.last_event_id;
+    const states = await this.deliveries.deliverNow([eventId]);
+    return withDelivery(order.data, states.get(eventId));
+  }
+
+  private async present(db: Executor, orgId: string, rows: repo.OrderRow[]): Promise<Order[]> {
+    const lines = await repo.findLines(db, orgId, rows.map((r) => r.id));
+    const states = statesById(await findStates(db, rows.map((r) => r.last_event_id)));
+    const linesOf = new Map<string, repo.OrderLineRow[]>();
+    for (const line of lines) {
+      const list = linesOf.get(line.order_id);
+      if (list) list.push(line);
+      else linesOf.set(line.order_id, [line]);
+    }
+    return rows.map((row) => withDelivery(toOrderData(row, linesOf.get(row.id) ?? []), states.get(row.last_event_id)));
+  }
+}
+
+function statesById(states: DeliveryState[]): Map<string, DeliveryState> {
+  return new Map(states.map((s) => [s.id, s]));
+}

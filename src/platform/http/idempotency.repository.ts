@@ -1,0 +1,58 @@
+import type { Executor, IdempotencyKeysTable } from '../db/schema.js';
+
+export type IdempotencyRow = IdempotencyKeysTable;
+
+/** Inserts an in-flight record; false when the org already has this key. */
+export async function insertKey(db: Executor, row: IdempotencyRow): Promise<boolean> {
+  const result = await db
+    .insertInto('idempotency_keys')
+    .values(row)
+    .onConflict((oc) => oc.columns(['org_id', 'key']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function findKey(db: Executor, orgId: string, key: string): Promise<IdempotencyRow | undefined> {
+  return db.selectFrom('idempotency_keys').selectAll().where('org_id', '=', orgId).where('key', '=', key).executeTakeFirst();
+}
+
+/** Replaces an expired or abandoned record, only if it is still the one we looked at (another request may be faster). */
+export async function takeOver(db: Executor, seen: IdempotencyRow, row: IdempotencyRow): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_keys')
+    .set(row)
+    .where('org_id', '=', seen.org_id)
+    .where('key', '=', seen.key)
+    .where('created_at', '=', seen.created_at)
+    .where('state', '=', seen.state)
+    .where('locked_until', '=', seen.locked_until)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function completeKey(
+  db: Executor,
+  orgId: string,
+  key: string,
+  fingerprint: string,
+  response: { statusCode: number; contentType: string | null; body: string },
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({ state: 'done', status_code: response.statusCode, content_type: response.contentType, response_body: response.body })
+    .where('org_id', '=', orgId)
+    .where('key', '=', key)
+    .where('fingerprint', '=', fingerprint)
+    .where('state', '=', 'in_flight')
+    .execute();
+}
+
+export async function releaseKey(db: Executor, orgId: string, key: string, fingerprint: string): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('org_id', '=', orgId)
+    .where('key', '=', key)
+    .where('fingerprint', '=', fingerprint)
+    .where('state', '=', 'in_flight')
+    .execute();
+}

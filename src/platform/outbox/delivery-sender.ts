@@ -1,0 +1,18 @@
+import type { ClaimedDelivery } from './outbox.repository.js';
+
+/** What one send achieved, per delivery. Ids in none of the lists are retried. */
+export interface SendOutcome {
+  delivered: string[];
+  /** Of `delivered`, those the destination already had (a redelivery after a crash or a timeout). */
+  duplicates: number;
+  rejected: { id: string; reason: string }[];
+  retry: { ids: string[]; reason: string; retryAfterMs?: number } | null;
+}
+
+/** One destination kind (the hub; later a partner endpoint). The worker claims rows per destination and hands them here. */
+export interface DeliverySender {
+  readonly destination: string;
+  readonly maxBatch: number;
+  send(batchId: string, batch: ClaimedDelivery[], opts: { timeoutMs: number }): Promise<SendOutcome>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,246 @@
+import { hostname } from 'node:os';
+import type { Clock } from '../clock.js';
+import type { Dialect } from '../db/database.js';
+import type { Db } from '../db/schema.js';
+import { newId } from '../ids.js';
+import type { DeliverySender, SendOutcome } from './delivery-sender.js';
+import { backoffDelayMs } from './hub-client.js';
+import type { OutboxMetrics } from './outbox.metrics.js';
+import * as repo from './outbox.repository.js';
+
+export interface DeliveryWorkerOptions {
+  db: Db;
+  dialect: Dialect;
+  clock: Clock;
+  senders: DeliverySender[];
+  metrics: OutboxMetrics;
+  leaseMs: number;
+  pollMs: number;
+  /** Batches in flight at once per process. */
+  concurrency: number;
+  /** Timeout of the attempt made right after a change commits (HUB_TIMEOUT_MS). */
+  immediateTimeoutMs: number;
+  /** Timeout of a background batch (HUB_BATCH_TIMEOUT_MS). */
+  batchTimeoutMs: number;
+  log?: (message: string, err?: unknown) => void;
+}
+
+/** The worker's side of "deliver after commit": services call it with the ids they just queued. */
+export interface DeliverAfterCommit {
+  deliverNow(ids: string[]): Promise<Map<string, repo.DeliveryState>>;
+}
+
+/**
+ * Drains the outbox: claims due deliveries with a lease, sends them per destination in batches, and
+ * records each outcome. Retries back off exponentially with jitter (Retry-After wins when longer);
+ * rejections are final until an operator retries them; a lease that runs out (a crashed process)
+ * makes its rows due again, so nothing is lost and the destination's dedup absorbs the replay.
+ */
+export class DeliveryWorker implements DeliverAfterCommit {
+  private readonly workerId = `${hostname()}:${process.pid}:${newId('w').slice(-8)}`;
+  private claimSeq = 0;
+  private running = false;
+  private lanes: Promise<void>[] = [];
+  private readonly sleepers = new Set<() => void>();
+  private readonly immediate: { ids: string[]; started: boolean; done: () => void }[] = [];
+  private flushing = false;
+  /** Per destination, set by a Retry-After: until then this process sends it nothing (on the injected clock). */
+  private readonly pausedUntil = new Map<string, number>();
+
+  constructor(private readonly o: DeliveryWorkerOptions) {}
+
+  /** Whether any destination can be delivered to (a destination without a sender, the hub without HUB_URL, waits in the outbox). */
+  get active(): boolean {
+    return this.o.senders.length > 0;
+  }
+
+  start(): void {
+    if (this.running || !this.active) return;
+    this.running = true;
+    for (let i = 0; i < this.o.concurrency; i++) this.lanes.push(this.lane());
+  }
+
+  /** Stops claiming, lets batches in flight finish and record their outcome. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.nudge();
+    await Promise.all(this.lanes);
+    this.lanes = [];
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
+    await Promise.all(this.o.senders.map((s) => s.close()));
+  }
+
+  /** Wakes idle lanes, so stopping does not wait out a poll interval. */
+  private nudge(): void {
+    for (const wake of this.sleepers) wake();
+    this.sleepers.clear();
+  }
+
+  /** Claims and sends one batch per destination; returns how many deliveries it handled. */
+  async drainOnce(): Promise<number> {
+    return (await this.drainBatches()).handled;
+  }
+
+  private async drainBatches(): Promise<{ handled: number; failing: boolean }> {
+    let handled = 0;
+    let failing = false;
+    for (const sender of this.o.senders) {
+      const now = this.o.clock.now();
+      if (this.paused(sender, now)) continue;
+      const owner = this.nextOwner();
+      const batch = await repo.claimDue(this.o.db, this.o.dialect, {
+        destination: sender.destination,
+        owner,
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + this.o.leaseMs).toISOString(),
+        limit: sender.maxBatch,
+      });
+      if (batch.length === 0) continue;
+      handled += batch.length;
+      if (await this.sendAndRecord(sender, owner, batch, this.o.batchTimeoutMs)) failing = true;
+    }
+    return { handled, failing };
+  }
+
+  /**
+   * Tries the deliveries a change just committed, with the short timeout, and reports where each stands.
+   * Never throws: the change is committed either way, and the worker retries what is left.
+   */
+  async deliverNow(ids: string[]): Promise<Map<string, repo.DeliveryState>> {
+    if (this.active && ids.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        const entry = { ids, started: false, done: resolve };
+        // Stuck behind a send in flight for a whole timeout: answer now; the ids still go out with the next send.
+        timer = setTimeout(() => {
+          if (!entry.started) resolve();
+        }, this.o.immediateTimeoutMs);
+        this.immediate.push(entry);
+        if (!this.flushing) void this.flushImmediate();
+      });
+      clearTimeout(timer);
+    }
+    try {
+      return new Map((await repo.findStates(this.o.db, ids)).map((s) => [s.id, s]));
+    } catch (err) {
+      this.o.log?.('could not read delivery state', err);
+      return new Map();
+    }
+  }
+
+  /**
+   * Requests that commit while a send is in flight ride together in the next one: one claim, one batch
+   * and one outcome write for all of them, so the hub round trip is not paid once per request under load.
+   */
+  private async flushImmediate(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.immediate.length > 0) {
+        const group = this.immediate.splice(0);
+        for (const g of group) g.started = true;
+        try {
+          await this.sendImmediately(group.flatMap((g) => g.ids));
+        } catch (err) {
+          this.o.log?.('immediate delivery failed; the worker will retry', err);
+        } finally {
+          for (const g of group) g.done();
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  private async sendImmediately(ids: string[]): Promise<void> {
+    const now = this.o.clock.now();
+    const owner = this.nextOwner();
+    const senders = this.o.senders.filter((sender) => !this.paused(sender, now));
+    const destinations = senders.map((sender) => sender.destination);
+    const claimed = await repo.claimIds(this.o.db, ids, destinations, owner, new Date(now.getTime() + this.o.leaseMs).toISOString());
+    for (const sender of senders) {
+      const mine = claimed.filter((row) => row.destination === sender.destination);
+      for (let i = 0; i < mine.length; i += sender.maxBatch) {
+        await this.sendAndRecord(sender, owner, mine.slice(i, i + sender.maxBatch), this.o.immediateTimeoutMs);
+      }
+    }
+  }
+
+  private async lane(): Promise<void> {
+    while (this.running) {
+      let progressed = false;
+      try {
+        const { handled, failing } = await this.drainBatches();
+        progressed = handled > 0 && !failing;
+      } catch (err) {
+        this.o.log?.('delivery batch failed; retrying after a pause', err);
+      }
+      // Nothing due, or the destination is failing: poll again later instead of spinning.
+      if (!progressed) await this.idle(this.o.pollMs);
+    }
+  }
+
+  /** Returns true when the destination took none of the batch (down, timing out, throttling). */
+  private async sendAndRecord(sender: DeliverySender, owner: string, batch: repo.ClaimedDelivery[], timeoutMs: number): Promise<boolean> {
+    let outcome: SendOutcome;
+    try {
+      outcome = await sender.send(owner, batch, { timeoutMs });
+    } catch (err) {
+      // A sender bug must not strand rows in `delivering` until the lease runs out.
+      outcome = { delivered: [], duplicates: 0, rejected: [], retry: { ids: batch.map((r) => r.id), reason: `send failed: ${String(err)}` } };
+    }
+    const now = this.o.clock.now();
+    await repo.markDelivered(this.o.db, outcome.delivered, owner, now.toISOString());
+    for (const r of outcome.rejected) await repo.markRejected(this.o.db, r.id, owner, r.reason);
+    const { destination } = sender;
+    this.o.metrics.count(destination, 'delivered', outcome.delivered.length - outcome.duplicates);
+    this.o.metrics.count(destination, 'duplicate', outcome.duplicates);
+    this.o.metrics.count(destination, 'rejected', outcome.rejected.length);
+    if (outcome.retry === null) return false;
+    const retry = outcome.retry;
+    const attemptsOf = new Map(batch.map((r) => [r.id, r.attempts]));
+    // Rows of one batch can be on different attempts: one jittered delay per attempt count, one write each.
+    const byAttempts = new Map<number, string[]>();
+    for (const id of retry.ids) {
+      const attempts = attemptsOf.get(id) ?? 1;
+      const list = byAttempts.get(attempts);
+      if (list) list.push(id);
+      else byAttempts.set(attempts, [id]);
+    }
+    for (const [attempts, ids] of byAttempts) {
+      const delay = Math.max(backoffDelayMs(attempts), retry.retryAfterMs ?? 0);
+      await repo.reschedule(this.o.db, ids, owner, new Date(now.getTime() + delay).toISOString(), retry.reason);
+    }
+    this.o.metrics.count(destination, 'retry', retry.ids.length);
+    // The destination asked us to slow down: every lane of this process waits, not just this batch.
+    if (retry.retryAfterMs !== undefined) {
+      this.pausedUntil.set(destination, Math.max(this.pausedUntil.get(destination) ?? 0, now.getTime() + retry.retryAfterMs));
+    }
+    return outcome.delivered.length === 0;
+  }
+
+  private paused(sender: DeliverySender, now: Date): boolean {
+    return now.getTime() < (this.pausedUntil.get(sender.destination) ?? 0);
+  }
+
+  private nextOwner(): string {
+    this.claimSeq += 1;
+    return `${this.workerId}:${this.claimSeq}`;
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.sleepers.delete(wake);
+        resolve();
+      }, ms);
+      this.sleepers.add(wake);
+    });
+  }
+}

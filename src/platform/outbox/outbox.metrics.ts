@@ -1,0 +1,67 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Db } from '../db/schema.js';
+import { queueStats, type QueueStats } from './outbox.repository.js';
+
+export type DeliveryOutcome = 'delivered' | 'duplicate' | 'rejected' | 'retry';
+
+export interface OutboxMetrics {
+  count(destination: string, outcome: DeliveryOutcome, n: number): void;
+}
+
+/** Queue gauges are read from the database at scrape time, so every process reports the shared queue. */
+export function registerOutboxMetrics(registry: Registry, db: Db): OutboxMetrics {
+  const outcomes = new Counter({
+    name: 'gateway_outbox_deliveries_total',
+    help: 'Deliveries finished by this process, by destination and outcome (delivered, duplicate, rejected, retry)',
+    labelNames: ['destination', 'outcome'],
+    registers: [registry],
+  });
+  let stats: Promise<QueueStats[]> | undefined;
+  // One query per scrape feeds all three gauges.
+  const currentStats = (): Promise<QueueStats[]> => {
+    stats ??= queueStats(db).finally(() => {
+      setImmediate(() => {
+        stats = undefined;
+      });
+    });
+    return stats.catch(() => []);
+  };
+  new Gauge({
+    name: 'gateway_outbox_queue_depth',
+    help: 'Deliveries not yet delivered or rejected (queued or in flight), by destination',
+    labelNames: ['destination'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const s of await currentStats()) this.set({ destination: s.destination }, s.depth);
+    },
+  });
+  new Gauge({
+    name: 'gateway_outbox_oldest_queued_age_seconds',
+    help: 'Age of the oldest undelivered delivery, by destination',
+    labelNames: ['destination'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const now = Date.now();
+      for (const s of await currentStats()) {
+        if (s.oldest_created_at !== null) this.set({ destination: s.destination }, Math.max(0, (now - Date.parse(s.oldest_created_at)) / 1000));
+      }
+    },
+  });
+  new Gauge({
+    name: 'gateway_outbox_rejected',
+    help: 'Deliveries the destination rejected, waiting for an operator (deliveries retry), by destination',
+    labelNames: ['destination'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const s of await currentStats()) this.set({ destination: s.destination }, s.rejected);
+    },
+  });
+  return {
+    count(destination, outcome, n) {
+      if (n > 0) outcomes.inc({ destination, outcome }, n);
+    },
+  };
+}

@@ -1,0 +1,187 @@
+import { sql } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import type { Db, Executor, OutboxTable } from '../db/schema.js';
+import { DUE_NOW, type OutboxStatus } from './outbox.js';
+
+export type OutboxRow = OutboxTable;
+
+/** What a sender needs of a claimed delivery. */
+export interface ClaimedDelivery {
+  id: string;
+  org_id: string;
+  destination: string;
+  type: string;
+  target: string | null;
+  content_type: string;
+  payload: string;
+  attempts: number;
+}
+
+/**
+ * The partial indexes' predicates, written as literals: SQLite uses a partial index only when the query repeats its
+ * WHERE term word for word, and a bound parameter (`status in (?, ?)`) never does.
+ */
+const PENDING = sql<boolean>`status in ('queued', 'delivering')`;
+const REJECTED = sql<boolean>`status = 'rejected'`;
+
+const CLAIMED_COLUMNS = ['id', 'org_id', 'destination', 'type', 'target', 'content_type', 'payload', 'attempts'] as const;
+
+export interface ClaimOptions {
+  destination: string;
+  owner: string;
+  now: string;
+  leaseUntil: string;
+  limit: number;
+}
+
+/**
+ * Leases up to `limit` due deliveries to `owner` in one statement: queued rows whose time has come and
+ * rows whose previous lease ran out (its worker died). On PostgreSQL concurrent workers skip each other's
+ * rows; SQLite runs one writer at a time, so the single UPDATE is the claim.
+ */
+export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promise<ClaimedDelivery[]> {
+  return db
+    .updateTable('outbox')
+    .set({
+      status: 'delivering',
+      lease_owner: o.owner,
+      lease_until: o.leaseUntil,
+      // An expired lease makes the row due again without a second index.
+      next_attempt_at: o.leaseUntil,
+      attempts: sql<number>`attempts + 1`,
+    })
+    .where('id', 'in', () => {
+      const due = db
+        .selectFrom('outbox')
+        .select('id')
+        .where('destination', '=', o.destination)
+        .where(PENDING)
+        .where('next_attempt_at', '<=', o.now)
+        .orderBy('next_attempt_at')
+        .orderBy('created_at')
+        .limit(o.limit);
+      return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+    })
+    .returning(CLAIMED_COLUMNS)
+    .execute();
+}
+
+/**
+ * Leases these queued deliveries (right after the change that wrote them commits); rows already leased are left alone,
+ * and so are rows of destinations without a sender in this process (they wait, untouched, as without HUB_URL).
+ */
+export async function claimIds(db: Db, ids: string[], destinations: string[], owner: string, leaseUntil: string): Promise<ClaimedDelivery[]> {
+  if (ids.length === 0 || destinations.length === 0) return [];
+  return db
+    .updateTable('outbox')
+    .set({ status: 'delivering', lease_owner: owner, lease_until: leaseUntil, next_attempt_at: leaseUntil, attempts: sql<number>`attempts + 1` })
+    .where('id', 'in', ids)
+    .where('destination', 'in', destinations)
+    .where('status', '=', 'queued')
+    .returning(CLAIMED_COLUMNS)
+    .execute();
+}
+
+/** Outcome writes only touch rows this lease still owns: a worker whose lease ran out must not overwrite its successor. */
+export async function markDelivered(db: Executor, ids: string[], owner: string, at: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('outbox')
+    .set({ status: 'delivered', delivered_at: at, lease_until: null, last_error: null })
+    .where('id', 'in', ids)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'delivering')
+    .execute();
+}
+
+export async function markRejected(db: Executor, id: string, owner: string, reason: string): Promise<void> {
+  await db
+    .updateTable('outbox')
+    .set({ status: 'rejected', lease_until: null, last_error: reason })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'delivering')
+    .execute();
+}
+
+export async function reschedule(db: Executor, ids: string[], owner: string, nextAttemptAt: string, reason: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('outbox')
+    .set({ status: 'queued', next_attempt_at: nextAttemptAt, lease_until: null, last_error: reason })
+    .where('id', 'in', ids)
+    .where('lease_owner', '=', owner)
+    .where('status', '=', 'delivering')
+    .execute();
+}
+
+export interface DeliveryState {
+  id: string;
+  status: OutboxStatus;
+  attempts: number;
+  last_error: string | null;
+}
+
+export async function findStates(db: Executor, ids: string[]): Promise<DeliveryState[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('outbox').select(['id', 'status', 'attempts', 'last_error']).where('id', 'in', ids).execute();
+  return rows.map((r) => ({ ...r, status: r.status as OutboxStatus, attempts: Number(r.attempts) }));
+}
+
+export interface ListOptions {
+  orgId?: string;
+  status?: OutboxStatus;
+  limit: number;
+}
+
+export async function listDeliveries(db: Executor, o: ListOptions): Promise<Omit<OutboxRow, 'payload'>[]> {
+  let query = db
+    .selectFrom('outbox')
+    .select(['id', 'org_id', 'destination', 'target', 'type', 'content_type', 'status', 'attempts', 'next_attempt_at', 'lease_owner', 'lease_until', 'last_error', 'created_at', 'delivered_at']);
+  if (o.orgId !== undefined) query = query.where('org_id', '=', o.orgId);
+  if (o.status === 'rejected') query = query.where(REJECTED);
+  else if (o.status !== undefined) query = query.where('status', '=', o.status);
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(o.limit).execute();
+}
+
+/** Makes rejected (or waiting) deliveries due again with a fresh backoff; delivered and in-flight ones are left alone. */
+export async function requeue(db: Executor, where: { id?: string; orgId?: string; onlyRejected: boolean }): Promise<number> {
+  let query = db.updateTable('outbox').set({ status: 'queued', attempts: 0, next_attempt_at: DUE_NOW, lease_owner: null, lease_until: null });
+  query = where.onlyRejected ? query.where(REJECTED) : query.where('status', 'in', ['rejected', 'queued']);
+  if (where.id !== undefined) query = query.where('id', '=', where.id);
+  if (where.orgId !== undefined) query = query.where('org_id', '=', where.orgId);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export interface QueueStats {
+  destination: string;
+  depth: number;
+  oldest_created_at: string | null;
+  rejected: number;
+}
+
+export async function queueStats(db: Executor): Promise<QueueStats[]> {
+  const pending = await db
+    .selectFrom('outbox')
+    .select(['destination', (eb) => eb.fn.countAll<number>().as('depth'), (eb) => eb.fn.min('created_at').as('oldest')])
+    .where(PENDING)
+    .groupBy('destination')
+    .execute();
+  const rejected = await db
+    .selectFrom('outbox')
+    .select(['destination', (eb) => eb.fn.countAll<number>().as('rejected')])
+    .where(REJECTED)
+    .groupBy('destination')
+    .execute();
+  const byDestination = new Map<string, QueueStats>();
+  for (const p of pending) {
+    byDestination.set(p.destination, { destination: p.destination, depth: Number(p.depth), oldest_created_at: p.oldest, rejected: 0 });
+  }
+  for (const r of rejected) {
+    const entry = byDestination.get(r.destination) ?? { destination: r.destination, depth: 0, oldest_created_at: null, rejected: 0 };
+    entry.rejected = Number(r.rejected);
+    byDestination.set(r.destination, entry);
+  }
+  return [...byDestination.values()];
+}

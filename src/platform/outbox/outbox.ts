@@ -1,0 +1,81 @@
+import type { Tx } from '../db/schema.js';
+import { newId } from '../ids.js';
+
+/**
+ * The transactional outbox: a change and the delivery that announces it are written in one
+ * transaction, and the delivery worker sends them after commit.
+ */
+
+export const OUTBOX_STATUSES = ['queued', 'delivering', 'delivered', 'rejected'] as const;
+export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+/** Destination kinds; each has a sender registered with the delivery worker. */
+export const HUB_DESTINATION = 'hub';
+/** A trading partner's endpoint: the payload is POSTed as is to the URL in `target` (EDI documents). */
+export const PARTNER_DESTINATION = 'partner';
+
+/** next_attempt_at of a delivery nobody has tried yet: due at once, whatever clock the worker runs on. */
+export const DUE_NOW = '1970-01-01T00:00:00.000Z';
+
+export interface DeliveryInput {
+  orgId: string;
+  destination: string;
+  /** Destination-specific address (a partner id or URL); null for the hub. */
+  target: string | null;
+  type: string;
+  contentType: string;
+  payload: string;
+  id: string;
+  createdAt: string;
+}
+
+/** Writes one delivery in the caller's transaction; an id already queued is kept as it is (replays are no-ops). */
+export async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
+  await tx
+    .insertInto('outbox')
+    .values({
+      id: input.id,
+      org_id: input.orgId,
+      destination: input.destination,
+      target: input.target,
+      type: input.type,
+      content_type: input.contentType,
+      payload: input.payload,
+      status: 'queued',
+      attempts: 0,
+      next_attempt_at: DUE_NOW,
+      lease_owner: null,
+      lease_until: null,
+      last_error: null,
+      created_at: input.createdAt,
+      delivered_at: null,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  return input.id;
+}
+
+/**
+ * Queues a hub event in the caller's transaction and returns its id. Pass `id` to make it
+ * deterministic (the hub deduplicates by id); it must be unique across orgs, so derive it from
+ * something that is (a record id, a connection id).
+ */
+export async function enqueueHubEvent(
+  tx: Tx,
+  event: { type: string; orgId: string; data: unknown; id?: string; occurredAt?: string },
+): Promise<string> {
+  const createdAt = new Date().toISOString();
+  const occurredAt = event.occurredAt ?? createdAt;
+  const id = event.id ?? newId('evt');
+  const payload = JSON.stringify({ id, type: event.type, org_id: event.orgId, occurred_at: occurredAt, data: event.data });
+  return enqueueDelivery(tx, {
+    orgId: event.orgId,
+    destination: HUB_DESTINATION,
+    target: null,
+    type: event.type,
+    contentType: 'application/json',
+    payload,
+    id,
+    createdAt,
+  });
+}

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
+import { expectError, itChecksAuth } from '../../support/auth-checks.js';
+import { dialects, type Harness, startHarness } from '../../support/harness.js';
+
+interface InventoryBody {
+  ok: boolean;
+  queued: boolean;
+  delivery_id: string;
+  delivery_status: string;
+  applied: number;
+  unknown_skus: string[];
+}
+
+describe.each(dialects)('inventory (%s)', (dialect) => {
+  let h: Harness;
+  let sim: HubSim;
+  let inv: string;
+  let products: string;
+  let otherInv: string;
+
+  beforeAll(async () => {
+    sim = await startHubSim();
+    h = await startHarness(dialect, { env: { HUB_URL: sim.url, HUB_TIMEOUT_MS: '500' } });
+    inv = (await h.key('acme', 'inventory:write')).key;
+    products = (await h.key('acme', 'products:read,products:write')).key;
+    otherInv = (await h.key('globex', 'inventory:write')).key;
+    for (const sku of ['TIRE-1', 'TIRE-2', 'TIRE-3']) {
+      await h.request({ method: 'POST', url: '/v1/products', payload: { sku, name: sku, stock_qty: 20 }, key: products });
+    }
+  });
+  afterAll(async () => {
+    await h.close();
+    await sim.close();
+  });
+  beforeEach(async () => {
+    await sim.reset();
+  });
+
+  const post = (payload: unknown, key = inv) => h.request({ method: 'POST', url: '/v1/inventory', payload: payload as object, key });
+  const product = async (sku: string) =>
+    (await h.request({ method: 'GET', url: `/v1/products/${sku}`, key: products })).json<{ product: { stock_qty: number; stock_status: string } }>().product;
+
+  describe('auth', () => {
+    itChecksAuth(() => h, { method: 'POST', url: '/v1/inventory', scope: 'inventory:write', payload: { rows: [{ sku: 'A', qty: 1 }] } });
+  });
+
+  it('updates known SKUs case-insensitively, recomputes stock_status, lists unknown SKUs and forwards every row (200 when the hub took it)', async () => {
+    const rows = [
+      { sku: 'tire-1', qty: 0 },
+      { sku: 'TIRE-2', qty: 5 },
+      { sku: 'NEW-9', qty: 12 },
+      { sku: 'new-9', qty: 13 },
+    ];
+    const res = await post({ rows });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json<InventoryBody>();
+    expect(body).toMatchObject({ ok: true, queued: false, delivery_status: 'delivered', applied: 2, unknown_skus: ['NEW-9', 'new-9'] });
+    expect(body.delivery_id).toMatch(/^evt_/);
+    expect(await product('TIRE-1')).toMatchObject({ stock_qty: 0, stock_status: 'backorder' });
+    expect(await product('TIRE-2')).toMatchObject({ stock_qty: 5, stock_status: 'low_stock' });
+    expect(await product('TIRE-3')).toMatchObject({ stock_qty: 20, stock_status: 'in_stock' });
+    const events = sim.events();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ id: body.delivery_id, type: 'inventory.updated', data: { rows, unknown_skus: ['NEW-9', 'new-9'] } });
+  });
+
+  it('answers 202 queued: true when the hub is down, and the stock is applied anyway', async () => {
+    await sim.setMode({ kind: 'down' });
+    const res = await post({ rows: [{ sku: 'TIRE-3', qty: 7 }] });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json<InventoryBody>()).toMatchObject({ ok: true, queued: true, delivery_status: 'queued', applied: 1, unknown_skus: [] });
+    expect(await product('TIRE-3')).toMatchObject({ stock_qty: 7, stock_status: 'low_stock' });
+    await sim.setMode({ kind: 'up' });
+  });
+
+  it('answers 202 when the hub is slower than HUB_TIMEOUT_MS', async () => {
+    await sim.setMode({ kind: 'slow', delayMs: 5_000 });
+    const res = await post({ rows: [{ sku: 'TIRE-3', qty: 9 }] });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json<InventoryBody>().queued).toBe(true);
+    await sim.setMode({ kind: 'up' });
+  });
+
+  it('accepts 10,000 rows in one update', async () => {
+    const rows = Array.from({ length: 10_000 }, (_, i) => ({ sku: i === 0 ? 'TIRE-1' : `BULK-${i}`, qty: i }));
+    const res = await post({ rows });
+    expect([200, 202]).toContain(res.statusCode);
+    const body = res.json<InventoryBody>();
+    expect(body.applied).toBe(1);
+    expect(body.unknown_skus).toHaveLength(9_999);
+  });
+
+  it('isolates orgs: an update never touches another org\'s product with the same SKU', async () => {
+    const res = await post({ rows: [{ sku: 'TIRE-2', qty: 999 }] }, otherInv);
+    expect(res.json<InventoryBody>()).toMatchObject({ applied: 0, unknown_skus: ['TIRE-2'] });
+    expect((await product('TIRE-2')).stock_qty).not.toBe(999);
+  });
+
+  const bad: [string, unknown][] = [
+    ['no rows field', {}],
+    ['rows not an array', { rows: { sku: 'A', qty: 1 } }],
+    ['no rows', { rows: [] }],
+    ['10,001 rows', { rows: Array.from({ length: 10_001 }, (_, i) => ({ sku: `S-${i}`, qty: 1 })) }],
+    ['blank sku', { rows: [{ sku: '  ', qty: 1 }] }],
+    ['empty sku', { rows: [{ sku: '', qty: 1 }] }],
+    ['missing sku', { rows: [{ qty: 1 }] }],
+    ['sku not a string', { rows: [{ sku: 7, qty: 1 }] }],
+    ['missing qty', { rows: [{ sku: 'A' }] }],
+    ['qty as a string', { rows: [{ sku: 'A', qty: '5' }] }],
+    ['qty null', { rows: [{ sku: 'A', qty: null }] }],
+    ['fractional qty', { rows: [{ sku: 'A', qty: 1.5 }] }],
+    ['qty out of range', { rows: [{ sku: 'A', qty: 1e12 }] }],
+    ['an unknown row field', { rows: [{ sku: 'A', qty: 1, bin: 'x' }] }],
+    ['an unknown top-level field', { rows: [{ sku: 'A', qty: 1 }], warehouse: 'w' }],
+  ];
+  it.each(bad)('400 for %s', async (_label, payload) => {
+    expectError(await post(payload), 400, 'invalid_input');
+  });
+
+  it('400 for a qty that is not finite (1e400 parses to Infinity)', async () => {
+    const res = await h.request({
+      method: 'POST',
+      url: '/v1/inventory',
+      payload: '{"rows":[{"sku":"A","qty":1e400}]}',
+      headers: { 'content-type': 'application/json' },
+      key: inv,
+    });
+    expectError(res, 400, 'invalid_input');
+  });
+});

@@ -1,0 +1,463 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AuthContext } from '../../../src/platform/auth/scopes.js';
+import { ordersTools } from '../../../src/modules/orders/orders.tools.js';
+import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
+import { expectError, itChecksAuth } from '../../support/auth-checks.js';
+import { dialects, type Harness, startHarness } from '../../support/harness.js';
+import { type OrderBody, orderPayload, seedCatalog } from './orders-support.js';
+
+describe.each(dialects)('orders (%s)', (dialect) => {
+  let h: Harness;
+  let sim: HubSim;
+  let rw: string;
+  let ro: string;
+  let otherOrg: string;
+  let poSeq = 0;
+  const nextPo = () => `PO-${++poSeq}`;
+
+  beforeAll(async () => {
+    sim = await startHubSim();
+    h = await startHarness(dialect, { env: { HUB_URL: sim.url } });
+    await seedCatalog(h, 'acme');
+    await seedCatalog(h, 'globex');
+    rw = (await h.key('acme', 'orders:read,orders:write')).key;
+    ro = (await h.key('acme', 'orders:read')).key;
+    otherOrg = (await h.key('globex', 'orders:read,orders:write')).key;
+  });
+  afterAll(async () => {
+    await h.close();
+    await sim.close();
+  });
+  beforeEach(async () => {
+    await sim.reset();
+  });
+
+  const create = (payload: unknown, key = rw, headers: Record<string, string> = {}) =>
+    h.request({ method: 'POST', url: '/v1/orders', payload: payload as object, key, headers });
+  const createOk = async (payload: unknown = orderPayload(nextPo()), key = rw): Promise<OrderBody> => {
+    const res = await create(payload, key);
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json<{ order: OrderBody }>().order;
+  };
+  const get = (ref: string, key = rw) => h.request({ method: 'GET', url: `/v1/orders/${encodeURIComponent(ref)}`, key });
+  const patch = (ref: string, status: unknown, key = rw) =>
+    h.request({ method: 'PATCH', url: `/v1/orders/${encodeURIComponent(ref)}/status`, payload: { status }, key });
+  const ack = (ref: string, key = rw) => h.request({ method: 'POST', url: `/v1/orders/${encodeURIComponent(ref)}/ack`, key });
+
+  describe('auth', () => {
+    itChecksAuth(() => h, { method: 'GET', url: '/v1/orders', scope: 'orders:read' });
+    itChecksAuth(() => h, { method: 'GET', url: '/v1/orders/ANY', scope: 'orders:read' });
+    itChecksAuth(() => h, { method: 'POST', url: '/v1/orders', scope: 'orders:write', payload: orderPayload('AUTH-1') });
+    itChecksAuth(() => h, { method: 'POST', url: '/v1/orders/ANY/ack', scope: 'orders:write' });
+    itChecksAuth(() => h, { method: 'PATCH', url: '/v1/orders/ANY/status', scope: 'orders:write', payload: { status: 'confirmed' } });
+
+    it('a read-only key cannot create, ack or change status', async () => {
+      expectError(await create(orderPayload(nextPo()), ro), 403, 'missing_scope');
+      const order = await createOk();
+      expectError(await ack(order.id, ro), 403, 'missing_scope');
+      expectError(await patch(order.id, 'cancelled', ro), 403, 'missing_scope');
+    });
+  });
+
+  describe('create', () => {
+    it('creates a submitted order with catalog SKUs, product names, totals, and delivers it to the hub', async () => {
+      const res = await create({
+        po_number: 'PO-HAPPY',
+        ship_to: '  Dealer 7, Oak Road  ',
+        notes: 'deliver before noon',
+        lines: [
+          { sku: 'tire-225', quantity: 4, unit_price: 129.99 },
+          { sku: 'TIRE-MUD', quantity: 2, unit_price: 210.5 },
+        ],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const body = res.json<{ ok: boolean; order: OrderBody }>();
+      expect(body.ok).toBe(true);
+      const order = body.order;
+      expect(order.id).toMatch(/^ord_[0-9a-z]{26}$/);
+      expect(order).toMatchObject({
+        po_number: 'PO-HAPPY',
+        status: 'submitted',
+        ship_to: 'Dealer 7, Oak Road',
+        notes: 'deliver before noon',
+        source: 'api',
+        totals: { line_count: 2, total_quantity: 6, subtotal: 940.96 },
+        created_at: h.clock.now().toISOString(),
+        updated_at: h.clock.now().toISOString(),
+        delivery: { status: 'delivered', attempts: 1, last_error: null },
+      });
+      expect(order.lines).toEqual([
+        { line_no: 1, sku: 'TIRE-225', product_name: 'Touring 225/45R17', quantity: 4, unit_price: 129.99, line_total: 519.96 },
+        { line_no: 2, sku: 'Tire-Mud', product_name: 'Mud Terrain 265/70R17', quantity: 2, unit_price: 210.5, line_total: 421 },
+      ]);
+      const events = sim.events();
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ type: 'order.created', org_id: expect.stringMatching(/^org_/) as unknown, data: { id: order.id, po_number: 'PO-HAPPY' } });
+    });
+
+    it('keeps notes optional and null', async () => {
+      const order = await createOk();
+      expect(order.notes).toBeNull();
+    });
+
+    it('refuses a PO number already used in the org with 409, but another org may use it', async () => {
+      await createOk(orderPayload('PO-DUP'));
+      expectError(await create(orderPayload('PO-DUP')), 409, 'conflict');
+      await createOk(orderPayload('PO-DUP'), otherOrg);
+    });
+
+    it('refuses unknown and inactive SKUs with 422 naming the line index', async () => {
+      const unknown = expectError(
+        await create(orderPayload(nextPo(), [{ sku: 'tire-225', quantity: 1, unit_price: 1 }, { sku: 'NOPE', quantity: 1, unit_price: 1 }])),
+        422,
+        'unprocessable',
+      );
+      expect(unknown.error).toContain('lines[1]');
+      expect(unknown.details).toEqual([{ path: 'lines.1.sku', index: 1, sku: 'NOPE', message: 'unknown sku NOPE' }]);
+      const inactive = expectError(await create(orderPayload(nextPo(), [{ sku: 'old-1', quantity: 1, unit_price: 1 }])), 422, 'unprocessable');
+      expect(inactive.error).toContain('lines[0]');
+      expect(inactive.error).toContain('inactive');
+    });
+
+    it('does not resolve SKUs against another org\'s catalog', async () => {
+      const { key } = await h.key('globex', 'products:write');
+      await h.request({ method: 'POST', url: '/v1/products', payload: { sku: 'GLOBEX-ONLY', name: 'g' }, key });
+      expectError(await create(orderPayload(nextPo(), [{ sku: 'GLOBEX-ONLY', quantity: 1, unit_price: 1 }])), 422, 'unprocessable');
+    });
+
+    const line = { sku: 'tire-225', quantity: 1, unit_price: 1 };
+    const bad: [string, unknown][] = [
+      ['no body fields', {}],
+      ['missing po_number', { ship_to: 'x', lines: [line] }],
+      ['empty po_number', { po_number: '', ship_to: 'x', lines: [line] }],
+      ['blank po_number', { po_number: '   ', ship_to: 'x', lines: [line] }],
+      ['po_number of 65 characters', { po_number: 'P'.repeat(65), ship_to: 'x', lines: [line] }],
+      ['po_number with a control character', { po_number: 'PO\u0000', ship_to: 'x', lines: [line] }],
+      ['po_number not a string', { po_number: 12, ship_to: 'x', lines: [line] }],
+      ['missing ship_to', { po_number: 'X', lines: [line] }],
+      ['blank ship_to', { po_number: 'X', ship_to: ' ', lines: [line] }],
+      ['notes not a string', { po_number: 'X', ship_to: 'x', notes: 5, lines: [line] }],
+      ['missing lines', { po_number: 'X', ship_to: 'x' }],
+      ['no lines', { po_number: 'X', ship_to: 'x', lines: [] }],
+      ['501 lines', { po_number: 'X', ship_to: 'x', lines: Array.from({ length: 501 }, () => line) }],
+      ['lines not an array', { po_number: 'X', ship_to: 'x', lines: line }],
+      ['blank sku', { po_number: 'X', ship_to: 'x', lines: [{ ...line, sku: ' ' }] }],
+      ['missing sku', { po_number: 'X', ship_to: 'x', lines: [{ quantity: 1, unit_price: 1 }] }],
+      ['quantity 0', { po_number: 'X', ship_to: 'x', lines: [{ ...line, quantity: 0 }] }],
+      ['negative quantity', { po_number: 'X', ship_to: 'x', lines: [{ ...line, quantity: -2 }] }],
+      ['fractional quantity', { po_number: 'X', ship_to: 'x', lines: [{ ...line, quantity: 1.5 }] }],
+      ['quantity as a string', { po_number: 'X', ship_to: 'x', lines: [{ ...line, quantity: '2' }] }],
+      ['missing unit_price', { po_number: 'X', ship_to: 'x', lines: [{ sku: 'tire-225', quantity: 1 }] }],
+      ['negative unit_price', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: -0.01 }] }],
+      ['unit_price with 5 decimals', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: 1.00001 }] }],
+      ['unit_price as a string', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: '1.00' }] }],
+      ['unit_price too large', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: 1e12 }] }],
+      ['unknown field', { po_number: 'X', ship_to: 'x', lines: [line], priority: 'high' }],
+      ['unknown line field', { po_number: 'X', ship_to: 'x', lines: [{ ...line, discount: 1 }] }],
+    ];
+    it.each(bad)('400 for %s', async (_label, payload) => {
+      expectError(await create(payload), 400, 'invalid_input');
+    });
+
+    it('400 for a body that is not JSON', async () => {
+      expectError(
+        await h.request({ method: 'POST', url: '/v1/orders', payload: '{"po_number":', headers: { 'content-type': 'application/json' }, key: rw }),
+        400,
+        'invalid_input',
+      );
+    });
+
+    it('records source mcp when created through the MCP tool', async () => {
+      const tool = ordersTools(h.gateway.services.orders).find((t) => t.name === 'orders_create');
+      const me = await h.org('acme');
+      const auth: AuthContext = { orgId: me.id, keyId: 'key_test', scopes: new Set(['orders:write']), source: 'mcp' };
+      const out = (await tool?.handler(auth, orderPayload('PO-MCP'))) as { order: OrderBody };
+      expect(out.order.source).toBe('mcp');
+      const got = await get('PO-MCP');
+      expect(got.json<{ order: OrderBody }>().order.source).toBe('mcp');
+    });
+  });
+
+  describe('money', () => {
+    it('keeps 4-decimal unit prices exact and rounds line totals to cents, half up', async () => {
+      const order = await createOk(
+        orderPayload(nextPo(), [
+          { sku: 'tire-225', quantity: 3, unit_price: 0.1 },
+          { sku: 'tire-225', quantity: 3, unit_price: 19.9999 },
+          { sku: 'tire-225', quantity: 1, unit_price: 0.005 },
+          { sku: 'tire-225', quantity: 1, unit_price: 0.0049 },
+          { sku: 'tire-225', quantity: 7, unit_price: 0 },
+        ]),
+      );
+      expect(order.lines.map((l) => [l.unit_price, l.line_total])).toEqual([
+        [0.1, 0.3],
+        [19.9999, 60],
+        [0.005, 0.01],
+        [0.0049, 0],
+        [0, 0],
+      ]);
+      expect(order.totals).toEqual({ line_count: 5, total_quantity: 15, subtotal: 60.31 });
+      // The JSON text carries the decimals exactly as sent.
+      const text = (await get(order.id)).body;
+      expect(text).toContain('"unit_price":19.9999');
+      expect(text).toContain('"unit_price":0.1,');
+      expect(text).toContain('"subtotal":60.31');
+    });
+
+    it('sums 500 lines of 0.1 to exactly 50 (a float sum would drift)', async () => {
+      const lines = Array.from({ length: 500 }, () => ({ sku: 'tire-225', quantity: 1, unit_price: 0.1 }));
+      const order = await createOk(orderPayload(nextPo(), lines));
+      expect(order.totals.subtotal).toBe(50);
+      expect(lines.reduce((sum, l) => sum + l.unit_price, 0)).not.toBe(50);
+    });
+
+    it('sums an EDI order of 10,000 lines exactly, and serves it over HTTP', async () => {
+      const me = await h.org('acme');
+      const prices = [0.1, 19.9999, 0.3333, 1234.5678, 0.01];
+      const lines = Array.from({ length: 10_000 }, (_, i) => ({ sku: 'TIRE-225', quantity: (i % 3) + 1, unit_price: prices[i % prices.length] ?? 0 }));
+      const expectedCents = lines.reduce((sum, l) => {
+        const units = BigInt(Math.round(l.unit_price * 10_000)) * BigInt(l.quantity);
+        return sum + (units + 50n) / 100n;
+      }, 0n);
+      const created = await h.gateway.services.orders.createFromEdi(me.id, { po_number: 'PO-EDI-10K', ship_to: 'Warehouse 3', lines });
+      expect(created.source).toBe('edi');
+      expect(created.totals.line_count).toBe(10_000);
+      expect(BigInt(Math.round(created.totals.subtotal * 100))).toBe(expectedCents);
+      const res = await get('PO-EDI-10K');
+      expect(res.statusCode).toBe(200);
+      const order = res.json<{ order: OrderBody }>().order;
+      expect(order.lines).toHaveLength(10_000);
+      expect(order.totals.subtotal).toBe(created.totals.subtotal);
+      expect(order.totals.subtotal).toBe(Number(expectedCents) / 100);
+    });
+  });
+
+  describe('read', () => {
+    it('gets an order by id, then by PO number (URL-encoded), and 404s otherwise', async () => {
+      const order = await createOk(orderPayload('PO 77/B'));
+      expect((await get(order.id)).json<{ order: OrderBody }>().order.po_number).toBe('PO 77/B');
+      expect((await get('PO 77/B')).json<{ order: OrderBody }>().order.id).toBe(order.id);
+      expectError(await get('PO-NEVER'), 404, 'not_found');
+      expectError(await get('ord_00000000000000000000000000'), 404, 'not_found');
+    });
+
+    it('prefers an id match over a PO number that looks like another order\'s id', async () => {
+      const first = await createOk();
+      const second = await createOk(orderPayload(first.id));
+      expect((await get(first.id)).json<{ order: OrderBody }>().order.id).toBe(first.id);
+      expect((await get(second.po_number)).json<{ order: OrderBody }>().order.id).toBe(first.id);
+    });
+
+    it('lists the newest first with lines, filters by status, and pages with next_cursor', async () => {
+      const { key } = await h.key('list-org', 'orders:read,orders:write,products:write');
+      await h.request({ method: 'POST', url: '/v1/products', payload: { sku: 'TIRE-225', name: 't' }, key });
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        h.clock.advance(1000);
+        ids.push((await createOk(orderPayload(`L-${i}`), key)).id);
+      }
+      await ack(ids[1] ?? '', key);
+      const all = await h.request({ method: 'GET', url: '/v1/orders', key });
+      expect(all.statusCode).toBe(200);
+      const body = all.json<{ orders: OrderBody[]; next_cursor: string | null }>();
+      expect(body.orders.map((o) => o.id)).toEqual([...ids].reverse());
+      expect(body.orders[0]?.lines).toHaveLength(1);
+      expect(body.next_cursor).toBeNull();
+
+      const confirmed = await h.request({ method: 'GET', url: '/v1/orders?status=confirmed', key });
+      expect(confirmed.json<{ orders: OrderBody[] }>().orders.map((o) => o.id)).toEqual([ids[1]]);
+      const none = await h.request({ method: 'GET', url: '/v1/orders?status=shipped', key });
+      expect(none.json<{ orders: OrderBody[] }>().orders).toEqual([]);
+
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const url: string = `/v1/orders?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+        const res = await h.request({ method: 'GET', url, key });
+        const p = res.json<{ orders: OrderBody[]; next_cursor: string | null }>();
+        seen.push(...p.orders.map((o) => o.id));
+        cursor = p.next_cursor;
+      } while (cursor !== null);
+      expect(seen).toEqual([...ids].reverse());
+    });
+
+    it('caps the list at 50 orders', async () => {
+      const { key } = await h.key('many-org', 'orders:read,orders:write,products:write');
+      await h.request({ method: 'POST', url: '/v1/products', payload: { sku: 'TIRE-225', name: 't' }, key });
+      for (let i = 0; i < 51; i++) await createOk(orderPayload(`M-${i}`), key);
+      const res = await h.request({ method: 'GET', url: '/v1/orders', key });
+      const body = res.json<{ orders: OrderBody[]; next_cursor: string | null }>();
+      expect(body.orders).toHaveLength(50);
+      expect(body.next_cursor).not.toBeNull();
+    });
+
+    it.each([
+      ['an unknown status', '/v1/orders?status=lost'],
+      ['limit 0', '/v1/orders?limit=0'],
+      ['limit 51', '/v1/orders?limit=51'],
+      ['a bad cursor', '/v1/orders?cursor=nope'],
+      ['an unknown query parameter', '/v1/orders?sort=asc'],
+    ])('400 for %s', async (_label, url) => {
+      expectError(await h.request({ method: 'GET', url, key: rw }), 400, 'invalid_input');
+    });
+  });
+
+  describe('isolation', () => {
+    it('never shows, acknowledges or changes another org\'s order (404)', async () => {
+      const mine = await createOk(orderPayload('PO-ISO'));
+      expectError(await get(mine.id, otherOrg), 404, 'not_found');
+      expectError(await get('PO-ISO', otherOrg), 404, 'not_found');
+      expectError(await ack(mine.id, otherOrg), 404, 'not_found');
+      expectError(await patch(mine.id, 'cancelled', otherOrg), 404, 'not_found');
+      const list = await h.request({ method: 'GET', url: '/v1/orders', key: otherOrg });
+      expect(list.json<{ orders: OrderBody[] }>().orders.map((o) => o.id)).not.toContain(mine.id);
+      expect((await get(mine.id)).json<{ order: OrderBody }>().order.status).toBe('submitted');
+    });
+  });
+
+  describe('state machine', () => {
+    const path: Record<string, string[]> = {
+      submitted: [],
+      confirmed: ['confirmed'],
+      processing: ['confirmed', 'processing'],
+      shipped: ['confirmed', 'processing', 'shipped'],
+      delivered: ['confirmed', 'processing', 'shipped', 'delivered'],
+      cancelled: ['cancelled'],
+    };
+    const allowed: Record<string, string[]> = {
+      submitted: ['confirmed', 'cancelled'],
+      confirmed: ['processing', 'cancelled'],
+      processing: ['shipped', 'cancelled'],
+      shipped: ['delivered'],
+      delivered: [],
+      cancelled: [],
+    };
+    const orderIn = async (status: string): Promise<OrderBody> => {
+      let order = await createOk();
+      for (const step of path[status] ?? []) {
+        const res = await patch(order.id, step);
+        expect(res.statusCode, res.body).toBe(200);
+        order = res.json<{ order: OrderBody }>().order;
+      }
+      return order;
+    };
+    const cases = Object.keys(path).flatMap((from) =>
+      ['confirmed', 'processing', 'shipped', 'delivered', 'cancelled'].map((to) => [from, to] as const),
+    );
+
+    it.each(cases)('%s -> %s', async (from, to) => {
+      const order = await orderIn(from);
+      const eventsBefore = sim.events().length;
+      const res = await patch(order.po_number, to);
+      if (from === to) {
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json<{ order: OrderBody }>().order).toMatchObject({ status: to, updated_at: order.updated_at });
+        expect(sim.events()).toHaveLength(eventsBefore);
+      } else if (allowed[from]?.includes(to)) {
+        expect(res.statusCode, res.body).toBe(200);
+        const moved = res.json<{ order: OrderBody }>().order;
+        expect(moved.status).toBe(to);
+        expect(moved.delivery.status).toBe('delivered');
+        const last = sim.events().at(-1);
+        expect(last).toMatchObject({ type: 'order.status_changed', data: { order_id: order.id, from, to } });
+      } else {
+        const body = expectError(res, 409, 'conflict');
+        expect(body.details).toEqual({ status: from, allowed: allowed[from] });
+        expect((await get(order.id)).json<{ order: OrderBody }>().order.status).toBe(from);
+      }
+    });
+
+    it('ack: submitted -> confirmed, a confirmed order is a no-op 200, any other state 409', async () => {
+      const order = await createOk();
+      const first = await ack(order.po_number);
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.json<{ order: OrderBody }>().order.status).toBe('confirmed');
+      const events = sim.events().length;
+      const again = await ack(order.id);
+      expect(again.statusCode).toBe(200);
+      expect(again.json<{ order: OrderBody }>().order.status).toBe('confirmed');
+      expect(sim.events()).toHaveLength(events);
+      for (const status of ['processing', 'shipped', 'delivered', 'cancelled']) {
+        const other = await orderIn(status);
+        const body = expectError(await ack(other.id), 409, 'conflict');
+        expect(body.details).toEqual({ status, allowed: allowed[status] });
+      }
+      expectError(await ack('PO-NEVER'), 404, 'not_found');
+    });
+
+    it.each([
+      ['submitted (never a target)', { status: 'submitted' }],
+      ['an unknown status', { status: 'lost' }],
+      ['no status', {}],
+      ['an extra field', { status: 'confirmed', reason: 'x' }],
+    ])('PATCH status: 400 for %s', async (_label, payload) => {
+      const order = await createOk();
+      expectError(await h.request({ method: 'PATCH', url: `/v1/orders/${order.id}/status`, payload, key: rw }), 400, 'invalid_input');
+    });
+
+    it('lets exactly one of two conflicting concurrent changes win', async () => {
+      for (let round = 0; round < 3; round++) {
+        const order = await orderIn('processing');
+        const targets = ['shipped', 'cancelled', 'shipped', 'cancelled', 'shipped', 'cancelled', 'shipped', 'cancelled'];
+        const results = await Promise.all(targets.map((t) => patch(order.id, t)));
+        const final = (await get(order.id)).json<{ order: OrderBody }>().order.status;
+        expect(['shipped', 'cancelled']).toContain(final);
+        results.forEach((res, i) => expect(res.statusCode, res.body).toBe(targets[i] === final ? 200 : 409));
+        const changes = await h.gateway.database.db
+          .selectFrom('outbox')
+          .select('payload')
+          .where('type', '=', 'order.status_changed')
+          .where('payload', 'like', `%${order.id}%`)
+          .execute();
+        expect(changes.filter((c) => c.payload.includes('"from":"processing"'))).toHaveLength(1);
+      }
+    });
+  });
+
+  describe('status change listeners (the EDI hook)', () => {
+    it('runs listeners in the change\'s transaction: a failing listener rolls the change and its event back', async () => {
+      const seen: string[] = [];
+      let fail = false;
+      h.gateway.services.orders.onStatusChanged(async (tx, order, from, to) => {
+        seen.push(`${order.po_number}:${from}->${to}`);
+        const row = await tx.selectFrom('orders').select('status').where('id', '=', order.id).executeTakeFirst();
+        expect(row?.status).toBe(to);
+        if (fail) throw new Error('listener failed');
+      });
+      const order = await createOk(orderPayload('PO-LISTEN'));
+      expect((await ack(order.id)).statusCode).toBe(200);
+      expect(seen).toEqual(['PO-LISTEN:submitted->confirmed']);
+      fail = true;
+      const before = await h.gateway.database.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      expect((await patch(order.id, 'processing')).statusCode).toBe(500);
+      const after = await h.gateway.database.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      expect(Number(after.n)).toBe(Number(before.n));
+      expect((await get(order.id)).json<{ order: OrderBody }>().order.status).toBe('confirmed');
+      fail = false;
+    });
+  });
+
+  describe('createFromEdi', () => {
+    it('creates inside the caller\'s transaction, so the caller\'s rollback undoes the order and its event', async () => {
+      const me = await h.org('acme');
+      const { db } = h.gateway.database;
+      await expect(
+        db.transaction().execute(async (tx) => {
+          const order = await h.gateway.services.orders.createFromEdi(me.id, orderPayload('PO-EDI-RB'), tx);
+          expect(order).toMatchObject({ source: 'edi', status: 'submitted', delivery: { status: 'queued', attempts: 0 } });
+          throw new Error('the 997 could not be written');
+        }),
+      ).rejects.toThrow('997');
+      expectError(await get('PO-EDI-RB'), 404, 'not_found');
+      const order = await h.gateway.database.db.transaction().execute((tx) => h.gateway.services.orders.createFromEdi(me.id, orderPayload('PO-EDI-OK'), tx));
+      expect((await get(order.id)).json<{ order: OrderBody }>().order.source).toBe('edi');
+    });
+
+    it('refuses bad EDI input with 422 and details', async () => {
+      const me = await h.org('acme');
+      await expect(
+        h.gateway.services.orders.createFromEdi(me.id, { po_number: '', ship_to: 'x', lines: [{ sku: 'TIRE-225', quantity: 0, unit_price: 1 }] }),
+      ).rejects.toMatchObject({ status: 422, code: 'unprocessable' });
+    });
+  });
+});

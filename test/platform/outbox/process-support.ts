@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { enqueueHubEvent } from '../../../src/platform/outbox/outbox.js';
+import type { Harness } from '../../support/harness.js';
+import { waitFor } from '../../support/wait-for.js';
+
+export const mainJs = join(import.meta.dirname, '../../../dist/src/main.js');
+
+/** These tests run the compiled CLI, as an operator would (`npm test` builds first). */
+export function requireBuild(): void {
+  if (!existsSync(mainJs)) throw new Error('dist/src/main.js is missing: run `npm run build` first');
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The environment a child process needs to run on the harness's database (PostgreSQL: its schema via search_path). */
+export function childEnv(h: Harness, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  let databaseUrl = h.databaseUrl;
+  if (h.dialect === 'postgres' && h.databaseSchema) {
+    const sep = databaseUrl.includes('?') ? '&' : '?';
+    databaseUrl = `${databaseUrl}${sep}options=${encodeURIComponent(`-c search_path=${h.databaseSchema}`)}`;
+  }
+  return {
+    PATH: process.env.PATH,
+    DATABASE_URL: databaseUrl,
+    GATEWAY_SECRET: h.config.GATEWAY_SECRET,
+    LOG_LEVEL: 'silent',
+    ...extra,
+  };
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+export async function startServe(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [mainJs, 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}: ${stderr}`);
+      return (await fetch(`${url}/healthz`)).ok;
+    },
+    { what: 'serve to come up', timeoutMs: 30_000 },
+  );
+  return {
+    child,
+    url,
+    kill: (signal) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill(signal);
+      }),
+  };
+}
+
+export async function enqueueEvents(h: Harness, orgId: string, n: number, prefix: string): Promise<string[]> {
+  return h.gateway.database.db.transaction().execute(async (tx) => {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) ids.push(await enqueueHubEvent(tx, { type: 'telematics.event', orgId, id: `${prefix}-${i}`, data: { reading: i } }));
+    return ids;
+  });
+}
+
+export async function statusCounts(h: Harness): Promise<Record<string, number>> {
+  const rows = await h.gateway.database.db
+    .selectFrom('outbox')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
