@@ -70,9 +70,10 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsRouter.find(m as HTTPMethod, path) !== null);
 
   registerErrorHandling(app, allowedMethods);
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // Set first thing, so every answer (errors, 404s, replays) carries it.
+  app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    done(null, payload);
+    done();
   });
   await registerOpenApi(app, config.SERVICE_NAME);
   registerHttpMetrics(app, gateway.metrics);

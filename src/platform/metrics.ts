@@ -23,11 +23,22 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry): v
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
+  // prom-client hashes the label object on every call; resolving each label set once keeps this off the hot path.
+  const children = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, not the URL, keeps label cardinality bounded.
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
-    requests.inc(labels);
-    latency.observe(labels, reply.elapsedTime / 1000);
+    const route = request.routeOptions.url ?? 'unmatched';
+    const id = `${request.method} ${route} ${reply.statusCode}`;
+    let child = children.get(id);
+    if (!child) {
+      const labels = { method: request.method, route, status: String(reply.statusCode) };
+      const counter = requests.labels(labels);
+      const histogram = latency.labels(labels);
+      child = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      children.set(id, child);
+    }
+    child.count();
+    child.observe(reply.elapsedTime / 1000);
     done();
   });
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
