@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { type ZodTypeProvider, validatorCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -42,7 +43,15 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   const { config } = gateway;
   const logger = opts.logger ?? { level: config.LOG_LEVEL };
   const app = Fastify({
-    logger: logger === false ? false : { ...logger, redact: { paths: REDACT, censor: '[redacted]' } },
+    logger:
+      logger === false
+        ? false
+        : {
+            level: logger.level,
+            redact: { paths: REDACT, censor: '[redacted]' },
+            // Buffered, so a request does not pay a write syscall per log line; serve flushes on shutdown.
+            stream: logger.stream ?? pino.destination({ dest: 1, sync: false, minLength: 4096 }),
+          },
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
     logController: new AccessLogController(),

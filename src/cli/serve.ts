@@ -2,6 +2,13 @@ import type { Config } from '../config.js';
 import { buildApp } from '../app.js';
 import { createGateway } from '../gateway.js';
 
+/** The access log is buffered (see app.ts): write out what is left before the process ends. */
+function flushLogs(log: unknown, done: () => void): void {
+  const flush = (log as { flush?: (cb: (err?: Error) => void) => void }).flush;
+  if (typeof flush === 'function') flush.call(log, () => done());
+  else done();
+}
+
 /** Serves HTTP and runs the delivery worker until SIGINT/SIGTERM, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
   const gateway = await createGateway(config);
@@ -17,7 +24,7 @@ export async function serve(config: Config): Promise<void> {
     void app
       .close()
       .then(() => gateway.close())
-      .finally(() => process.exit(0));
+      .finally(() => flushLogs(app.log, () => process.exit(0)));
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -51,8 +51,8 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
   const ttlMs = opts.ttlMs ?? DAY_MS;
   const lockMs = opts.lockMs ?? 60_000;
 
-  app.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.method !== 'POST' || request.auth === undefined) return;
+  const claim = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.auth === undefined) return;
     const header = request.headers[HEADER];
     if (header === undefined) return;
     if (typeof header !== 'string' || !KEY_FORMAT.test(header)) {
@@ -88,9 +88,9 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
     void reply.code(seen.status_code).header('idempotent-replayed', 'true');
     if (seen.content_type !== null) void reply.header('content-type', seen.content_type);
     return reply.send(seen.response_body);
-  });
+  };
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  const store = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const owner = request.idempotency;
     if (owner === undefined) return payload;
     request.idempotency = undefined;
@@ -110,5 +110,17 @@ export function registerIdempotency(app: FastifyInstance, opts: IdempotencyOptio
       request.log.error({ err }, 'could not store the idempotent response');
     }
     return payload;
+  };
+
+  // Attached to POST routes only, so reads pay nothing for it.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    route.preValidation = [...asArray(route.preValidation), claim];
+    route.onSend = [...asArray(route.onSend), store];
   });
+}
+
+function asArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
