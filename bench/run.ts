@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { benchObjectsFilter } from './objects.bench.js';
@@ -16,14 +16,24 @@ const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const wanted = (name: string) => !only || only.includes(name);
 
-const sections: string[] = [];
+/** Sections by name; with BENCH_ONLY the sections not re-run keep their last published text. */
+const sections = new Map<string, string>();
+const docPath = join(root, 'docs/benchmarks.md');
+const MARK = /^<!-- bench:([a-z0-9]+) -->$/m;
+if (only && existsSync(docPath)) {
+  for (const part of readFileSync(docPath, 'utf8').split(/\n(?=<!-- bench:)/).slice(1)) {
+    const name = MARK.exec(part)?.[1];
+    if (name) sections.set(name, part.trim());
+  }
+}
+const publish = (name: string, lines: string[]) =>
+  sections.set(name, [`<!-- bench:${name} -->`, ...lines, '', `_Measured ${new Date().toISOString()}._`].join('\n'));
 
 if (wanted('products')) {
   log(`products: GET /v1/products/:sku vs bare Fastify (${durationSec}s each)…`);
   const r = await benchProductGet(durationSec);
   log(`  ratio ${fmt(r.ratio, 2)}, p99 ${r.gateway.p99Ms} ms`);
-  sections.push(
-    [
+  publish('products', [
       '## GET /v1/products/:sku with a valid key ([1/9])',
       '',
       'The gateway (`serve`, SQLite, logging at info to /dev/null) and a bare Fastify server returning `{ok:true}`, each in its own process,',
@@ -35,8 +45,7 @@ if (wanted('products')) {
       `| gateway | ${fmt(r.gateway.requestsPerSec)} | ${r.gateway.p99Ms} |`,
       '',
       `Ratio ${fmt(r.ratio, 2)} (goal >= 0.70: ${verdict(r.ratio >= 0.7)}); p99 ${r.gateway.p99Ms} ms (goal <= 10 ms: ${verdict(r.gateway.p99Ms <= 10)}).`,
-    ].join('\n'),
-  );
+  ]);
 }
 
 if (wanted('orders')) {
@@ -46,8 +55,7 @@ if (wanted('orders')) {
   log('orders: drain of 100,000 queued events…');
   const d = await benchDrain(100_000);
   log(`  ${fmt(d.eventsPerSec)} events/s`);
-  sections.push(
-    [
+  publish('orders', [
       '## POST /v1/orders and the outbox drain ([3/9])',
       '',
       `Orders with 3 lines and a unique PO number each, the hub simulator up in its own process, autocannon with 50 connections for ${durationSec} s,`,
@@ -62,16 +70,14 @@ if (wanted('orders')) {
       '',
       `Drain: ${fmt(d.events)} events queued while the hub was away, delivered in ${fmt(d.seconds, 2)} s once it came back:`,
       `**${fmt(d.eventsPerSec)} events/s** (goal >= 5,000/s on SQLite: ${verdict(d.eventsPerSec >= 5000)}).`,
-    ].join('\n'),
-  );
+  ]);
 }
 
 if (wanted('x12')) {
   log('x12: parse throughput vs node-x12, memory for a 10 MB interchange…');
   const r = await benchX12();
   log(`  ratio ${fmt(r.ratio, 1)}, rss over idle ${fmt(r.rssRatioOverIdle, 2)}x body`);
-  sections.push(
-    [
+  publish('x12', [
       '## X12 parsing ([5/9])',
       '',
       `A ${mb(r.bodyBytes)} multi-set 850 interchange built by our writer, parsed in the same process by our parser and by the`,
@@ -89,8 +95,7 @@ if (wanted('x12')) {
       `reading and parsing ${mb(r.peakRssBytes)} peak RSS (${fmt(r.rssRatio, 1)}x the body raw, **${fmt(r.rssRatioOverIdle, 2)}x over the idle runtime**);`,
       `parsing and splitting every segment ${mb(r.materializeRssBytes)}. The goal (peak RSS under 3x the body) is ${verdict(r.rssRatioOverIdle < 3)} counted over`,
       `the idle runtime and ${verdict(r.rssRatio < 3)} raw: an idle Node process alone is ${fmt(r.idleRssBytes / r.rssBodyBytes, 1)}x a 10 MB body.`,
-    ].join('\n'),
-  );
+  ]);
 }
 
 if (wanted('objects')) {
@@ -98,8 +103,7 @@ if (wanted('objects')) {
   log(`objects: filters over ${fmt(rows)} rows of one object (SQLite)…`);
   const r = await benchObjectsFilter({ rows });
   log(`  slowest filter median ${fmt(r.filterMs, 2)} ms`);
-  sections.push(
-    [
+  publish('objects', [
       '## Dynamic object filters at 1,000,000 rows ([4/9])',
       '',
       `${fmt(r.rows)} rows written through the service in ${fmt(r.seedMs / 1000, 1)} s; first page (limit 100) of each filter, median of several runs:`,
@@ -107,8 +111,7 @@ if (wanted('objects')) {
       '| filter | median (ms) | rows | plan |',
       '|---|---:|---:|---|',
       ...r.filters.map((f) => `| \`${f.query}\` | ${fmt(f.medianMs, 2)} | ${f.returned} | ${f.plan.join('; ').replaceAll('|', '\\|')} |`),
-    ].join('\n'),
-  );
+  ]);
 }
 
 const header = [
@@ -116,9 +119,10 @@ const header = [
   '',
   'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects` picks sections, `BENCH_DURATION` sets seconds per load run).',
   'Speed figures are ratios against a baseline measured in the same run, because these machines are shared and noisy.',
-  `Last run: ${new Date().toISOString()} on Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'});`,
+  `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'});`,
   'the load generator, the server under test and (for orders) the hub simulator share those cores.',
   '',
 ].join('\n');
-writeFileSync(join(root, 'docs/benchmarks.md'), `${header}\n${sections.join('\n\n')}\n`);
+const ordered = ['products', 'orders', 'x12', 'objects'].flatMap((name) => sections.get(name) ?? []);
+writeFileSync(docPath, `${header}\n${ordered.join('\n\n')}\n`);
 log('wrote docs/benchmarks.md');

@@ -1,24 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliRunner } from '../support/cli.js';
 
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'gw-cli-'));
 const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'cli.sqlite')}`, LOG_LEVEL: 'silent' };
 
-/** Runs the real CLI (compiled by `npm test`'s pretest build) and returns its outcome. */
-async function gateway(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('./bin/gateway', args, { env });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const gateway = cliRunner(env);
 
 const json = <T>(out: { stdout: string }): T => JSON.parse(out.stdout) as T;
 
@@ -74,10 +63,7 @@ describe('./bin/gateway', () => {
   });
 
   it('fails at start with one clear line on bad configuration', async () => {
-    const { code, stderr } = await run('./bin/gateway', ['orgs', 'list'], { env: { ...env, PORT: 'eighty' } }).then(
-      () => ({ code: 0, stderr: '' }),
-      (e: { code: number; stderr: string }) => e,
-    );
+    const { code, stderr } = await cliRunner({ ...env, PORT: 'eighty' })('orgs', 'list');
     expect(code).toBe(1);
     expect(stderr.trim()).toMatch(/^error: invalid configuration: PORT/);
   });

@@ -1,25 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliRunner } from '../../support/cli.js';
 import { fitments } from './fixtures.js';
 
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'gw-objects-cli-'));
 const env = { ...process.env, DATABASE_URL: `sqlite:${join(dir, 'cli.sqlite')}`, LOG_LEVEL: 'silent' };
 
-/** Runs the real CLI (compiled by `npm test`'s pretest build). */
-async function gateway(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run('./bin/gateway', args, { env });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const gateway = cliRunner(env);
 
 function file(name: string, text: string): string {
   const path = join(dir, name);
