@@ -16,8 +16,9 @@ import { API_VERSION } from './platform/api-version.js';
 import { AccessLogController } from './platform/http/access-log.js';
 import { apiKeyAuth } from './platform/http/api-auth.js';
 import { okEnvelope } from './platform/http/envelope.js';
-import { registerErrorHandling } from './platform/http/error-handler.js';
+import { frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerIdempotency } from './platform/http/idempotency.js';
+import { rejectNulCharacters } from './platform/http/nul-guard.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { requestIdFor } from './platform/http/request-id.js';
 import { registerHttpMetrics } from './platform/metrics.js';
@@ -55,6 +56,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
     logController: new AccessLogController(),
+    frameworkErrors: frameworkErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -79,6 +81,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsRouter.find(m as HTTPMethod, path) !== null);
 
   registerErrorHandling(app, allowedMethods);
+  app.addHook('preValidation', rejectNulCharacters);
   // Set first thing, so every answer (errors, 404s, replays) carries it.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

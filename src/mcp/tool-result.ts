@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { toAppError } from '../platform/http/error-handler.js';
+import { assertNoNul } from '../platform/http/nul-guard.js';
 import type { McpCaller } from './caller.js';
 import type { ToolDefinition } from './tool.js';
 
@@ -9,6 +10,7 @@ import type { ToolDefinition } from './tool.js';
  */
 export async function runTool(tool: ToolDefinition, caller: McpCaller, input: Parameters<ToolDefinition['handler']>[1]): Promise<CallToolResult> {
   try {
+    assertNoNul(input, 'arguments');
     const output = await tool.handler(caller.auth, input);
     return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
   } catch (err) {

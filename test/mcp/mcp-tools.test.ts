@@ -86,6 +86,13 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       expect(result.content[0]?.text).toBe('missing scope: products:write');
     });
 
+    it('refuses a NUL character in arguments with the REST message, on every dialect', async () => {
+      const client = await connect(org, 'products:write');
+      const result = await client.call('products_create', { sku: 'NUL-1', name: 'bad\u0000name' });
+      expect(result.isError).toBe(true);
+      expect(result.content[0]?.text).toBe('arguments.name: the NUL character (U+0000) is not allowed');
+    });
+
     it('keeps organisations apart: another org gets not found, as REST says', async () => {
       const owner = await connect(org, 'products:write');
       expect((await owner.call('products_create', { sku: 'SECRET-1', name: 'Private' })).isError).toBeFalsy();

@@ -77,3 +77,9 @@ export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url
     return reply.status(err.status).send(errorBody(err, request.id));
   });
 }
+
+/** Errors Fastify raises before routing (a malformed URL, an over-long path parameter), in the same envelope. */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const appErr = err.statusCode !== undefined && err.statusCode < 500 ? new AppError('invalid_input', `invalid request: ${err.message}`) : toAppError(err);
+  void reply.status(appErr.status).header('x-request-id', request.id).send(errorBody(appErr, request.id));
+}
