@@ -51,7 +51,7 @@ describe.each(dialects)('no route answers bad input with a 5xx (%s)', (dialect) 
           const search = new URLSearchParams(q).toString();
           const hasBody = method !== 'GET' && method !== 'DELETE';
           const res = await h.request({
-            method: method,
+            method,
             url: search ? `${path}?${search}` : path,
             key,
             ...(hasBody
