@@ -4,6 +4,9 @@ export interface ProductsBench {
   baseline: LoadResult;
   gateway: LoadResult;
   ratio: number;
+  /** The gateway's GET /healthz (no key, no database): what the HTTP frame alone costs, for reading the ratio. */
+  healthz: LoadResult;
+  healthzRatio: number;
 }
 
 /** GET /v1/products/:sku with a valid key, against bare Fastify in the same run. */
@@ -22,7 +25,14 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
     const baseline = await load({ url: baselineServer.url, duration: durationSec });
     const gateway = await load({ url: `${gw.url}/v1/products/bench-225-45r17`, headers, duration: durationSec });
     if (gateway.non2xx > 0 || gateway.errors > 0) throw new Error(`gateway answered ${gateway.non2xx} non-2xx and ${gateway.errors} errors`);
-    return { baseline, gateway, ratio: gateway.requestsPerSec / baseline.requestsPerSec };
+    const healthz = await load({ url: `${gw.url}/healthz`, duration: durationSec });
+    return {
+      baseline,
+      gateway,
+      ratio: gateway.requestsPerSec / baseline.requestsPerSec,
+      healthz,
+      healthzRatio: healthz.requestsPerSec / baseline.requestsPerSec,
+    };
   } finally {
     await gw.stop();
     await baselineServer.stop();
