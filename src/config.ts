@@ -36,6 +36,9 @@ export type Config = z.infer<typeof envSchema>;
 
 export class ConfigError extends Error {}
 
+/** A configured dependency (database, Redis) that cannot be used at start: one clear line, like bad config. */
+export class StartupError extends Error {}
+
 /** Parses the environment once; a bad value fails start with one clear line. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);

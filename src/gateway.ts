@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import { type Config, StartupError } from './config.js';
 import { ApiKeysService } from './platform/auth/api-keys.service.js';
 import { KeyVerifier } from './platform/auth/key-verifier.js';
 import { type Clock, systemClock } from './platform/clock.js';
@@ -18,6 +18,7 @@ import { createDeliveryWorker } from './platform/outbox/create-delivery-worker.j
 import { DeliveriesService } from './platform/outbox/deliveries.service.js';
 import type { DeliveryWorker } from './platform/outbox/delivery-worker.js';
 import type { Registry } from 'prom-client';
+import { sql } from 'kysely';
 
 export interface Services {
   orgs: OrgsService;
@@ -55,10 +56,23 @@ export interface GatewayOptions {
   redisKeyPrefix?: string;
 }
 
+/** Runs a start-up step; a failure closes what is open and becomes one StartupError line naming the dependency. */
+async function startOrExplain<T>(what: string, cleanup: () => Promise<void>, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    await cleanup().catch(() => undefined);
+    throw new StartupError(`cannot use ${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+}
+
 export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
   const clock = opts.clock ?? systemClock;
   const database = openDatabase(config.DATABASE_URL, opts.databaseSchema ? { schema: opts.databaseSchema } : {});
-  if (opts.migrate ?? true) await migrateToLatest(database.db);
+  await startOrExplain('the database at DATABASE_URL', database.close, async () => {
+    if (opts.migrate ?? true) await migrateToLatest(database.db);
+    else await sql`select 1`.execute(database.db);
+  });
   const db = database.db;
   const orgs = new OrgsService(db, clock);
   const products = new ProductsService(db, clock, orgs);
@@ -80,7 +94,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     edi,
     ediPartners: new EdiPartnersService(db, clock, orgs),
   };
-  const rateLimitStore = await createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {});
+  const rateLimitStore = await startOrExplain('Redis at REDIS_URL', database.close, () =>
+    createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
+  );
   const limiter = new RateLimiter(rateLimitStore, clock);
   return {
     config,

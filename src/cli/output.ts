@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.js';
+import { ConfigError, StartupError } from '../config.js';
 import { AppError } from '../platform/http/errors.js';
 
 export interface OutputOptions {
@@ -16,7 +16,7 @@ export function run<A extends unknown[]>(body: (...args: A) => Promise<void>): (
     try {
       await body(...args);
     } catch (err) {
-      if (err instanceof AppError || err instanceof ConfigError) {
+      if (err instanceof AppError || err instanceof ConfigError || err instanceof StartupError) {
         process.stderr.write(`error: ${err.message}\n`);
         process.exitCode = 1;
         return;

@@ -67,4 +67,14 @@ describe('./bin/gateway', () => {
     expect(code).toBe(1);
     expect(stderr.trim()).toMatch(/^error: invalid configuration: PORT/);
   });
+
+  it('fails at start with one clear line when the database or Redis cannot be used', async () => {
+    const badDb = await cliRunner({ ...env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', GATEWAY_SECRET: 'x'.repeat(32) })('orgs', 'list');
+    expect(badDb.code).toBe(1);
+    expect(badDb.stderr.trim()).toMatch(/^error: cannot use the database at DATABASE_URL: .*ECONNREFUSED/);
+    expect(badDb.stderr.trim().split('\n')).toHaveLength(1);
+    const badRedis = await cliRunner({ ...env, REDIS_URL: 'redis://127.0.0.1:1' })('orgs', 'list');
+    expect(badRedis.code).toBe(1);
+    expect(badRedis.stderr.trim()).toMatch(/^error: cannot use Redis at REDIS_URL: .*ECONNREFUSED/);
+  });
 });

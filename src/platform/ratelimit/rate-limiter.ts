@@ -71,12 +71,17 @@ export async function createRateLimitStore(redisUrlOrClient?: string | Redis, op
     connectTimeout: 2_000,
     commandTimeout: 250,
   });
-  client.on('error', opts.onError ?? (() => undefined));
+  // ioredis rejects connect() with "Connection is closed."; the error event says why (ECONNREFUSED, auth, ...).
+  let lastError: Error | undefined;
+  client.on('error', (err: Error) => {
+    lastError = err;
+    opts.onError?.(err);
+  });
   try {
     await client.connect();
   } catch (err) {
     client.disconnect();
-    throw new Error(`cannot connect to Redis at REDIS_URL: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw lastError ?? err;
   }
   return new RedisRateLimitStore(client, keyPrefix, true);
 }
