@@ -69,7 +69,7 @@ async function startOrExplain<T>(what: string, cleanup: () => Promise<void>, ste
 export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
   const clock = opts.clock ?? systemClock;
   const database = openDatabase(config.DATABASE_URL, opts.databaseSchema ? { schema: opts.databaseSchema } : {});
-  await startOrExplain('the database at DATABASE_URL', database.close, async () => {
+  await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
     if (opts.migrate ?? true) await migrateToLatest(database.db);
     else await sql`select 1`.execute(database.db);
   });
@@ -94,7 +94,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     edi,
     ediPartners: new EdiPartnersService(db, clock, orgs),
   };
-  const rateLimitStore = await startOrExplain('Redis at REDIS_URL', database.close, () =>
+  const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
   const limiter = new RateLimiter(rateLimitStore, clock);
