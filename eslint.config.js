@@ -18,6 +18,16 @@ export default tseslint.config(
       'no-restricted-exports': ['error', { restrictDefaultExports: { direct: true, named: true, defaultFrom: true, namedFrom: true, namespaceFrom: true } }],
     },
   },
+  {
+    // platform/ is cross-cutting and knows no resource: modules plug into it, never the other way round.
+    files: ['src/platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/modules/**', '**/gateway.js', '**/app.js', '**/mcp/**', '**/cli/**'], message: 'platform/ imports no module, app or door' }] },
+      ],
+    },
+  },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   { files: ['eslint.config.js', 'vitest.config.ts'], rules: { 'no-restricted-exports': 'off' } },
 );

@@ -95,7 +95,7 @@ export async function benchDrain(events = 100_000): Promise<DrainBench> {
     for (let start = 0; start < events; start += 5_000) {
       await db.transaction().execute(async (tx) => {
         for (let i = start; i < Math.min(start + 5_000, events); i++) {
-          await enqueueHubEvent(tx, { type: 'telematics.event', orgId: org.id, id: `bench-${i}`, data: { machine: `m-${i % 50}`, reading: i, unit: 'psi' } });
+          await enqueueHubEvent(tx, { type: 'telematics.event', orgId: org.id, at: gateway.clock.now(), id: `bench-${i}`, data: { machine: `m-${i % 50}`, reading: i, unit: 'psi' } });
         }
       });
     }

@@ -1,26 +1,16 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { type ZodTypeProvider, validatorCompiler } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { Gateway } from './gateway.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
-import { allTools } from './mcp/registry.js';
-import { ediRoutes } from './modules/edi/edi.routes.js';
-import { objectsRoutes } from './modules/objects/objects.routes.js';
-import { inventoryRoutes } from './modules/inventory/inventory.routes.js';
-import { ordersRoutes } from './modules/orders/orders.routes.js';
-import { productsRoutes } from './modules/products/products.routes.js';
-import { warrantyRoutes } from './modules/warranty/warranty.routes.js';
+import { toolOf } from './mcp/operation-tools.js';
 import { API_VERSION } from './platform/api-version.js';
 import { AccessLogController } from './platform/http/access-log.js';
 import { apiKeyAuth } from './platform/http/api-auth.js';
-import { okEnvelope } from './platform/http/envelope.js';
 import { frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
-import { registerIdempotency } from './platform/http/idempotency.js';
-import { rejectNulCharacters } from './platform/http/nul-guard.js';
-import { registerOpenApi } from './platform/http/openapi.js';
+import { registerApiDocs } from './platform/http/openapi.js';
 import { requestIdFor } from './platform/http/request-id.js';
+import { registerRestOperations } from './platform/operations/rest.js';
 import { registerHttpMetrics } from './platform/metrics.js';
 
 export interface AppOptions {
@@ -58,11 +48,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     logController: new AccessLogController(),
     frameworkErrors: frameworkErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
-  }).withTypeProvider<ZodTypeProvider>();
-
-  app.setValidatorCompiler(validatorCompiler);
-  // Responses are typed at compile time; runtime schemas serve the OpenAPI document, not a second validation.
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  });
 
   // A twin router that only answers "which methods exist for this path", for 405 versus 404.
   const methodsRouter = FindMyWay({ ignoreTrailingSlash: true });
@@ -81,39 +67,27 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsRouter.find(m as HTTPMethod, path) !== null);
 
   registerErrorHandling(app, allowedMethods);
-  app.addHook('preValidation', rejectNulCharacters);
   // Set first thing, so every answer (errors, 404s, replays) carries it.
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();
   });
-  await registerOpenApi(app, config.SERVICE_NAME);
   registerHttpMetrics(app, gateway.metrics);
 
-  app.get('/healthz', {
-    schema: { tags: ['health'], summary: 'Liveness check (no authentication)', response: { 200: okEnvelope({ service: z.string() }) } },
-  }, () => ({ ok: true as const, service: config.SERVICE_NAME }));
+  app.get('/healthz', () => ({ ok: true as const, service: config.SERVICE_NAME }));
 
-  const { services } = gateway;
-  await app.register(
-    async (v1) => {
-      v1.addHook(
-        'onRequest',
-        apiKeyAuth({ verifier: gateway.verifier, limiter: gateway.limiter, defaultLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, source: 'api' }),
-      );
-      registerIdempotency(v1, { db: gateway.database.db, clock: gateway.clock });
-      await v1.register(productsRoutes(services.products));
-      await v1.register(ordersRoutes(services.orders));
-      await v1.register(inventoryRoutes(services.inventory));
-      await v1.register(warrantyRoutes(services.warranty));
-      await v1.register(objectsRoutes(services.objects));
-      await v1.register(ediRoutes(services.edi));
-    },
-    { prefix: '/v1' },
-  );
+  const operations = gateway.operations.map((entry) => entry.operation);
+  await registerApiDocs(app, { title: config.SERVICE_NAME, version: API_VERSION, operations: gateway.operations, tags: gateway.tags });
+  await app.register(async (api) => {
+    api.addHook(
+      'onRequest',
+      apiKeyAuth({ verifier: gateway.verifier, limiter: gateway.limiter, defaultLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, source: 'api' }),
+    );
+    await registerRestOperations(api, operations, gateway.invoker);
+  });
   await app.register(
     mcpRoutes({
-      tools: allTools(services),
+      tools: operations.filter((op) => !op.absent?.mcp).map((op) => toolOf(op, gateway.invoker)),
       authenticate: apiKeyAuth({ verifier: gateway.verifier, limiter: gateway.limiter, defaultLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, source: 'mcp' }),
       allowedOrigins: config.ALLOWED_ORIGINS,
       serverInfo: { name: config.SERVICE_NAME, version: API_VERSION },

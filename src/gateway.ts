@@ -17,8 +17,14 @@ import { EdiPartnersService } from './modules/edi/partners.service.js';
 import { createDeliveryWorker } from './platform/outbox/create-delivery-worker.js';
 import { DeliveriesService } from './platform/outbox/deliveries.service.js';
 import type { DeliveryWorker } from './platform/outbox/delivery-worker.js';
+import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { sql } from 'kysely';
+import { MODULES } from './modules/index.js';
+import { type OperationEntry, operationsOf } from './platform/operations/module.js';
+import { IdempotencyStore } from './platform/operations/idempotency.js';
+import { OperationInvoker } from './platform/operations/invoke.js';
+import type { OpenApiTag } from './platform/operations/openapi.js';
 
 export interface Services {
   orgs: OrgsService;
@@ -44,6 +50,11 @@ export interface Gateway {
   metrics: Registry;
   /** Hub delivery: `serve` starts it; services use it to deliver right after commit. */
   delivery: DeliveryWorker;
+  /** Every module's operations (REST, MCP and OpenAPI are generated from them) and the modules' OpenAPI tags. */
+  operations: OperationEntry[];
+  tags: OpenApiTag[];
+  /** The one way either door calls an operation. */
+  invoker: OperationInvoker;
   close(): Promise<void>;
 }
 
@@ -78,9 +89,11 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const products = new ProductsService(db, clock, orgs);
   orgs.onSettingsChanged(products.onSettingsChanged);
   const metrics = createMetricsRegistry();
-  const delivery = createDeliveryWorker(config, database, clock, metrics);
-  const orders = new OrdersService(db, clock, products, delivery);
-  const edi = new EdiService(db, clock, products, orders);
+  // On stderr: CLI commands print their output on stdout.
+  const delivery = createDeliveryWorker(config, database, clock, metrics, pino({ level: config.LOG_LEVEL, name: 'delivery-worker' }, pino.destination(2)));
+  const deliveries = new DeliveriesService(db, orgs);
+  const orders = new OrdersService(db, clock, products, delivery, deliveries);
+  const edi = new EdiService(db, clock, products, orders, deliveries);
   orders.onStatusChanged(edi.onOrderStatusChanged);
   const services: Services = {
     orgs,
@@ -88,7 +101,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     products,
     orders,
     inventory: new InventoryService(db, clock, products, delivery),
-    deliveries: new DeliveriesService(db, orgs),
+    deliveries,
     warranty: new WarrantyService(db, clock, products),
     objects: new ObjectsService(db, clock, orgs),
     edi,
@@ -107,6 +120,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     limiter,
     metrics,
     delivery,
+    operations: operationsOf(MODULES, services),
+    tags: MODULES.map((m) => m.tag),
+    invoker: new OperationInvoker(new IdempotencyStore(db, clock)),
     async close() {
       await delivery.close();
       await limiter.close();

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import { type Config, isPostgresUrl } from '../config.js';
 import { buildApp } from '../app.js';
 import { createGateway } from '../gateway.js';
 
@@ -9,11 +9,24 @@ function flushLogs(log: unknown, done: () => void): void {
   else done();
 }
 
+/** The database as the listening line shows it: the SQLite path, or a PostgreSQL host, port and database, never credentials. */
+export function describeDatabase(url: string): string {
+  if (!isPostgresUrl(url)) return url;
+  try {
+    const { protocol, host, pathname } = new URL(url);
+    return `${protocol}//${host}${pathname}`;
+  } catch {
+    return 'postgres (unparsable URL)';
+  }
+}
+
 /** Serves HTTP and runs the delivery worker until SIGINT/SIGTERM, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
   const gateway = await createGateway(config);
   const app = await buildApp(gateway);
-  await app.listen({ port: config.PORT, host: config.HOST });
+  const address = await app.listen({ port: config.PORT, host: config.HOST });
+  // Straight to stdout: the logger is buffered and would hold this line back until shutdown.
+  process.stdout.write(`${config.SERVICE_NAME} listening on ${address} (database: ${describeDatabase(config.DATABASE_URL)})\n`);
   // Stopped by gateway.close() on shutdown, after HTTP has drained: a batch in flight still records its outcome.
   gateway.delivery.start();
   let stopping = false;

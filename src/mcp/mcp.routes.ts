@@ -2,22 +2,42 @@ import type { Implementation } from '@modelcontextprotocol/server';
 import type { FastifyPluginCallback } from 'fastify';
 import type { apiKeyAuth } from '../platform/http/api-auth.js';
 import { authOf } from '../platform/http/api-auth.js';
-import { allowedOrigin } from '../platform/http/origin.js';
+import { allowedOrigin, type CorsOptions, corsPreflight } from '../platform/http/origin.js';
 import { authInfoFor } from './caller.js';
 import { createMcpEndpoint } from './endpoint.js';
 import { createServerFactory } from './server-factory.js';
-import type { ToolDefinition } from './tool.js';
+import type { OperationTool } from './operation-tools.js';
 import { parseJsonBody, toWebRequest } from './web-request.js';
 
 export interface McpRoutesOptions {
-  tools: ToolDefinition[];
+  tools: OperationTool[];
   /** The same key check and rate limit as REST, built with source 'mcp'. */
   authenticate: ReturnType<typeof apiKeyAuth>;
   allowedOrigins: readonly string[];
   serverInfo: Implementation;
 }
 
-/** POST /mcp (Streamable HTTP, stateless). GET and DELETE fall to the app's 405: there are no sessions or streams. */
+/** What a page on an allowlisted origin may send to /mcp and read back (errors, rate limits and the 401 challenge too). */
+const MCP_CORS: CorsOptions = {
+  methods: ['POST'],
+  allowHeaders: ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id', 'idempotency-key', 'x-request-id'],
+  exposeHeaders: [
+    'mcp-session-id',
+    'mcp-protocol-version',
+    'x-request-id',
+    'ratelimit-limit',
+    'ratelimit-remaining',
+    'ratelimit-reset',
+    'retry-after',
+    'www-authenticate',
+  ],
+  maxAgeSeconds: 600,
+};
+
+/**
+ * POST /mcp (Streamable HTTP, stateless), and OPTIONS /mcp for browsers' preflights (no key: browsers send none).
+ * GET and DELETE fall to the app's 405: there are no sessions or streams.
+ */
 export function mcpRoutes(opts: McpRoutesOptions): FastifyPluginCallback {
   return (app, _options, done) => {
     const endpoint = createMcpEndpoint(createServerFactory(opts.tools, opts.serverInfo), (err) =>
@@ -29,10 +49,8 @@ export function mcpRoutes(opts: McpRoutesOptions): FastifyPluginCallback {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, parsed) => parsed(null, body));
 
-    app.addHook('onRequest', allowedOrigin(opts.allowedOrigins));
-    app.addHook('onRequest', opts.authenticate);
-
-    app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
+    app.options('/mcp', { schema: { hide: true } }, corsPreflight(opts.allowedOrigins, MCP_CORS));
+    app.post('/mcp', { schema: { hide: true }, onRequest: [allowedOrigin(opts.allowedOrigins, MCP_CORS), opts.authenticate] }, async (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : undefined;
       const parsedBody = parseJsonBody(body);
       const response = await endpoint.handle(toWebRequest(request, reply, body), {

@@ -18,7 +18,3 @@ export class ManualClock implements Clock {
     this.current = new Date(this.current.getTime() + ms);
   }
 }
-
-export function isoNow(clock: Clock): string {
-  return clock.now().toISOString();
-}

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /** Prefixed, time-sortable id (`ord_01j...`): 48-bit millisecond time then 80 random bits, Crockford base32. */
-export function newId(prefix: string, at: Date = new Date()): string {
+export function newId(prefix: string, at: Date): string {
   let time = at.getTime();
   let head = '';
   for (let i = 0; i < 10; i++) {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allTools } from '../../src/mcp/registry.js';
 import { STATIC_SCOPES } from '../../src/platform/auth/scopes.js';
 import { dialects, type Harness, startHarness } from '../support/harness.js';
 import { clientKinds, listen, type McpTestClient } from './support/mcp-clients.js';
@@ -37,7 +36,7 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       const tools = await client.listTools();
       const all = new Set<string>(STATIC_SCOPES);
       // Per-object tools decide visibility from objects:<key>:* scopes, which `all` does not grant.
-      const expected = allTools(h.gateway.services).filter((t) => (typeof t.scope === 'string' ? all.has(t.scope) : false));
+      const expected = h.gateway.operations.map((e) => e.operation).filter((op) => (typeof op.scope === 'string' ? all.has(op.scope) : false));
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(expected.map((t) => t.name)));
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['products_create', 'products_get', 'products_list', 'products_update']));
       for (const tool of tools) {
@@ -49,10 +48,20 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
           readOnlyHint: expect.any(Boolean) as unknown,
           destructiveHint: expect.any(Boolean) as unknown,
           idempotentHint: expect.any(Boolean) as unknown,
+          openWorldHint: expect.any(Boolean) as unknown,
         });
+        // Strict inputs: an agent learns that unknown arguments are refused, and every argument says what it is.
+        expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+        for (const [name, prop] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>)) {
+          expect(prop.description, `${tool.name}.${name}`).toBeTruthy();
+        }
+        expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/\\p\{|"not":\{\}/);
       }
       const get = tools.find((t) => t.name === 'products_get');
-      expect(get?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true });
+      expect(get?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+      const update = tools.find((t) => t.name === 'products_update');
+      expect(update?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+      expect(Object.keys((update?.inputSchema.properties ?? {}) as object)).toEqual(expect.arrayContaining(['sku', 'stock_qty', 'idempotency_key']));
     });
 
     it('creates, gets, lists and updates a product, with structuredContent and a text copy', async () => {
@@ -71,7 +80,7 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       expect(listed.structuredContent).toMatchObject({ products: [{ sku: 'TIRE-1' }], next_cursor: null });
 
       h.clock.advance(1000);
-      const updated = await client.call('products_update', { sku: 'TIRE-1', changes: { stock_qty: 40, name: 'All-season' } });
+      const updated = await client.call('products_update', { sku: 'TIRE-1', stock_qty: 40, name: 'All-season' });
       expect(updated.isError).toBeFalsy();
       expect(updated.structuredContent).toMatchObject({ product: { sku: 'TIRE-1', name: 'All-season', stock_qty: 40, stock_status: 'in_stock' } });
 
@@ -83,14 +92,15 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       const client = await connect(org, 'products:read');
       const result = await client.call('products_create', { sku: 'NOPE-1', name: 'Hidden' });
       expect(result.isError).toBe(true);
-      expect(result.content[0]?.text).toBe('missing scope: products:write');
+      expect(result.content[0]?.text).toBe('missing_scope: missing scope: products:write');
+      expect(result.structuredContent).toEqual({ code: 'missing_scope', status: 403, message: 'missing scope: products:write' });
     });
 
     it('refuses a NUL character in arguments with the REST message, on every dialect', async () => {
       const client = await connect(org, 'products:write');
       const result = await client.call('products_create', { sku: 'NUL-1', name: 'bad\u0000name' });
       expect(result.isError).toBe(true);
-      expect(result.content[0]?.text).toBe('arguments.name: the NUL character (U+0000) is not allowed');
+      expect(result.content[0]?.text).toBe('invalid_input: body.name: the NUL character (U+0000) is not allowed');
     });
 
     it('keeps organisations apart: another org gets not found, as REST says', async () => {
@@ -100,8 +110,8 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       const got = await stranger.call('products_get', { sku: 'SECRET-1' });
       const rest = await h.request({ method: 'GET', url: '/v1/products/SECRET-1', key: (await h.key(`${org}-b`, 'products:read')).key });
       expect(got.isError).toBe(true);
-      expect(got.content[0]?.text).toBe(rest.json<{ error: string }>().error);
-      expect((await stranger.call('products_update', { sku: 'SECRET-1', changes: { name: 'Mine' } })).isError).toBe(true);
+      expect(got.content[0]?.text).toBe(`not_found: ${rest.json<{ error: string }>().error}`);
+      expect((await stranger.call('products_update', { sku: 'SECRET-1', name: 'Mine' })).isError).toBe(true);
       expect((await stranger.call('products_list', {})).structuredContent).toEqual({ products: [], next_cursor: null });
     });
 
@@ -110,7 +120,7 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       await client.call('products_create', { sku: 'DUP-1', name: 'First' });
       const again = await client.call('products_create', { sku: 'dup-1', name: 'Second' });
       expect(again.isError).toBe(true);
-      expect(again.content[0]?.text).toBe('product dup-1 already exists');
+      expect(again.content[0]?.text).toBe('conflict: product dup-1 already exists');
     });
 
     it('answers invalid tool input with an error naming the field', async () => {
@@ -118,9 +128,32 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       const missing = await client.call('products_create', { sku: 'BAD-1' });
       expect(missing.isError).toBe(true);
       expect(missing.content[0]?.text).toMatch(/name/);
-      const derived = await client.call('products_update', { sku: 'BAD-1', changes: { stock_status: 'in_stock' } });
+      const derived = await client.call('products_update', { sku: 'BAD-1', stock_status: 'in_stock' });
       expect(derived.isError).toBe(true);
       expect(derived.content[0]?.text).toMatch(/stock_status/);
+      expect(derived.structuredContent).toMatchObject({ code: 'invalid_input', status: 400 });
+    });
+
+    it('replays a create retried with the same idempotency_key instead of running it twice', async () => {
+      const client = await connect(org, 'products:read,products:write');
+      const args = { sku: 'IDEM-1', name: 'Retry-safe', idempotency_key: `mcp-${kind.label.replace(/[^a-z0-9]+/g, '-')}` };
+      const first = await client.call('products_create', args);
+      expect(first.isError).toBeFalsy();
+      const again = await client.call('products_create', { name: 'Retry-safe', sku: 'IDEM-1', idempotency_key: args.idempotency_key });
+      expect(again.isError, again.content[0]?.text).toBeFalsy();
+      expect(again.structuredContent).toEqual(first.structuredContent);
+      const other = await client.call('products_create', { sku: 'IDEM-2', name: 'Other', idempotency_key: args.idempotency_key });
+      expect(other.structuredContent).toMatchObject({ code: 'unprocessable', status: 422 });
+    });
+
+    it('refuses an unknown argument as REST refuses an unknown field, instead of dropping it', async () => {
+      const client = await connect(org, 'products:read,products:write');
+      const res = await client.call('products_get', { sku: 'TIRE-1', reason: 'x' });
+      expect(res.isError).toBe(true);
+      expect(res.structuredContent).toMatchObject({ code: 'invalid_input', status: 400 });
+      const rest = await h.request({ method: 'GET', url: '/v1/products/TIRE-1?reason=x', key: (await h.key(org, 'products:read')).key });
+      expect(rest.statusCode).toBe(400);
+      expect((res.structuredContent as { details: unknown }).details).toEqual(rest.json<{ details: unknown }>().details);
     });
 
     it('answers an unknown tool with a JSON-RPC error, not a tool result', async () => {

@@ -1,63 +1,99 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allTools } from '../../src/mcp/registry.js';
-import type { ToolDefinition } from '../../src/mcp/tool.js';
 import { isKnownScope } from '../../src/platform/auth/scopes.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import type { Operation } from '../../src/platform/operations/operation.js';
+import { FIXTURES, seedOrg } from '../operations/fixtures.js';
+import { dialects, type Harness, startHarness } from '../support/harness.js';
+import { type Answer, type Call, callMcp, callRest, listTools, mcpArgsOf } from '../support/operations.js';
 import { routeTable } from '../support/routes.js';
 
-/**
- * REST operations under /v1 that deliberately have no MCP tool, each with the reason. Empty today: every operation
- * is also a tool. Add an entry only when a tool cannot carry the operation, and say why.
- */
-const REST_WITHOUT_TOOL: Record<string, string> = {};
+/** Fields whose values differ between two successful creates by construction. */
+const VOLATILE = new Set(['id', 'source', 'created_at', 'updated_at', 'sku', 'po_number', 'claim_number', 'number', 'delivery_id', 'message_id', 'order_id', 'at', 'changed_at', 'control_number', 'x12', 'fitment_id', 'stored_at', 'written_at']);
 
-/** Tools that deliberately mirror no REST operation (`rest: null`), each with the reason. */
-const TOOLS_WITHOUT_REST: Record<string, string> = {};
+/** The structure of a payload with the values that identify one record blanked out. */
+function shapeOf(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(shapeOf);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, VOLATILE.has(k) ? typeof v : shapeOf(v)]));
+}
 
-describe('REST and MCP parity', () => {
+describe.each(dialects)('REST and MCP parity over the operation list (%s)', (dialect) => {
   let h: Harness;
-  let rest: string[];
-  let tools: ToolDefinition[];
+  let operations: Operation[];
+  let key: string;
   beforeAll(async () => {
-    h = await startHarness('sqlite');
-    rest = routeTable(h.app).filter((r) => r.split(' ')[1]?.startsWith('/v1/'));
-    tools = allTools(h.gateway.services);
+    h = await startHarness(dialect);
+    operations = h.gateway.operations.map((e) => e.operation);
+    key = await seedOrg(h, 'parity');
   });
   afterAll(() => h.close());
 
-  it('reads the route table (a parse that finds nothing must not pass for parity)', () => {
-    expect(rest).toEqual(expect.arrayContaining(['GET /v1/products', 'GET /v1/products/:sku', 'PATCH /v1/products/:sku', 'POST /v1/products']));
-  });
-
-  it('has a tool for every REST operation under /v1, or a reasoned exception', () => {
-    const mirrored = new Set(tools.map((t) => t.rest));
-    const missing = rest.filter((r) => !mirrored.has(r) && !(r in REST_WITHOUT_TOOL));
-    expect(missing, 'REST operations with no MCP tool: add the tool to the module and src/mcp/registry.ts').toEqual([]);
-  });
-
-  it('has a REST operation for every tool, or a reasoned exception', () => {
-    const orphans = tools.filter((t) => (t.rest === null ? !(t.name in TOOLS_WITHOUT_REST) : !rest.includes(t.rest)));
-    expect(orphans.map((t) => `${t.name} -> ${t.rest ?? 'null'}`)).toEqual([]);
-  });
-
-  it('keeps the exception lists honest: each names something that exists and gives a reason', () => {
-    for (const [route, reason] of Object.entries(REST_WITHOUT_TOOL)) {
-      expect(rest, route).toContain(route);
-      expect(tools.some((t) => t.rest === route), `${route} has a tool now: drop the exception`).toBe(false);
-      expect(reason.length, route).toBeGreaterThan(10);
+  it('serves every operation on both doors, or says why not', async () => {
+    const rest = routeTable(h.app).filter((r) => r.split(' ')[1]?.startsWith('/v1/'));
+    const tools = new Set((await listTools(h, key)).map((t) => t.name));
+    for (const op of operations) {
+      const route = `${op.method} ${op.path}`;
+      if (op.absent?.rest) expect(op.absent.rest.length, op.name).toBeGreaterThan(10);
+      else expect(rest, op.name).toContain(route);
+      if (op.absent?.mcp) expect(op.absent.mcp.length, op.name).toBeGreaterThan(10);
+      else expect(tools.has(op.name), `${op.name} is not listed for a key with its scope`).toBe(true);
     }
-    for (const [name, reason] of Object.entries(TOOLS_WITHOUT_REST)) {
-      expect(tools.find((t) => t.name === name)?.rest, name).toBeNull();
-      expect(reason.length, name).toBeGreaterThan(10);
-    }
+    // Nothing under /v1 is served that is not an operation.
+    const defined = new Set(operations.map((op) => `${op.method} ${op.path}`));
+    expect(rest.filter((r) => !defined.has(r))).toEqual([]);
   });
 
-  it('names tools <resource>_<action>, once each, with a known scope', () => {
-    const names = tools.map((t) => t.name);
+  it('names operations <resource>_<action>, once each, with a known scope', () => {
+    const names = operations.map((op) => op.name);
     expect(new Set(names).size).toBe(names.length);
-    for (const tool of tools) {
-      expect(tool.name).toMatch(/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/);
-      if (typeof tool.scope === 'string') expect(isKnownScope(tool.scope), `${tool.name}: ${tool.scope}`).toBe(true);
+    for (const op of operations) {
+      expect(op.name).toMatch(/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/);
+      if (typeof op.scope === 'string') expect(isKnownScope(op.scope), `${op.name}: ${op.scope}`).toBe(true);
+    }
+  });
+
+  const both = async (op: Operation, call: Call): Promise<[Answer, Answer]> => [
+    await callRest(h, op, call, key),
+    await callMcp(h, op.name, mcpArgsOf(op, call), key),
+  ];
+
+  it('gives the same result through both doors: equal for reads, the same shape for writes', async () => {
+    for (const op of operations) {
+      const fixture = FIXTURES[op.name];
+      if (!fixture || op.absent) continue;
+      if (op.hints.readOnly) {
+        const [rest, mcp] = await both(op, await fixture(h, 'parity'));
+        expect(rest.status, `${op.name}: ${JSON.stringify(rest.payload)}`).toBeLessThan(300);
+        expect(mcp.payload, op.name).toEqual(rest.payload);
+      } else {
+        // Each write on a fresh fixture: the second call of the same one would be a different call (a duplicate).
+        const rest = await callRest(h, op, await fixture(h, 'parity'), key);
+        const call = await fixture(h, 'parity');
+        const mcp = await callMcp(h, op.name, mcpArgsOf(op, call), key);
+        expect(rest.status, `${op.name}: ${JSON.stringify(rest.payload)}`).toBeLessThan(300);
+        expect(mcp.isError, `${op.name}: ${mcp.text}`).toBe(false);
+        expect(shapeOf(mcp.payload), op.name).toEqual(shapeOf(rest.payload));
+      }
+    }
+  });
+
+  it('gives the same code and details for invalid input and for a missing record', async () => {
+    for (const op of operations) {
+      const fixture = FIXTURES[op.name];
+      if (!fixture || op.absent || op.mcp) continue;
+      const call = await fixture(h, 'parity');
+      const params = Object.keys(op.params?.shape ?? {});
+      if (params.length > 0 && !op.path.startsWith('/v1/objects/')) {
+        const missing = { ...call, params: Object.fromEntries(params.map((p) => [p, 'NO-SUCH-RECORD'])) };
+        const [rest, mcp] = await both(op, missing);
+        expect(rest.status, op.name).toBe(404);
+        expect(mcp.payload, op.name).toEqual({ code: rest.payload.code, status: 404, message: rest.payload.error });
+      }
+      if (op.body) {
+        const invalid = { ...call, body: { ...(call.body as object), [Object.keys(call.body as object)[0] ?? 'x']: { nested: [1] } } };
+        const [rest, mcp] = await both(op, invalid);
+        expect(rest.status, `${op.name}: ${JSON.stringify(rest.payload)}`).toBe(400);
+        expect(mcp.payload, op.name).toEqual({ code: rest.payload.code, status: 400, message: rest.payload.error, details: rest.payload.details });
+      }
     }
   });
 });

@@ -2,22 +2,37 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { mcpRoutes } from '../../src/mcp/mcp.routes.js';
-import { defineTool, READ_ONLY } from '../../src/mcp/tool.js';
+import { toolOf } from '../../src/mcp/operation-tools.js';
+import { systemClock } from '../../src/platform/clock.js';
+import type { Db } from '../../src/platform/db/schema.js';
 import { AppError } from '../../src/platform/http/errors.js';
+import { IdempotencyStore } from '../../src/platform/operations/idempotency.js';
+import { OperationInvoker } from '../../src/platform/operations/invoke.js';
+import { defineOperation, READ } from '../../src/platform/operations/operation.js';
 import { clientKinds, type McpTestClient } from './support/mcp-clients.js';
 
+// Read-only operations never reach the idempotency store, so it needs no database here.
+const invoker = new OperationInvoker(new IdempotencyStore({} as unknown as Db, systemClock));
+
 const failing = (name: string, error: () => Error) =>
-  defineTool({
-    name,
-    title: name,
-    description: `Always fails (${name}).`,
-    scope: 'products:read',
-    rest: null,
-    input: z.object({}),
-    output: z.object({ ok: z.boolean() }),
-    annotations: READ_ONLY,
-    handler: () => Promise.reject(error()),
-  });
+  toolOf(
+    defineOperation({
+      name,
+      method: 'GET',
+      path: `/v1/${name}`,
+      scope: 'products:read',
+      summary: name,
+      description: `Always fails (${name}).`,
+      output: z.object({ done: z.boolean() }),
+      status: 200,
+      returns: 'nothing, ever.',
+      errors: {},
+      hints: READ,
+      example: { response: { done: true } },
+      handle: () => Promise.reject(error()),
+    }),
+    invoker,
+  );
 
 describe('tool failures', () => {
   const logs: string[] = [];
@@ -54,7 +69,8 @@ describe('tool failures', () => {
     it('answers an unexpected error with a generic tool error and logs the real one', async () => {
       logs.length = 0;
       const result = await client.call('boom_internal', {});
-      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'internal error' }] });
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'internal: internal error' }] });
+      expect(result.structuredContent).toEqual({ code: 'internal', status: 500, message: 'internal error' });
       expect(JSON.stringify(result)).not.toContain('hunter2');
       const logged = logs.map((l) => JSON.parse(l) as { level: number; msg: string; tool?: string; err?: { message: string } });
       expect(logged).toContainEqual(expect.objectContaining({ level: 50, msg: 'mcp tool failed', tool: 'boom_internal' }));
@@ -63,7 +79,7 @@ describe('tool failures', () => {
 
     it('passes an upstream failure through with its own message, as REST does', async () => {
       const result = await client.call('boom_upstream', {});
-      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'hub answered 503' }] });
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'upstream_failure: hub answered 503' }] });
     });
   });
 });

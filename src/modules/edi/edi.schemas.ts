@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../../platform/http/errors.js';
 import { limitParam } from '../../platform/http/pagination.js';
+import { freeText, identifier } from '../../platform/http/text-rules.js';
 
 /** POST /v1/edi takes interchanges up to this size (the app-wide JSON limit is far smaller). */
 export const MAX_INTERCHANGE_BYTES = 10 * 1024 * 1024;
@@ -18,48 +19,53 @@ const DOCUMENT_STATUSES = ['accepted', 'partial', 'rejected', 'received', 'test'
 export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
 
 /** A finding with where it is: X12 syntax (position, segment, element) or a business reason (line = PO101). */
-export const ediErrorSchema = z.object({
-  code: z.string(),
-  message: z.string(),
-  level: z.string().optional(),
-  position: z.number().int().optional(),
-  segment_id: z.string().optional(),
-  element: z.number().int().optional(),
-  group_control: z.string().optional(),
-  set_control: z.string().optional(),
-  line: z.string().optional(),
-  value: z.string().optional(),
-});
+export const ediErrorSchema = z
+  .object({
+    code: z.string().describe("X12 code where X12 has one (e.g. 'AK502:4', 'AK304:3', 'TA105:021'), else a word ('unknown_sku', 'no_ship_to')"),
+    message: z.string(),
+    level: z.string().optional().describe('interchange, group, set, segment or element'),
+    position: z.number().int().optional().describe('1-based segment position in the interchange'),
+    segment_id: z.string().optional(),
+    element: z.number().int().optional().describe('1-based element position in the segment'),
+    group_control: z.string().optional().describe('GS06 of the group'),
+    set_control: z.string().optional().describe('ST02 of the transaction set'),
+    line: z.string().optional().describe('PO101 of the 850 line a business finding is about'),
+    value: z.string().optional().describe('the offending value'),
+  })
+  .meta({ id: 'EdiFinding', description: 'A finding about an interchange: where (segment, element) and what (code, message).' });
 export type EdiError = z.infer<typeof ediErrorSchema>;
 
-const documentSchema = z.object({
-  type: z.string(),
-  control_number: z.string(),
-  status: z.enum(DOCUMENT_STATUSES),
-  po_number: z.string().optional(),
-  order_id: z.string().optional(),
-  errors: z.array(ediErrorSchema).optional(),
-});
+const documentSchema = z
+  .object({
+    type: z.string().describe('transaction set id (ST01): 850, 997, ...'),
+    control_number: z.string().describe('ST02'),
+    status: z
+      .enum(DOCUMENT_STATUSES)
+      .describe('accepted (order made), partial (order made without some lines), rejected, received (an inbound 997), test (ISA15 T: checked, no order), generated (outbound)'),
+    po_number: z.string().optional().describe('BEG03 of an 850'),
+    order_id: z.string().optional().describe('the order made from it'),
+    errors: z.array(ediErrorSchema).optional().describe('why it was refused, in whole or in part'),
+  })
+  .meta({ id: 'EdiDocument', description: 'One transaction set of an interchange and what became of it.' });
 export type DocumentView = z.infer<typeof documentSchema>;
 
-const partnerRefSchema = z.object({ id: z.string(), name: z.string() });
+const partnerRefSchema = z.object({ id: z.string(), name: z.string() }).describe('the trading partner');
 
 const acknowledgmentSchema = z.object({
-  /** GS06 of the inbound group acknowledged. */
-  group: z.string(),
-  code: z.enum(['A', 'E', 'P', 'R']),
-  message_id: z.string(),
-  x12: z.string(),
+  group: z.string().describe('GS06 of the inbound group acknowledged'),
+  code: z.enum(['A', 'E', 'P', 'R']).describe('AK901: A accepted, E accepted with errors, P partially accepted, R rejected'),
+  message_id: z.string().describe('the 997 as an outbound EDI message'),
+  x12: z.string().describe('the 997 interchange as X12 text'),
 });
 
 export const submitResultSchema = z
   .object({
-    message_id: z.string(),
+    message_id: z.string().describe('the interchange as a stored inbound EDI message'),
     partner: partnerRefSchema,
-    acknowledgments: z.array(acknowledgmentSchema),
-    documents: z.array(documentSchema),
+    acknowledgments: z.array(acknowledgmentSchema).describe('one 997 per functional group, except inbound 997 (FA) groups'),
+    documents: z.array(documentSchema).describe('one per transaction set, in the order sent'),
   })
-  .meta({ id: 'EdiSubmitResult' });
+  .meta({ id: 'EdiSubmitResult', description: 'What became of a submitted interchange.' });
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 
 const errorCodes = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
@@ -71,44 +77,49 @@ export const storedAnswerSchema = z.discriminatedUnion('kind', [
 ]);
 export type StoredAnswer = z.infer<typeof storedAnswerSchema>;
 
-const deliverySchema = z.object({ status: z.enum(['queued', 'delivered', 'rejected']), attempts: z.number().int(), last_error: z.string().nullable() });
+const deliverySchema = z
+  .object({ status: z.enum(['queued', 'delivered', 'rejected']), attempts: z.number().int(), last_error: z.string().nullable() })
+  .describe("the delivery to the partner's URL: outbound documents sent there only; null otherwise");
 
-export const messageSummarySchema = z.object({
-  id: z.string(),
-  direction: z.enum(EDI_DIRECTIONS),
-  type: z.string().nullable(),
-  status: z.enum(MESSAGE_STATUSES),
-  partner: partnerRefSchema.nullable(),
-  control_number: z.string().nullable(),
-  size: z.number().int(),
-  sha256: z.string(),
-  related_message_id: z.string().nullable(),
-  order_id: z.string().nullable(),
-  /** Outbound documents sent to the partner's URL: where that delivery stands; null otherwise. */
-  delivery: deliverySchema.nullable(),
-  created_at: z.string(),
-});
+export const messageSummarySchema = z
+  .object({
+    id: z.string(),
+    direction: z.enum(EDI_DIRECTIONS),
+    type: z.string().nullable().describe("the transaction sets it carries ('850' or '850,997'); null when unreadable"),
+    status: z
+      .enum(MESSAGE_STATUSES)
+      .describe('received (processing), accepted, partial, rejected, not_x12, duplicate (a resend of the same bytes), conflict (same ISA13, other bytes), failed (internal error), generated (outbound)'),
+    partner: partnerRefSchema.nullable(),
+    control_number: z.string().nullable().describe('ISA13'),
+    size: z.number().int().describe('bytes as received or sent'),
+    sha256: z.string().describe('of the bytes, hex'),
+    related_message_id: z.string().nullable().describe('the inbound interchange an outbound document answers, or the original of a resend'),
+    order_id: z.string().nullable(),
+    delivery: deliverySchema.nullable(),
+    created_at: z.string().describe('ISO 8601 UTC'),
+  })
+  .meta({ id: 'EdiMessageSummary', description: 'An interchange received or a document sent.' });
 export type MessageSummary = z.infer<typeof messageSummarySchema>;
 
 export const messageDetailSchema = messageSummarySchema
   .extend({
-    documents: z.array(documentSchema),
-    errors: z.array(ediErrorSchema),
-    x12: z.string(),
+    documents: z.array(documentSchema).describe('one per transaction set'),
+    errors: z.array(ediErrorSchema).describe('the findings about the interchange as a whole'),
+    x12: z.string().describe('the raw interchange, as received or sent'),
   })
-  .meta({ id: 'EdiMessage' });
+  .meta({ id: 'EdiMessage', description: 'An EDI message with its documents, findings and raw X12.' });
 export type MessageDetail = z.infer<typeof messageDetailSchema>;
 
 export const listMessagesQuery = z.strictObject({
-  direction: z.enum(EDI_DIRECTIONS).optional(),
-  type: z.enum(EDI_TYPES).optional(),
-  partner: z.string().min(1).max(200).optional().describe('partner id or name'),
-  limit: limitParam(200, 50),
-  cursor: z.string().max(500).optional(),
+  direction: z.enum(EDI_DIRECTIONS).optional().describe('inbound (interchanges received) or outbound (documents sent); default both.'),
+  type: z.enum(EDI_TYPES).optional().describe('Transaction set the message carries: 850, 855, 856, 810 or 997.'),
+  partner: freeText(200, { min: 1, what: 'partner' }).optional().describe('Trading partner id or exact name, up to 200 characters.'),
+  limit: limitParam(200, 50).describe('Messages per page, 1-200 (default 50).'),
+  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });
 export type ListMessagesQuery = z.infer<typeof listMessagesQuery>;
 
-export const messageParams = z.strictObject({ id: z.string().min(1).max(200) });
+export const messageParams = z.strictObject({ id: identifier(200, 'id').describe('The EDI message id (msg_...).') });
 
 /** One PO1 line as an 850 sent it and what became of it; outbound 855/856/810 echo these. */
 const storedLineSchema = z.object({

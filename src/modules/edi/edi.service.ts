@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/schema.js';
 import { AppError, notFound } from '../../platform/http/errors.js';
 import { decodeCursor, page } from '../../platform/http/pagination.js';
-import { findStates } from '../../platform/outbox/outbox.repository.js';
+import type { DeliveriesService } from '../../platform/outbox/deliveries.service.js';
 import type { OrdersService, OrderStatusListener } from '../orders/orders.service.js';
 import type { ProductsService } from '../products/products.service.js';
 import {
@@ -52,6 +52,7 @@ export class EdiService {
     clock: Clock,
     products: ProductsService,
     orders: OrdersService,
+    private readonly deliveries: DeliveriesService,
   ) {
     this.intake = new InterchangeIntake({ db, clock, products, orders });
     this.onOrderStatusChanged = statusDocuments(clock);
@@ -98,10 +99,9 @@ export class EdiService {
     const partnerIds = [...new Set(rows.flatMap((r) => (r.partner_id === null ? [] : [r.partner_id])))];
     const byId = new Map((await partners.findPartnersByIds(this.db, orgId, partnerIds)).map((p) => [p.id, p]));
     // An outbound document sent to a partner URL is delivered under its own message id.
-    const states = new Map((await findStates(this.db, rows.filter((r) => r.direction === 'outbound').map((r) => r.id))).map((s) => [s.id, s]));
+    const states = await this.deliveries.publicStates(this.db, rows.filter((r) => r.direction === 'outbound').map((r) => r.id));
     return rows.map((row) => {
       const partner = row.partner_id === null ? undefined : byId.get(row.partner_id);
-      const state = states.get(row.id);
       return {
         id: row.id,
         direction: row.direction as EdiDirection,
@@ -113,10 +113,7 @@ export class EdiService {
         sha256: row.sha256,
         related_message_id: row.related_id,
         order_id: row.order_id,
-        delivery:
-          state === undefined
-            ? null
-            : { status: state.status === 'delivering' ? 'queued' : state.status, attempts: state.attempts, last_error: state.last_error },
+        delivery: states.get(row.id) ?? null,
         created_at: row.created_at,
       };
     });

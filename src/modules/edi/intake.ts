@@ -2,6 +2,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
 import { ERROR_STATUS, type ErrorCode } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
+import { recordOutcome } from '../../platform/operations/idempotency.js';
 import {
   type DocumentDetail,
   type DocumentStatus,
@@ -158,7 +159,11 @@ export class InterchangeIntake {
       const errors = parsed.issues.map(toEdiError);
       const notX12 = parsed.issues.some((i) => i.code === X12_CODES.notX12);
       const answer = notX12
-        ? failure('not_x12', `body is not an X12 interchange: ${errors[0]?.message ?? 'it must start with ISA'}`, { message_id: r.messageId, errors })
+        ? failure(
+            'invalid_input',
+            `not an X12 interchange: ${errors[0]?.message ?? 'it must start with ISA'}; send one interchange, ISA ... IEA (kept as message ${r.messageId})`,
+            { message_id: r.messageId, errors },
+          )
         : failure('unprocessable', summarize(errors, 'the interchange header (ISA)'), { message_id: r.messageId, errors });
       return this.settle(this.d.db, r, { status: notX12 ? 'not_x12' : 'rejected' }, errors, answer);
     }
@@ -202,7 +207,8 @@ export class InterchangeIntake {
     }
     const original = await messages.findMessage(this.d.db, r.orgId, seen.message_id);
     const stored = storedAnswerSchema.parse(JSON.parse(original?.result ?? 'null'));
-    return this.settle(this.d.db, r, { status: 'duplicate', ...settled }, [], stored);
+    // In a transaction so that the outcome recorded for an idempotency key commits with the resend's row.
+    return this.d.db.transaction().execute((tx) => this.settle(tx, r, { status: 'duplicate', ...settled }, [], stored));
   }
 
   /** Claims the interchange key, takes the documents, writes the 997s and 855s; undefined when the key was taken. */
@@ -306,7 +312,11 @@ export class InterchangeIntake {
     return { documents, owed };
   }
 
-  /** Writes the outcome onto the message row (the answer included, for resends) and returns the answer. */
+  /**
+   * Writes the outcome onto the message row (the answer included, for resends) and returns the answer. A success is
+   * also recorded for the call's idempotency key, in the same transaction when `db` is one (every success path).
+   * Refusals are not: recordOutcome stores successes only; a retry after a crash finds the interchange's stored answer.
+   */
   private async settle(db: Executor, r: Received, settled: Settled, errors: readonly EdiError[], answer: StoredAnswer): Promise<StoredAnswer> {
     await messages.updateMessage(db, r.orgId, r.messageId, {
       ...settled,
@@ -315,6 +325,7 @@ export class InterchangeIntake {
       result: JSON.stringify(answer),
       updated_at: this.d.clock.now().toISOString(),
     });
+    if (answer.kind === 'ok') await recordOutcome(db, answer.body);
     return answer;
   }
 }

@@ -130,7 +130,7 @@ export async function recordOutbound(tx: Tx, r: OutboundRecord): Promise<string>
   await enqueueHubEvent(tx, {
     type: 'edi.document',
     orgId: r.orgId,
-    occurredAt: at,
+    at: r.at,
     data: {
       message_id: id,
       direction: 'outbound',

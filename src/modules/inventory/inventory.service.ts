@@ -2,7 +2,9 @@ import type { AuthContext } from '../../platform/auth/scopes.js';
 import { requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/schema.js';
+import { toPublicDelivery } from '../../platform/outbox/deliveries.service.js';
 import type { DeliverAfterCommit } from '../../platform/outbox/delivery-worker.js';
+import { recordOutcome } from '../../platform/operations/idempotency.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { InventoryUpdateInput, InventoryUpdateResult } from './inventory.schemas.js';
@@ -26,19 +28,30 @@ export class InventoryService {
       const id = await enqueueHubEvent(tx, {
         type: 'inventory.updated',
         orgId,
-        occurredAt: this.clock.now().toISOString(),
+        at: this.clock.now(),
         data: { rows: input.rows, unknown_skus: unknownSkus },
       });
-      return { deliveryId: id, unknown: { skus: unknownSkus, rows: missing.length } };
+      const unknown = { skus: unknownSkus, rows: missing.length };
+      // The answer as it stands at commit (queued, HTTP 202): what a retry after a crash replays.
+      await recordOutcome(tx, resultOf(input, id, 'queued', unknown));
+      return { deliveryId: id, unknown };
     });
-    const state = (await this.deliveries.deliverNow([deliveryId])).get(deliveryId);
-    const status = state === undefined || state.status === 'delivering' ? 'queued' : state.status;
-    return {
-      queued: status === 'queued',
-      delivery_id: deliveryId,
-      delivery_status: status,
-      applied: input.rows.length - unknown.rows,
-      unknown_skus: unknown.skus,
-    };
+    const { status } = toPublicDelivery((await this.deliveries.deliverNow([deliveryId])).get(deliveryId));
+    return resultOf(input, deliveryId, status, unknown);
   }
+}
+
+function resultOf(
+  input: InventoryUpdateInput,
+  deliveryId: string,
+  status: InventoryUpdateResult['delivery_status'],
+  unknown: { skus: string[]; rows: number },
+): InventoryUpdateResult {
+  return {
+    queued: status === 'queued',
+    delivery_id: deliveryId,
+    delivery_status: status,
+    applied: input.rows.length - unknown.rows,
+    unknown_skus: unknown.skus,
+  };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limitParam } from '../../platform/http/pagination.js';
 
 const FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'date', 'datetime', 'enum'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -18,13 +19,13 @@ export const FILTERABLE_STRING_MAX = 500;
 export const fieldSchema = z
   .strictObject({
     name: z.string().regex(FIELD_NAME, 'must be lowercase letters, digits and underscores, starting with a letter (1-63 chars)'),
-    type: z.enum(FIELD_TYPES),
+    type: z.enum(FIELD_TYPES).describe('date is YYYY-MM-DD; datetime is ISO 8601 with a time zone, stored in UTC'),
     required: z.boolean().default(false),
-    enum_values: z.array(z.string().min(1).max(200)).min(1).max(500).optional(),
-    max_length: z.number().int().min(1).max(100_000).optional(),
-    min: z.number().optional(),
-    max: z.number().optional(),
-    filterable: z.boolean().default(false),
+    enum_values: z.array(z.string().min(1).max(200)).min(1).max(500).optional().describe('the allowed values of an enum field'),
+    max_length: z.number().int().min(1).max(100_000).optional().describe('the longest string a string field takes'),
+    min: z.number().optional().describe('the lowest value of an integer or number field'),
+    max: z.number().optional().describe('the highest value of an integer or number field'),
+    filterable: z.boolean().default(false).describe('whether queries can filter on the field'),
   })
   .superRefine((f, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
@@ -44,7 +45,8 @@ export const fieldSchema = z
       else if (f.type === 'integer' && !Number.isSafeInteger(value)) issue(bound, 'must be a whole number for integer fields');
     }
     if (f.min !== undefined && f.max !== undefined && f.min > f.max) issue('min', `must not be above max (${f.max})`);
-  });
+  })
+  .meta({ id: 'ObjectField', description: 'One field of an operator-defined object.' });
 
 export type FieldDefinition = z.infer<typeof fieldSchema>;
 
@@ -95,26 +97,78 @@ export type ObjectRow = Record<string, RowValue | null>;
 export const rowErrorSchema = z.object({ row: z.number().int(), field: z.string().nullable(), message: z.string() });
 export type RowError = z.infer<typeof rowErrorSchema>;
 
-export const objectKeyParams = z.strictObject({ key: z.string().min(1).max(100) });
+/**
+ * An object key as a caller sends it (path parameter, MCP `object`). Stricter than the identifier rule: keys are
+ * defined as slugs (OBJECT_KEY, ASCII only), so nothing else can name an object and no invisible character gets through.
+ */
+export const objectKeySchema = z
+  .string()
+  .regex(OBJECT_KEY, {
+    error: 'object must be an object key: lowercase letters, digits, _ and -, starting with a letter (1-63 characters)',
+  })
+  .describe('The object key as listed by objects_list_definitions (e.g. `fitments`): lowercase letters, digits, _ and -, 1-63 characters.');
+
+export const objectParams = z.strictObject({ object: objectKeySchema });
+
+const filterableNote = 'equality filters on the object\'s filterable fields or its key field (see filterable_fields in objects_list_definitions)';
+
+/**
+ * GET /v1/objects/:object. Only paging is named: every other parameter is a filter on one of the object's own fields,
+ * checked against its definition at call time (unknown, non-filterable, repeated or ill-typed filters are a 400).
+ */
+export const queryRowsQuery = z
+  .strictObject({
+    limit: limitParam(1000, 100).describe('Rows per page, 1-1000 (default 100).'),
+    cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+  })
+  .catchall(
+    z
+      .union([z.string(), z.array(z.string())])
+      .describe(`<field>=<value>: ${filterableNote}, the value read as the field's type; several filters AND together.`),
+  );
+
+/** The same filters as MCP arguments: typed values, sent to the REST query string as text. */
+export const queryRowsArgs = z.strictObject({
+  object: objectKeySchema,
+  filters: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .refine((f) => RESERVED_FIELD_NAMES.every((name) => !(name in f)), { message: 'limit and cursor are arguments, not filters' })
+    .optional()
+    .describe(
+      `Field -> value, ${filterableNote}; each value of the field's type (integer, number, boolean true/false, date YYYY-MM-DD, ` +
+        'ISO 8601 date-time with a zone, enum value, or exact case-sensitive string). Several filters AND together.',
+    ),
+  limit: z.number().int().min(1).max(1000).optional().describe('Rows per page, 1-1000 (default 100).'),
+  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+});
 
 // Rows stay `unknown` here: a row that is not an object is a 422 for that row, like any other invalid row.
 export const writeRowsInput = z.strictObject({
-  rows: z.array(z.unknown()).min(1, 'send at least one row').max(1000, 'at most 1000 rows per request'),
+  rows: z
+    .array(z.unknown().describe("One row: an object of field values following the object's row_schema."))
+    .min(1, 'send at least one row')
+    .max(1000, 'at most 1000 rows per request')
+    .describe(
+      "1-1000 rows, each an object of field -> value following the object's row_schema (see objects_list_definitions). " +
+        'All are checked before any is written; with a key field, a row whose key exists replaces the stored row.',
+    ),
 });
 export type WriteRowsInput = z.infer<typeof writeRowsInput>;
 
-export const objectRowSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+export const objectRowSchema = z
+  .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+  .meta({ id: 'ObjectRow', description: 'One row: every field of the object in definition order, null where the row has no value.' });
 
 /** What a key learns about an object it can read: enough to query or write it without the operator's file. */
 export const readableObjectSchema = z
   .object({
-    key: z.string(),
+    key: z.string().describe('the object key, the `object` of objects_query and objects_write'),
     label: z.string(),
-    writable: z.boolean(),
-    key_field: z.string().nullable(),
-    filterable_fields: z.array(z.string()),
+    writable: z.boolean().describe('whether the object takes writes and this key holds its write scope'),
+    key_field: z.string().nullable().describe('the field rows upsert on; null when every write appends'),
+    filterable_fields: z.array(z.string()).describe('the fields objects_query filters on (the key field included)'),
     fields: z.array(fieldSchema),
-    row_schema: z.record(z.string(), z.unknown()),
+    row_schema: z.record(z.string(), z.unknown()).describe('JSON Schema (draft 2020-12) of one row, as objects_write checks it'),
   })
-  .meta({ id: 'ReadableObject' });
+  .meta({ id: 'ReadableObject', description: 'An operator-defined object this key can read.' });
 export type ReadableObject = z.infer<typeof readableObjectSchema>;

@@ -6,6 +6,7 @@ import type { Db } from '../../platform/db/schema.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
 import { decodeCursor, limitParam, page } from '../../platform/http/pagination.js';
 import { newId } from '../../platform/ids.js';
+import { recordOutcome } from '../../platform/operations/idempotency.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { assignSlots, keyValueOf, type SlotMap, slotValuesOf } from './field-slots.js';
 import { parseFilters } from './filters.js';
@@ -131,7 +132,7 @@ export class ObjectsService {
     return { ...load(row).view, row_count: await repo.countRows(this.db, org.id, row.id) };
   }
 
-  /** GET /v1/objects/:key: equality filters on filterable fields (ANDed), id order, cursor paging. */
+  /** GET /v1/objects/:object: equality filters on filterable fields (ANDed), id order, cursor paging. */
   async query(
     auth: AuthContext,
     key: string,
@@ -152,7 +153,7 @@ export class ObjectsService {
     return { rows: items.map((r) => toWireRow(object.fields, JSON.parse(r.data) as ObjectRow)), next_cursor };
   }
 
-  /** POST /v1/objects/:key: every row valid or nothing written; rows upsert on the key field when there is one. */
+  /** POST /v1/objects/:object: every row valid or nothing written; rows upsert on the key field when there is one. */
   async write(auth: AuthContext, key: string, input: WriteRowsInput): Promise<{ written: number; rows: ObjectRow[] }> {
     const object = await this.object(auth.orgId, key);
     const writeScope = object.view.write_scope;
@@ -164,6 +165,7 @@ export class ObjectsService {
     if (errors.length > 0) throw rowsRefused(errors, input.rows.length);
 
     const at = this.clock.now().toISOString();
+    const answer = { written: rows.length, rows: rows.map((r) => toWireRow(object.fields, r)) };
     await this.db.transaction().execute(async (tx) => {
       const reserved = await repo.reserveRowIds(tx, auth.orgId, object.id, rows.length);
       if (!reserved || reserved.version !== object.view.version) {
@@ -181,8 +183,10 @@ export class ObjectsService {
         ...slotValuesOf(row, object.slots),
       }));
       await repo.writeRows(tx, stored, object.key_field !== null);
+      // Commits with the rows: a retry with the same idempotency key replays this answer, even after a crash.
+      await recordOutcome(tx, answer);
     });
-    return { written: rows.length, rows: rows.map((r) => toWireRow(object.fields, r)) };
+    return answer;
   }
 
   /** GET /v1/objects: the objects this key may read, each with the JSON Schema its rows follow. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limitParam } from '../../platform/http/pagination.js';
+import { freeText, identifier } from '../../platform/http/text-rules.js';
 import { toUnits } from '../../platform/money.js';
 import { ORDER_STATUSES, TARGET_STATUSES } from './order-status.js';
 
@@ -12,28 +13,37 @@ const MAX_EDI_LINES = 10_000;
 export const MAX_QUANTITY = 1_000_000;
 export const MAX_UNIT_PRICE = 1_000_000;
 
-// No control characters: PO numbers travel in URL paths and EDI segments.
-const poNumber = z
-  .string()
-  .trim()
-  .regex(/^[^\p{Cc}]{1,64}$/u, 'po_number must be 1-64 characters without control characters');
+// PO numbers travel in URL paths and EDI segments: identifier rules (no whitespace, control or invisible characters).
+const poNumber = identifier(64, 'po_number').describe(
+  'Your purchase order number, 1-64 characters without spaces, control or invisible characters; unique in your organisation.',
+);
 
 const lineInput = z.strictObject({
-  sku: z.string().trim().min(1, 'sku is required').max(200),
-  quantity: z.number().int('quantity must be a whole number').positive('quantity must be positive').max(MAX_QUANTITY),
+  sku: identifier(200, 'sku').describe('SKU of an active catalog product, matched case-insensitively.'),
+  quantity: z
+    .number()
+    .int('quantity must be a whole number')
+    .positive('quantity must be positive')
+    .max(MAX_QUANTITY)
+    .describe(`Units ordered, a whole number from 1 to ${MAX_QUANTITY.toLocaleString('en-US')}.`),
   unit_price: z
     .number()
     .min(0, 'unit_price must be 0 or more')
     .max(MAX_UNIT_PRICE)
-    .refine((v) => toUnits(v) !== undefined, 'unit_price has at most 4 decimals'),
+    .refine((v) => toUnits(v) !== undefined, 'unit_price has at most 4 decimals')
+    .describe(`Price per unit in currency units, a JSON number from 0 to ${MAX_UNIT_PRICE.toLocaleString('en-US')} with at most 4 decimals (e.g. 129.99).`),
 });
 
 function createOrderInputWith(maxLines: number) {
   return z.strictObject({
     po_number: poNumber,
-    ship_to: z.string().trim().min(1, 'ship_to is required').max(1000),
-    notes: z.string().max(4000).nullable().optional(),
-    lines: z.array(lineInput).min(1, 'at least one line is required').max(maxLines, `at most ${maxLines} lines`),
+    ship_to: freeText(1000, { min: 1, trim: true, what: 'ship_to' }).describe('Where to deliver: the address as text, 1-1000 characters (trimmed).'),
+    notes: freeText(4000, { what: 'notes' }).nullable().optional().describe('Free-text notes for the order, up to 4000 characters; null or left out for none.'),
+    lines: z
+      .array(lineInput)
+      .min(1, 'at least one line is required')
+      .max(maxLines, `at most ${maxLines} lines`)
+      .describe(`The order lines, 1-${maxLines.toLocaleString('en-US')}, each { sku, quantity, unit_price }; numbered from 1 in the order given.`),
   });
 }
 
@@ -43,43 +53,59 @@ export type CreateOrderInput = z.infer<typeof createOrderInput>;
 
 /** Money on the wire is a JSON number: unit_price exact to 4 decimals, totals rounded to cents (docs/decisions.md). */
 const orderLineSchema = z.object({
-  line_no: z.number().int(),
-  sku: z.string(),
-  product_name: z.string(),
+  line_no: z.number().int().describe('1-based position in the order'),
+  sku: z.string().describe('the SKU as the catalog spells it'),
+  product_name: z.string().describe('the product name when the order was placed'),
   quantity: z.number().int(),
-  unit_price: z.number(),
-  line_total: z.number(),
+  unit_price: z.number().describe('currency units, up to 4 decimals'),
+  line_total: z.number().describe('quantity x unit_price, rounded half up to cents'),
 });
 
 export const orderDataSchema = z.object({
-  id: z.string(),
+  id: z.string().describe('ord_ followed by 26 characters'),
   po_number: z.string(),
-  status: z.enum(ORDER_STATUSES),
+  status: z.enum(ORDER_STATUSES).describe('submitted -> confirmed -> processing -> shipped -> delivered; or cancelled'),
   ship_to: z.string(),
   notes: z.string().nullable(),
-  source: z.enum(ORDER_SOURCES),
+  source: z.enum(ORDER_SOURCES).describe('the door the order came through'),
   lines: z.array(orderLineSchema),
-  totals: z.object({ line_count: z.number().int(), total_quantity: z.number().int(), subtotal: z.number() }),
-  created_at: z.string(),
-  updated_at: z.string(),
+  totals: z.object({
+    line_count: z.number().int(),
+    total_quantity: z.number().int(),
+    subtotal: z.number().describe('sum of line totals, currency units to cents'),
+  }),
+  created_at: z.string().describe('ISO 8601 UTC'),
+  updated_at: z.string().describe('ISO 8601 UTC'),
 });
 export type OrderData = z.infer<typeof orderDataSchema>;
 
 export const orderSchema = orderDataSchema
   .extend({
-    delivery: z.object({ status: z.enum(DELIVERY_STATUSES), attempts: z.number().int(), last_error: z.string().nullable() }),
+    delivery: z
+      .object({
+        status: z.enum(DELIVERY_STATUSES).describe('queued until the hub took the latest event, then delivered; rejected if the hub refused it'),
+        attempts: z.number().int().describe('send attempts so far'),
+        last_error: z.string().nullable().describe('why the last attempt failed, if it did'),
+      })
+      .describe("the hub delivery of the order's latest event (its creation or last status change)"),
   })
-  .meta({ id: 'Order' });
+  .meta({ id: 'Order', description: 'A sales order with its lines, totals and hub delivery state.' });
 export type Order = z.infer<typeof orderSchema>;
 
 export const listOrdersQuery = z.strictObject({
-  status: z.enum(ORDER_STATUSES).optional(),
-  limit: limitParam(50, 50),
-  cursor: z.string().max(500).optional(),
+  status: z.enum(ORDER_STATUSES).optional().describe('Only orders in this status.'),
+  limit: limitParam(50, 50).describe('Orders per page, 1-50 (default 50).'),
+  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });
 export type ListOrdersQuery = z.infer<typeof listOrdersQuery>;
 
-export const orderRefParams = z.strictObject({ idOrPoNumber: z.string().min(1).max(200) });
+export const orderRefParams = z.strictObject({
+  id_or_po_number: identifier(200, 'id_or_po_number').describe(
+    'The order id (ord_...) or its PO number; an id match wins over a PO number (percent-encode a `/`).',
+  ),
+});
 
-export const setStatusInput = z.strictObject({ status: z.enum(TARGET_STATUSES) });
+export const setStatusInput = z.strictObject({
+  status: z.enum(TARGET_STATUSES).describe('The status to move to: confirmed, processing, shipped, delivered or cancelled (never submitted).'),
+});
 export type SetStatusInput = z.infer<typeof setStatusInput>;

@@ -7,9 +7,10 @@ import { conflict, invalidInput, notFound, unprocessable } from '../../platform/
 import { decodeCursor, page } from '../../platform/http/pagination.js';
 import { newId } from '../../platform/ids.js';
 import { fromUnits, lineTotalUnits, toUnits } from '../../platform/money.js';
+import { type DeliveriesService, type PublicDelivery, toPublicDelivery } from '../../platform/outbox/deliveries.service.js';
 import type { DeliverAfterCommit } from '../../platform/outbox/delivery-worker.js';
+import { recordOutcome } from '../../platform/operations/idempotency.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
-import { type DeliveryState, findStates } from '../../platform/outbox/outbox.repository.js';
 import type { ProductsService } from '../products/products.service.js';
 import { canMove, nextStatuses, type OrderStatus, type TargetStatus } from './order-status.js';
 import {
@@ -62,10 +63,8 @@ function toOrderData(row: repo.OrderRow, lines: repo.OrderLineRow[]): OrderData 
   };
 }
 
-function withDelivery(data: OrderData, state: DeliveryState | undefined): Order {
-  // In flight is still "queued" to a client: it is not delivered until the hub said so.
-  const status = state === undefined || state.status === 'delivering' ? 'queued' : state.status;
-  return { ...data, delivery: { status, attempts: state?.attempts ?? 0, last_error: state?.last_error ?? null } };
+function withDelivery(data: OrderData, delivery: PublicDelivery | undefined): Order {
+  return { ...data, delivery: delivery ?? toPublicDelivery(undefined) };
 }
 
 /** The org-scoped order resource layer behind REST, MCP and EDI. */
@@ -77,6 +76,7 @@ export class OrdersService {
     private readonly clock: Clock,
     private readonly products: ProductsService,
     private readonly deliveries: DeliverAfterCommit,
+    private readonly deliveryStates: DeliveriesService,
   ) {}
 
   /** For other modules (EDI): called in the transaction of every status change. */
@@ -108,7 +108,11 @@ export class OrdersService {
   async create(auth: AuthContext, input: CreateOrderInput): Promise<Order> {
     requireScope(auth, 'orders:write');
     const order = await this.build(this.db, auth.orgId, auth.source, input);
-    await this.db.transaction().execute((tx) => this.save(tx, order));
+    await this.db.transaction().execute(async (tx) => {
+      await this.save(tx, order);
+      // The answer as it stands at commit (delivery queued): what a retry after a crash replays.
+      await recordOutcome(tx, withDelivery(order.data, undefined));
+    });
     return this.afterCreate(order);
   }
 
@@ -141,9 +145,16 @@ export class OrdersService {
 
   async setStatus(auth: AuthContext, idOrPoNumber: string, to: TargetStatus): Promise<Order> {
     requireScope(auth, 'orders:write');
-    const { data, lastEventId, changed } = await this.db.transaction().execute((tx) => this.move(tx, auth.orgId, idOrPoNumber, to));
-    const states = changed ? await this.deliveries.deliverNow([lastEventId]) : statesById(await findStates(this.db, [lastEventId]));
-    return withDelivery(data, states.get(lastEventId));
+    const { data, lastEventId, changed, atCommit } = await this.db.transaction().execute(async (tx) => {
+      const moved = await this.move(tx, auth.orgId, idOrPoNumber, to);
+      // A change's new event is queued; a no-op shows the delivery of the order's last event as it stands.
+      const delivery = moved.changed ? undefined : (await this.deliveryStates.publicStates(tx, [moved.lastEventId])).get(moved.lastEventId);
+      const answer = withDelivery(moved.data, delivery);
+      await recordOutcome(tx, answer);
+      return { ...moved, atCommit: answer };
+    });
+    if (!changed) return atCommit;
+    return withDelivery(data, toPublicDelivery((await this.deliveries.deliverNow([lastEventId])).get(lastEventId)));
   }
 
   private async move(
@@ -171,7 +182,7 @@ export class OrdersService {
         type: 'order.status_changed',
         orgId,
         id: eventId,
-        occurredAt: at,
+        at: now,
         data: { order_id: row.id, po_number: row.po_number, from, to, changed_at: at },
       });
       for (const listener of this.listeners) await listener(tx, data, from, to);
@@ -240,18 +251,18 @@ export class OrdersService {
     const { row } = order;
     if (!(await repo.insertOrder(tx, row))) throw conflict(`an order with po_number ${row.po_number} already exists`);
     await repo.insertLines(tx, order.lines);
-    await enqueueHubEvent(tx, { type: 'order.created', orgId: row.org_id, id: row.last_event_id, occurredAt: row.created_at, data: order.data });
+    await enqueueHubEvent(tx, { type: 'order.created', orgId: row.org_id, id: row.last_event_id, at: new Date(row.created_at), data: order.data });
   }
 
   private async afterCreate(order: NewOrder): Promise<Order> {
     const eventId = order.row.last_event_id;
     const states = await this.deliveries.deliverNow([eventId]);
-    return withDelivery(order.data, states.get(eventId));
+    return withDelivery(order.data, toPublicDelivery(states.get(eventId)));
   }
 
   private async present(db: Executor, orgId: string, rows: repo.OrderRow[]): Promise<Order[]> {
     const lines = await repo.findLines(db, orgId, rows.map((r) => r.id));
-    const states = statesById(await findStates(db, rows.map((r) => r.last_event_id)));
+    const states = await this.deliveryStates.publicStates(db, rows.map((r) => r.last_event_id));
     const linesOf = new Map<string, repo.OrderLineRow[]>();
     for (const line of lines) {
       const list = linesOf.get(line.order_id);
@@ -260,8 +271,4 @@ export class OrdersService {
     }
     return rows.map((row) => withDelivery(toOrderData(row, linesOf.get(row.id) ?? []), states.get(row.last_event_id)));
   }
-}
-
-function statesById(states: DeliveryState[]): Map<string, DeliveryState> {
-  return new Map(states.map((s) => [s.id, s]));
 }

@@ -1,60 +1,68 @@
 import { z } from 'zod';
+import { freeText, identifier } from '../../platform/http/text-rules.js';
 import { limitParam } from '../../platform/http/pagination.js';
 
 export const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
 export const STOCK_STATUSES = ['backorder', 'low_stock', 'in_stock'] as const;
 
-// No whitespace or control characters: a SKU travels in URL paths and EDI segments.
-export const skuSchema = z
-  .string()
-  .regex(/^[^\s\p{Cc}]{1,64}$/u, 'sku must be 1-64 characters without spaces or control characters');
+// A SKU travels in URL paths and EDI segments: identifier rules (no whitespace, control or invisible characters).
+export const skuSchema = identifier(64, 'sku').describe('Stock keeping unit, 1-64 characters without spaces; unique per organisation, case-insensitively.');
 
 const stockQty = z.number().int().min(-1_000_000_000).max(1_000_000_000);
-const text = (max: number) => z.string().max(max);
+const status = z.enum(PRODUCT_STATUSES);
 
 export const productSchema = z
   .object({
-    sku: z.string(),
+    sku: z.string().describe('the SKU as first written'),
     name: z.string(),
     description: z.string().nullable(),
-    status: z.enum(PRODUCT_STATUSES),
-    stock_qty: z.number().int(),
-    stock_status: z.enum(STOCK_STATUSES),
-    bin_location: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    status: status.describe('active products are listed and orderable'),
+    stock_qty: z.number().int().describe('units in stock; zero or less means backorder'),
+    stock_status: z.enum(STOCK_STATUSES).describe('derived from stock_qty with the organisation thresholds'),
+    bin_location: z.string().nullable().describe('where the units are kept in the warehouse'),
+    created_at: z.string().describe('ISO 8601 UTC'),
+    updated_at: z.string().describe('ISO 8601 UTC'),
   })
-  .meta({ id: 'Product' });
+  .meta({ id: 'Product', description: 'A catalog product with its stock level.' });
 
 export type Product = z.infer<typeof productSchema>;
 
+const fields = {
+  name: freeText(200, { min: 1, trim: true, what: 'name' }).describe('Display name, 1-200 characters.'),
+  description: freeText(4000, { what: 'description' }).nullable().describe('Longer text, up to 4000 characters; null clears it.'),
+  status: status.describe('active (default), inactive or discontinued; only active products can be ordered.'),
+  stock_qty: stockQty.describe('Units in stock, a whole number; stock_status is derived from it.'),
+  bin_location: freeText(64, { what: 'bin_location' }).nullable().describe('Warehouse bin, up to 64 characters; null clears it.'),
+};
+
 export const createProductInput = z.strictObject({
   sku: skuSchema,
-  name: z.string().trim().min(1).max(200),
-  description: text(4000).nullable().optional(),
-  status: z.enum(PRODUCT_STATUSES).default('active'),
-  stock_qty: stockQty.default(0),
-  bin_location: text(64).nullable().optional(),
+  name: fields.name,
+  description: fields.description.optional(),
+  status: fields.status.default('active'),
+  stock_qty: fields.stock_qty.default(0),
+  bin_location: fields.bin_location.optional(),
 });
 export type CreateProductInput = z.infer<typeof createProductInput>;
 
 export const updateProductInput = z
   .strictObject({
-    name: z.string().trim().min(1).max(200).optional(),
-    description: text(4000).nullable().optional(),
-    status: z.enum(PRODUCT_STATUSES).optional(),
-    stock_qty: stockQty.optional(),
-    bin_location: text(64).nullable().optional(),
-    stock_status: z.never({ error: 'stock_status is derived from stock_qty and cannot be set' }).optional(),
+    name: fields.name.optional(),
+    description: fields.description.optional(),
+    status: fields.status.optional(),
+    stock_qty: fields.stock_qty.optional(),
+    bin_location: fields.bin_location.optional(),
   })
   .refine((v) => Object.keys(v).length > 0, { message: 'send at least one of name, description, status, stock_qty, bin_location' });
 export type UpdateProductInput = z.infer<typeof updateProductInput>;
 
 export const listProductsQuery = z.strictObject({
-  q: z.string().trim().max(100).optional(),
-  limit: limitParam(200, 50),
-  cursor: z.string().max(500).optional(),
+  q: freeText(100, { trim: true, what: 'q' }).optional().describe('Case-insensitive substring of SKU or name.'),
+  limit: limitParam(200, 50).describe('Products per page, 1-200 (default 50).'),
+  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });
 export type ListProductsQuery = z.infer<typeof listProductsQuery>;
 
-export const skuParams = z.strictObject({ sku: z.string().min(1).max(200) });
+export const skuParams = z.strictObject({
+  sku: identifier(200, 'sku').describe('The SKU, matched case-insensitively (percent-encode a `/`).'),
+});

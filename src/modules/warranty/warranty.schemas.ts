@@ -1,58 +1,94 @@
 import { z } from 'zod';
 import { limitParam } from '../../platform/http/pagination.js';
+import { freeText, identifier } from '../../platform/http/text-rules.js';
 import { CLAIM_STATUSES } from './claim-states.js';
 
 const status = z.enum(CLAIM_STATUSES);
 
 const claimHistoryEntrySchema = z.object({
-  from: status.nullable(),
-  to: status,
-  at: z.string(),
-  key_id: z.string(),
+  from: status.nullable().describe('the status before; null for the first entry (filed)'),
+  to: status.describe('the status after'),
+  at: z.string().describe('ISO 8601 UTC'),
+  key_id: z.string().describe('id of the API key that made the change'),
 });
 
 export const claimSchema = z
   .object({
-    id: z.string(),
-    claim_number: z.string(),
-    status,
-    description: z.string(),
-    sku: z.string().nullable(),
-    dot_number: z.string().nullable(),
-    quantity: z.number().int().nullable(),
-    customer_ref: z.string().nullable(),
-    resolution: z.string().nullable(),
-    history: z.array(claimHistoryEntrySchema),
-    created_at: z.string(),
-    updated_at: z.string(),
+    id: z.string().describe('claim id, `wc_` followed by 26 characters'),
+    claim_number: z.string().describe('per-organisation claim number, `WC-` and 6 or more digits, gap-free (WC-000042)'),
+    status: status.describe('submitted, under_review, approved, denied or closed'),
+    description: z.string().describe('what is wrong with the tire'),
+    sku: z.string().nullable().describe('the SKU as the catalog spells it'),
+    dot_number: z.string().nullable().describe('the tire DOT code normalised as `DOT <plant+size+option> <week+year>`'),
+    quantity: z.number().int().nullable().describe('number of tires claimed'),
+    customer_ref: z.string().nullable().describe("the customer's own reference (RMA, ticket)"),
+    resolution: z.string().nullable().describe('how the claim was or will be settled'),
+    history: z.array(claimHistoryEntrySchema).describe('every status change, oldest first'),
+    created_at: z.string().describe('ISO 8601 UTC'),
+    updated_at: z.string().describe('ISO 8601 UTC'),
   })
-  .meta({ id: 'WarrantyClaim' });
+  .meta({ id: 'WarrantyClaim', description: 'A warranty claim with its status history.' });
 
 export type Claim = z.infer<typeof claimSchema>;
 
+const DOT_MESSAGE = 'dot_number may contain only letters, digits and spaces';
+
+/**
+ * The DOT code's own format: letters, digits and ASCII spaces (the pattern JSON Schema consumers see). The service
+ * checks the rest against the clock and 49 CFR 574.5 (excluded letters, length, a date code not in the future).
+ */
+const dotNumber = z
+  .string()
+  .max(40, { error: 'dot_number must be at most 40 characters' })
+  .regex(/^[A-Za-z0-9 ]*$/, { error: DOT_MESSAGE });
+
 export const createClaimInput = z.strictObject({
-  description: z.string().trim().min(1, 'description must not be empty').max(4000),
-  sku: z.string().trim().min(1).max(64).nullable().optional(),
-  // The shape is checked by the service against the clock: a date code cannot lie in the future.
-  dot_number: z.string().max(40).nullable().optional(),
-  quantity: z.number().int().positive().max(1_000_000).nullable().optional(),
-  customer_ref: z.string().trim().min(1).max(128).nullable().optional(),
+  description: freeText(4000, { min: 1, trim: true, what: 'description' }).describe(
+    'What is wrong with the tire, 1-4000 characters (surrounding whitespace is trimmed). Required.',
+  ),
+  sku: identifier(64, 'sku')
+    .nullable()
+    .optional()
+    .describe("SKU of the product claimed, 1-64 characters without spaces; must be in your catalog (matched case-insensitively). Optional."),
+  dot_number: dotNumber
+    .nullable()
+    .optional()
+    .describe(
+      'Tire DOT code (Tire Identification Number), up to 40 letters, digits and spaces, e.g. "DOT U2LL LMLR 5107": an optional ' +
+        '`DOT`, plant and size code (and optional code), ending in the 4-digit week+year date code, which cannot lie in the future. ' +
+        'G, I, O, Q, S and Z never occur after `DOT`. Stored normalised as `DOT U2LLLMLR 5107`. Optional.',
+    ),
+  quantity: z.number().int().positive().max(1_000_000).nullable().optional().describe('Number of tires claimed, a whole number 1-1000000. Optional.'),
+  customer_ref: freeText(128, { min: 1, trim: true, what: 'customer_ref' })
+    .nullable()
+    .optional()
+    .describe("Your customer's reference (RMA, ticket), 1-128 characters (surrounding whitespace is trimmed). Optional."),
 });
 export type CreateClaimInput = z.infer<typeof createClaimInput>;
 
 export const updateClaimInput = z
   .strictObject({
-    status: status.optional(),
-    resolution: z.string().max(4000).nullable().optional(),
+    status: status
+      .optional()
+      .describe(
+        'The status to move to: submitted -> under_review, approved, denied, closed; under_review -> approved, denied, closed; ' +
+          'approved -> closed; denied -> under_review (appeal), closed; closed is final.',
+      ),
+    resolution: freeText(4000, { what: 'resolution' })
+      .nullable()
+      .optional()
+      .describe('How the claim is settled, up to 4000 characters; null clears it. Cannot change once the claim is closed.'),
   })
   .refine((v) => v.status !== undefined || v.resolution !== undefined, { message: 'send at least one of status, resolution' });
 export type UpdateClaimInput = z.infer<typeof updateClaimInput>;
 
 export const listClaimsQuery = z.strictObject({
-  status: status.optional(),
-  limit: limitParam(200, 50),
-  cursor: z.string().max(500).optional(),
+  status: status.optional().describe('Only claims in this status: submitted, under_review, approved, denied or closed.'),
+  limit: limitParam(200, 50).describe('Claims per page, 1-200 (default 50).'),
+  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });
 export type ListClaimsQuery = z.infer<typeof listClaimsQuery>;
 
-export const claimRefParams = z.strictObject({ idOrNumber: z.string().min(1).max(100) });
+export const claimRefParams = z.strictObject({
+  id_or_number: identifier(100, 'id_or_number').describe('The claim id (`wc_…`) or claim number (`WC-000042`, any case).'),
+});

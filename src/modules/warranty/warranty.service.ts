@@ -6,6 +6,7 @@ import type { Db, Executor } from '../../platform/db/schema.js';
 import { conflict, invalidInput, notFound } from '../../platform/http/errors.js';
 import { decodeCursor, page } from '../../platform/http/pagination.js';
 import { newId } from '../../platform/ids.js';
+import { recordOutcome } from '../../platform/operations/idempotency.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { ProductsService } from '../products/products.service.js';
 import { allowedNext, canMove, type ClaimStatus, INITIAL_STATUS } from './claim-states.js';
@@ -95,14 +96,17 @@ export class WarrantyService {
       await repo.insertClaim(tx, row);
       await repo.insertHistory(tx, history);
       const claim = toClaim(row, [history]);
-      await enqueueHubEvent(tx, { type: 'warranty_claim.created', orgId: auth.orgId, data: claim, occurredAt: at });
+      await enqueueHubEvent(tx, { type: 'warranty_claim.created', orgId: auth.orgId, data: claim, at: now });
+      // Commits with the claim: a retry with the same idempotency key gets this claim, never a second claim number.
+      await recordOutcome(tx, claim);
       return claim;
     });
   }
 
   async update(auth: AuthContext, idOrNumber: string, input: UpdateClaimInput): Promise<Claim> {
     requireScope(auth, 'warranty:write');
-    const at = this.clock.now().toISOString();
+    const now = this.clock.now();
+    const at = now.toISOString();
     return this.db.transaction().execute(async (tx) => {
       const current = await this.find(tx, auth.orgId, idOrNumber);
       const from = current.status as ClaimStatus;
@@ -140,8 +144,10 @@ export class WarrantyService {
         type: 'warranty_claim.updated',
         orgId: auth.orgId,
         data: { ...claim, previous_status: from },
-        occurredAt: at,
+        at: now,
       });
+      // Commits with the move: a retry with the same idempotency key replays it instead of a 409 for the second move.
+      await recordOutcome(tx, claim);
       return claim;
     });
   }

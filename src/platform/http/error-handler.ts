@@ -1,6 +1,13 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { redactKeys } from './access-log.js';
 import { AppError, type ErrorCode } from './errors.js';
+
+/** The realm every 401 challenges with; without a challenge, MCP clients fall back to an OAuth discovery flow. */
+export const AUTH_REALM = 'tire-gateway';
 
 export interface ErrorBody {
   ok: false;
@@ -58,28 +65,79 @@ export function toAppError(err: unknown): AppError {
   return new AppError('internal', 'internal error');
 }
 
+/** RFC 6750: a bare challenge when no credentials came, `invalid_token` when the ones sent were refused. */
+function bearerChallenge(request: FastifyRequest): string {
+  return request.headers.authorization === undefined ? `Bearer realm="${AUTH_REALM}"` : `Bearer realm="${AUTH_REALM}", error="invalid_token"`;
+}
+
+/** Writes the envelope: the error's own headers, and the Bearer challenge on every 401. */
+function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  if (err.headers) void reply.headers(err.headers);
+  if (err.code === 'unauthorized') void reply.header('www-authenticate', bearerChallenge(request));
+  return reply.status(err.status).send(errorBody(err, request.id));
+}
+
 export function registerErrorHandling(app: FastifyInstance, allowedMethods: (url: string) => string[]): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const appErr = toAppError(err);
     if (appErr.status >= 500) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: appErr.code }, appErr.message);
-    if (appErr.headers) void reply.headers(appErr.headers);
-    return reply.status(appErr.status).send(errorBody(appErr, request.id));
+    // The message can echo the caller's input (a SKU in the path), so a key sent by mistake is redacted here too.
+    else request.log.info({ code: appErr.code }, redactKeys(appErr.message));
+    return sendError(request, reply, appErr);
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? request.url;
     const methods = allowedMethods(path);
-    const err = methods.length > 0
-      ? new AppError('method_not_allowed', `method ${request.method} not allowed on ${path}`, undefined, { allow: methods.join(', ') })
-      : new AppError('not_found', `route ${request.method} ${path} not found`);
-    if (err.headers) void reply.headers(err.headers);
-    return reply.status(err.status).send(errorBody(err, request.id));
+    // A route that matched and found nothing (a missing static asset) is a plain 404, not a wrong method.
+    const routed = methods.includes(request.method) || (request.method === 'HEAD' && methods.includes('GET'));
+    const err =
+      methods.length > 0 && !routed
+        ? new AppError('method_not_allowed', `method ${request.method} not allowed on ${path}`, undefined, { allow: methods.join(', ') })
+        : new AppError('not_found', routed ? `${path} not found` : `route ${request.method} ${path} not found`);
+    return sendError(request, reply, err);
   });
 }
 
 /** Errors Fastify raises before routing (a malformed URL, an over-long path parameter), in the same envelope. */
 export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const appErr = err.statusCode !== undefined && err.statusCode < 500 ? new AppError('invalid_input', `invalid request: ${err.message}`) : toAppError(err);
-  void reply.status(appErr.status).header('x-request-id', request.id).send(errorBody(appErr, request.id));
+  void sendError(request, reply.header('x-request-id', request.id), appErr);
+}
+
+/** What Node's HTTP parser refused, by its error code; the parser answers before Fastify sees a request. */
+function clientErrorFor(code: string): AppError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('headers_too_large', 'request headers are too large (the URL counts toward the limit)');
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new AppError('payload_too_large', 'chunk extensions are too large');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError('request_timeout', 'the request was not received in time');
+    default:
+      return new AppError('invalid_input', 'malformed HTTP request');
+  }
+}
+
+/**
+ * Fastify's `clientErrorHandler` (bound to the instance): what Node's parser refuses (431, 408, malformed requests)
+ * gets the envelope too, written straight to the socket since there is no request or reply. The raw packet is
+ * never logged: it can hold an Authorization header.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const appErr = clientErrorFor(err.code);
+  const requestId = randomUUID();
+  this.log.info({ reqId: requestId, code: appErr.code, parser: err.code }, appErr.message);
+  // As Node does: answer only when no response on this connection has started, or the peer would read garbage.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify(errorBody(appErr, requestId));
+    socket.write(
+      `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status] ?? 'Error'}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

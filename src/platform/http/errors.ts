@@ -1,12 +1,12 @@
 /** The closed list of error codes and the HTTP status each maps to. */
 export const ERROR_STATUS = {
   invalid_input: 400,
-  not_x12: 400,
   unauthorized: 401,
   missing_scope: 403,
   forbidden_origin: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   idempotency_in_flight: 409,
   gone: 410,
@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   unprocessable: 422,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
   upstream_failure: 502,
   unavailable: 503,

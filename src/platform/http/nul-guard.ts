@@ -3,32 +3,61 @@ import { invalidInput } from './errors.js';
 
 const MAX_DEPTH = 32;
 
-/** The first place a string holds U+0000, as a dotted path, or undefined. */
-function findNul(value: unknown, path: string, depth: number): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || '(value)' : undefined;
+/** Where a string breaks the rule (a dotted path such as `body.lines.0.sku`) and what is wrong with it. */
+export interface UnsafeText {
+  path: string;
+  problem: string;
+}
+
+/** `isWellFormed` is Node 20's (ES2024); the project's TypeScript lib stops at ES2023. */
+const isWellFormed = (s: string): boolean => (s as string & { isWellFormed(): boolean }).isWellFormed();
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function problemOf(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'the NUL character (U+0000) is not allowed';
+  if (isWellFormed(s)) return undefined;
+  const lone = LONE_SURROGATE.exec(s)?.[0] ?? '';
+  return `lone UTF-16 surrogate (\\u${lone.charCodeAt(0).toString(16)}) is not allowed`;
+}
+
+function walk(value: unknown, path: string, depth: number): UnsafeText | undefined {
+  if (typeof value === 'string') {
+    const problem = problemOf(value);
+    return problem ? { path: path || '(value)', problem } : undefined;
+  }
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || Buffer.isBuffer(value)) return undefined;
   for (const [key, item] of Object.entries(value)) {
-    if (key.includes('\u0000')) return `${path}${path ? '.' : ''}(key)`;
-    const found = findNul(item, path ? `${path}.${key}` : key, depth + 1);
+    const keyProblem = problemOf(key);
+    if (keyProblem) return { path: `${path}${path ? '.' : ''}(key)`, problem: keyProblem };
+    const found = walk(item, path ? `${path}.${key}` : key, depth + 1);
     if (found) return found;
   }
   return undefined;
 }
 
 /**
- * PostgreSQL text cannot hold U+0000 (SQLite can), so both dialects refuse it at the door with a 400 instead of
- * one of them failing at insert time. Raw byte bodies (X12) are stored as bytes and pass.
+ * The first string (or object key) in a parsed value that holds U+0000 or a lone UTF-16 surrogate, with its dotted
+ * path under `label`; undefined when there is none. Neither survives storage on both dialects (PostgreSQL text
+ * refuses NUL; a lone surrogate becomes U+FFFD when encoded as UTF-8), so both are refused at the door.
+ */
+export function findUnsafeText(value: unknown, label = ''): UnsafeText | undefined {
+  return walk(value, label, 0);
+}
+
+/**
+ * preValidation hook: NUL and lone surrogates in path parameters, the query or a JSON body are a 400 naming where,
+ * on both dialects alike. Raw byte bodies (X12) are stored as bytes and pass.
  */
 export function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const where =
-    findNul(request.params, 'path', 0) ?? findNul(request.query, 'query', 0) ?? (typeof request.body === 'string' ? undefined : findNul(request.body, 'body', 0));
-  done(where ? nulError(where) : undefined);
+  const found =
+    walk(request.params, 'path', 0) ?? walk(request.query, 'query', 0) ?? (typeof request.body === 'string' ? undefined : walk(request.body, 'body', 0));
+  done(found ? unsafeTextError(found) : undefined);
 }
 
 /** The same rule for inputs that do not come through a route's body (MCP tool arguments). */
 export function assertNoNul(value: unknown, label: string): void {
-  const where = findNul(value, label, 0);
-  if (where) throw nulError(where);
+  const found = walk(value, label, 0);
+  if (found) throw unsafeTextError(found);
 }
 
-const nulError = (where: string) => invalidInput(`${where}: the NUL character (U+0000) is not allowed`);
+const unsafeTextError = (found: UnsafeText) => invalidInput(`${found.path}: ${found.problem}`);

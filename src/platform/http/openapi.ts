@@ -1,34 +1,73 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
-import { API_VERSION } from '../api-version.js';
+import type { OperationEntry } from '../operations/module.js';
+import { buildOpenApiDocument, type OpenApiTag } from '../operations/openapi.js';
 
 const DESCRIPTION = [
   'Org-scoped REST resources of the tire and equipment gateway. Every `/v1` call needs `Authorization: Bearer <API key>`',
-  'and the scope named on the operation; a key sees only its own organisation. Errors share one envelope',
-  '(`{ ok: false, status, error, code, request_id, details? }`).',
-  'The same operations are MCP tools at `POST /mcp` (Streamable HTTP, same Bearer header).',
+  'and the scope named on the operation (`x-required-scope`); a key sees only its own organisation. Errors share one',
+  'envelope (`{ ok: false, status, error, code, request_id, details? }`). Operations that change something take an',
+  '`Idempotency-Key`.',
+  'The same operations are MCP tools at `POST /mcp` (Streamable HTTP, same Bearer header), named by their operationId.',
 ].join(' ');
 
-/**
- * OpenAPI 3.1 generated from the route schemas, served at GET /openapi.json with interactive docs at GET /docs.
- * Must run before any route is registered: the document is collected from Fastify's route registrations.
- */
-export async function registerOpenApi(app: FastifyInstance, serviceName: string): Promise<void> {
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: serviceName, version: API_VERSION, description: DESCRIPTION },
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`trk_live_…`) issued by the operator.' },
+const HEALTH_TAG: OpenApiTag = { name: 'health', description: 'Liveness of the gateway process; no authentication.' };
+
+const HEALTHZ = {
+  get: {
+    operationId: 'healthz',
+    tags: [HEALTH_TAG.name],
+    summary: 'Liveness check',
+    description: 'Answers while the process serves HTTP. No authentication.',
+    security: [],
+    responses: {
+      '200': {
+        description: 'OK: the process is up.',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { ok: { type: 'boolean', const: true }, service: { type: 'string' } },
+              required: ['ok', 'service'],
+              additionalProperties: false,
+            },
+            example: { ok: true, service: 'tire-gateway' },
+          },
         },
       },
+      '400': {
+        description: 'A request Node or Fastify cannot take (a malformed URL), in the error envelope.',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+      '431': {
+        description: 'Request headers (or the URL) too large, in the error envelope.',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+  },
+};
+
+export interface ApiDocsOptions {
+  title: string;
+  version: string;
+  operations: OperationEntry[];
+  tags: OpenApiTag[];
+}
+
+/** GET /openapi.json, the document generated from the operation list, and interactive docs on it at GET /docs. */
+export async function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions): Promise<void> {
+  const tagOf = new Map(opts.operations.map((e) => [e.operation.name, e.tag]));
+  const document = buildOpenApiDocument({
+    title: opts.title,
+    version: opts.version,
+    description: DESCRIPTION,
+    tags: [HEALTH_TAG, ...opts.tags],
+    operations: opts.operations.map((e) => e.operation),
+    tagOf: (op) => tagOf.get(op.name) ?? 'other',
+    extraPaths: { '/healthz': HEALTHZ },
   });
+  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  app.get('/openapi.json', () => document);
 }

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../clock.js';
 import type { Config } from '../../config.js';
@@ -9,29 +10,22 @@ import { PartnerSender } from './partner-sender.js';
 import { registerOutboxMetrics } from './outbox.metrics.js';
 
 /** The process's delivery worker, not yet started (`serve` starts it). Without HUB_URL hub deliveries wait; partner endpoints need no setting. */
-export function createDeliveryWorker(config: Config, database: DatabaseHandle, clock: Clock, registry: Registry): DeliveryWorker {
+export function createDeliveryWorker(config: Config, database: DatabaseHandle, clock: Clock, registry: Registry, logger: Logger): DeliveryWorker {
   const hub = config.HUB_URL
     ? [new HubSender(new HubClient({ url: config.HUB_URL, timeoutMs: config.HUB_TIMEOUT_MS, clock, ...(config.HUB_TOKEN ? { token: config.HUB_TOKEN } : {}) }))]
     : [];
   const senders = [...hub, new PartnerSender(clock)];
-  const quiet = config.LOG_LEVEL === 'silent' || config.LOG_LEVEL === 'fatal';
   return new DeliveryWorker({
     db: database.db,
     dialect: database.dialect,
     clock,
     senders,
-    metrics: registerOutboxMetrics(registry, database.db),
+    metrics: registerOutboxMetrics(registry, database.db, clock),
     leaseMs: config.OUTBOX_LEASE_MS,
     pollMs: config.OUTBOX_POLL_MS,
     concurrency: config.OUTBOX_CONCURRENCY,
     immediateTimeoutMs: config.HUB_TIMEOUT_MS,
     batchTimeoutMs: config.HUB_BATCH_TIMEOUT_MS,
-    ...(quiet
-      ? {}
-      : {
-          log: (message: string, err?: unknown) => {
-            process.stderr.write(`${JSON.stringify({ level: 'warn', component: 'delivery-worker', msg: message, err: err instanceof Error ? err.message : undefined })}\n`);
-          },
-        }),
+    log: (message, err) => (err === undefined ? logger.warn(message) : logger.warn({ err }, message)),
   });
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../db/schema.js';
+import type { Db, Executor } from '../db/schema.js';
 import { invalidInput, notFound } from '../http/errors.js';
 import type { OrgsService } from '../orgs/orgs.service.js';
 import { DUE_NOW, type OutboxStatus } from './outbox.js';
@@ -20,6 +20,19 @@ export interface DeliveryView {
   delivered_at: string | null;
 }
 
+/** A delivery as REST, MCP and EDI clients see it. */
+export interface PublicDelivery {
+  status: 'queued' | 'delivered' | 'rejected';
+  attempts: number;
+  last_error: string | null;
+}
+
+/** The public shape of a delivery state (as `deliverNow` returns it); none yet, or in flight, is "queued": not delivered until the destination said so. */
+export function toPublicDelivery(state: repo.DeliveryState | undefined): PublicDelivery {
+  const status = state === undefined || state.status === 'delivering' ? 'queued' : state.status;
+  return { status, attempts: state?.attempts ?? 0, last_error: state?.last_error ?? null };
+}
+
 function toView(row: Awaited<ReturnType<typeof repo.listDeliveries>>[number]): DeliveryView {
   const pending = row.status === 'queued' || row.status === 'delivering';
   return {
@@ -38,9 +51,14 @@ function toView(row: Awaited<ReturnType<typeof repo.listDeliveries>>[number]): D
   };
 }
 
-/** Operator-side view of the outbox (CLI): what waits, what was rejected, and retrying it. */
+/** The outbox seen from outside it: the operator's view (CLI) with retries, and the public delivery state modules show. */
 export class DeliveriesService {
   constructor(private readonly db: Db, private readonly orgs: OrgsService) {}
+
+  /** Public state of the deliveries that exist among `ids`, by id; `db` may be the caller's transaction. */
+  async publicStates(db: Executor, ids: string[]): Promise<Map<string, PublicDelivery>> {
+    return new Map((await repo.findStates(db, ids)).map((s) => [s.id, toPublicDelivery(s)]));
+  }
 
   async list(opts: { status?: OutboxStatus; orgSlug?: string; limit: number }): Promise<DeliveryView[]> {
     const orgId = opts.orgSlug === undefined ? undefined : (await this.orgs.bySlug(opts.orgSlug)).id;

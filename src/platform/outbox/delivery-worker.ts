@@ -37,7 +37,7 @@ export interface DeliverAfterCommit {
  * makes its rows due again, so nothing is lost and the destination's dedup absorbs the replay.
  */
 export class DeliveryWorker implements DeliverAfterCommit {
-  private readonly workerId = `${hostname()}:${process.pid}:${newId('w').slice(-8)}`;
+  private readonly workerId: string;
   private claimSeq = 0;
   private running = false;
   private lanes: Promise<void>[] = [];
@@ -47,7 +47,9 @@ export class DeliveryWorker implements DeliverAfterCommit {
   /** Per destination, set by a Retry-After: until then this process sends it nothing (on the injected clock). */
   private readonly pausedUntil = new Map<string, number>();
 
-  constructor(private readonly o: DeliveryWorkerOptions) {}
+  constructor(private readonly o: DeliveryWorkerOptions) {
+    this.workerId = `${hostname()}:${process.pid}:${newId('w', o.clock.now()).slice(-8)}`;
+  }
 
   /** Whether any destination can be delivered to (a destination without a sender, the hub without HUB_URL, waits in the outbox). */
   get active(): boolean {

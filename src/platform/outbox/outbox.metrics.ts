@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Clock } from '../clock.js';
 import type { Db } from '../db/schema.js';
 import { queueStats, type QueueStats } from './outbox.repository.js';
 
@@ -9,7 +10,7 @@ export interface OutboxMetrics {
 }
 
 /** Queue gauges are read from the database at scrape time, so every process reports the shared queue. */
-export function registerOutboxMetrics(registry: Registry, db: Db): OutboxMetrics {
+export function registerOutboxMetrics(registry: Registry, db: Db, clock: Clock): OutboxMetrics {
   const outcomes = new Counter({
     name: 'gateway_outbox_deliveries_total',
     help: 'Deliveries finished by this process, by destination and outcome (delivered, duplicate, rejected, retry)',
@@ -43,7 +44,7 @@ export function registerOutboxMetrics(registry: Registry, db: Db): OutboxMetrics
     registers: [registry],
     async collect() {
       this.reset();
-      const now = Date.now();
+      const now = clock.now().getTime();
       for (const s of await currentStats()) {
         if (s.oldest_created_at !== null) this.set({ destination: s.destination }, Math.max(0, (now - Date.parse(s.oldest_created_at)) / 1000));
       }

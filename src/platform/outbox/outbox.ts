@@ -56,18 +56,14 @@ export async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<str
 }
 
 /**
- * Queues a hub event in the caller's transaction and returns its id. Pass `id` to make it
- * deterministic (the hub deduplicates by id); it must be unique across orgs, so derive it from
- * something that is (a record id, a connection id).
+ * Queues a hub event in the caller's transaction and returns its id. `at` (from the caller's clock) is
+ * when it occurred and when it was queued. Pass `id` to make it deterministic (the hub deduplicates by
+ * id); it must be unique across orgs, so derive it from something that is (a record id, a connection id).
  */
-export async function enqueueHubEvent(
-  tx: Tx,
-  event: { type: string; orgId: string; data: unknown; id?: string; occurredAt?: string },
-): Promise<string> {
-  const createdAt = new Date().toISOString();
-  const occurredAt = event.occurredAt ?? createdAt;
-  const id = event.id ?? newId('evt');
-  const payload = JSON.stringify({ id, type: event.type, org_id: event.orgId, occurred_at: occurredAt, data: event.data });
+export async function enqueueHubEvent(tx: Tx, event: { type: string; orgId: string; data: unknown; at: Date; id?: string }): Promise<string> {
+  const createdAt = event.at.toISOString();
+  const id = event.id ?? newId('evt', event.at);
+  const payload = JSON.stringify({ id, type: event.type, org_id: event.orgId, occurred_at: createdAt, data: event.data });
   return enqueueDelivery(tx, {
     orgId: event.orgId,
     destination: HUB_DESTINATION,

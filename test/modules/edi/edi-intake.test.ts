@@ -282,26 +282,32 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     });
   });
 
-  describe('not X12: 400, and the body is still kept', () => {
+  describe('not X12: 400 invalid_input, and the body is still kept', () => {
     it.each([
       ['plain text', 'hello partner'],
       ['a JSON document as text', '{"po_number":"PO-1"}'],
       ['text that starts with ISA', 'ISAAC sent this by mistake'],
     ])('%s', async (_label, body) => {
       const res = await submit(h, key, body);
-      const error = expectError(res, 400, 'not_x12');
+      const error = expectError(res, 400, 'invalid_input');
       const id = (error.details as { message_id: string }).message_id;
+      expect(error.error).toMatch(/^not an X12 interchange: /);
+      expect(error.error).toContain(`kept as message ${id}`);
+      expect((error.details as { errors: EdiErrorBody[] }).errors[0]).toMatchObject({ code: 'not_x12', position: 1 });
       const stored = await message(id);
       expect(stored).toMatchObject({ status: 'not_x12', x12: body, size: body.length, partner: null, type: null });
     });
 
-    it('an empty body', async () => {
-      expectError(await submit(h, key, ''), 400, 'not_x12');
+    it('an empty body: 400 before anything is stored', async () => {
+      const before = (await h.gateway.database.db.selectFrom('edi_messages').select('id').execute()).length;
+      const error = expectError(await submit(h, key, ''), 400, 'invalid_input');
+      expect(error.error).toBe('send the x12 as the request body');
+      expect((await h.gateway.database.db.selectFrom('edi_messages').select('id').execute()).length).toBe(before);
     });
 
     it('keeps bytes that are not UTF-8 exactly', async () => {
       const raw = Buffer.from([0x00, 0xff, 0xfe, 0x41]);
-      const error = expectError(await submit(h, key, raw), 400, 'not_x12');
+      const error = expectError(await submit(h, key, raw), 400, 'invalid_input');
       const row = await h.gateway.database.db.selectFrom('edi_messages').select(['raw', 'size']).where('id', '=', (error.details as { message_id: string }).message_id).executeTakeFirstOrThrow();
       expect(Buffer.compare(row.raw, raw)).toBe(0);
       expect(Number(row.size)).toBe(4);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
+import { clientKinds, listen, type McpTestClient } from '../../mcp/support/mcp-clients.js';
 import { expectError, itChecksAuth } from '../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 
@@ -18,6 +19,7 @@ describe.each(dialects)('inventory (%s)', (dialect) => {
   let inv: string;
   let products: string;
   let otherInv: string;
+  let mcp: McpTestClient;
 
   beforeAll(async () => {
     sim = await startHubSim();
@@ -28,8 +30,12 @@ describe.each(dialects)('inventory (%s)', (dialect) => {
     for (const sku of ['TIRE-1', 'TIRE-2', 'TIRE-3']) {
       await h.request({ method: 'POST', url: '/v1/products', payload: { sku, name: sku, stock_qty: 20 }, key: products });
     }
+    const kind = clientKinds[0];
+    if (!kind) throw new Error('no MCP client kind');
+    mcp = await kind.connect(await listen(h), inv);
   });
   afterAll(async () => {
+    await mcp.close();
     await h.close();
     await sim.close();
   });
@@ -37,7 +43,8 @@ describe.each(dialects)('inventory (%s)', (dialect) => {
     await sim.reset();
   });
 
-  const post = (payload: unknown, key = inv) => h.request({ method: 'POST', url: '/v1/inventory', payload: payload as object, key });
+  const post = (payload: unknown, key = inv, headers: Record<string, string> = {}) =>
+    h.request({ method: 'POST', url: '/v1/inventory', payload: payload as object, key, headers });
   const product = async (sku: string) =>
     (await h.request({ method: 'GET', url: `/v1/products/${sku}`, key: products })).json<{ product: { stock_qty: number; stock_status: string } }>().product;
 
@@ -113,9 +120,76 @@ describe.each(dialects)('inventory (%s)', (dialect) => {
     ['qty out of range', { rows: [{ sku: 'A', qty: 1e12 }] }],
     ['an unknown row field', { rows: [{ sku: 'A', qty: 1, bin: 'x' }] }],
     ['an unknown top-level field', { rows: [{ sku: 'A', qty: 1 }], warehouse: 'w' }],
+    ['a sku with surrounding spaces', { rows: [{ sku: ' TIRE-1 ', qty: 1 }] }],
+    ['a sku with a space inside', { rows: [{ sku: 'TIRE 1', qty: 1 }] }],
+    ['a sku with a zero-width space', { rows: [{ sku: 'TIRE-\u200b1', qty: 1 }] }],
+    ['a sku with a bidi isolate', { rows: [{ sku: '\u2067TIRE-1', qty: 1 }] }],
+    ['a sku of 201 characters', { rows: [{ sku: 'S'.repeat(201), qty: 1 }] }],
   ];
   it.each(bad)('400 for %s', async (_label, payload) => {
     expectError(await post(payload), 400, 'invalid_input');
+  });
+
+  it('names the row and the refused character', async () => {
+    const body = expectError(await post({ rows: [{ sku: 'TIRE-1', qty: 1 }, { sku: 'TIRE-\u202e2', qty: 1 }] }), 400, 'invalid_input');
+    expect(body.details).toEqual([{ path: 'rows.1.sku', message: 'sku must not contain invisible or bidi-control characters (U+202E at position 6)' }]);
+    expect((await product('TIRE-1')).stock_qty).not.toBe(1);
+  });
+
+  it('replays an update sent again with the same Idempotency-Key, 202 and all, and forwards it once', async () => {
+    await sim.setMode({ kind: 'down' });
+    const payload = { rows: [{ sku: 'TIRE-3', qty: -777 }] };
+    const first = await post(payload, inv, { 'idempotency-key': 'inv-202' });
+    expect(first.statusCode, first.body).toBe(202);
+    await sim.setMode({ kind: 'up' });
+    const again = await post(payload, inv, { 'idempotency-key': 'inv-202' });
+    expect(again.statusCode).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toBe(first.body);
+    const rows = await h.gateway.database.db.selectFrom('outbox').select('id').where('type', '=', 'inventory.updated').where('payload', 'like', '%"qty":-777%').execute();
+    expect(rows.map((r) => r.id)).toEqual([first.json<InventoryBody>().delivery_id]);
+  });
+
+  describe('MCP', () => {
+    interface ToolOut {
+      isError?: boolean;
+      structuredContent?: Record<string, unknown>;
+    }
+    const error = (out: ToolOut) => {
+      expect(out.isError, JSON.stringify(out)).toBe(true);
+      return out.structuredContent as { code: string; status: number; message: string; details?: unknown };
+    };
+
+    it('inventory_update takes the rows as its argument and answers like REST', async () => {
+      const out = await mcp.call('inventory_update', { rows: [{ sku: 'tire-2', qty: 4 }, { sku: 'MCP-NEW', qty: 1 }] });
+      expect(out.isError, JSON.stringify(out)).toBeFalsy();
+      expect(out.structuredContent).toMatchObject({ queued: false, delivery_status: 'delivered', applied: 1, unknown_skus: ['MCP-NEW'] });
+      expect(out.structuredContent?.ok).toBeUndefined();
+      expect((await product('TIRE-2')).stock_qty).toBe(4);
+      const listed = (await mcp.listTools()).find((t) => t.name === 'inventory_update');
+      expect(listed?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
+    });
+
+    it('refuses an unknown argument and a bad row with the same details as REST', async () => {
+      const payload = { rows: [{ sku: 'TIRE-1', qty: 1 }], warehouse: 'w' };
+      const rest = expectError(await post(payload), 400, 'invalid_input');
+      const viaMcp = error(await mcp.call('inventory_update', payload));
+      expect(viaMcp).toMatchObject({ code: 'invalid_input', status: 400, message: rest.error });
+      expect(viaMcp.details).toEqual(rest.details);
+      const badRow = { rows: [{ sku: 'TIRE-\u200b1', qty: 1.5 }] };
+      const restRow = expectError(await post(badRow), 400, 'invalid_input');
+      expect(error(await mcp.call('inventory_update', badRow)).details).toEqual(restRow.details);
+    });
+
+    it('replays a call sent again with the same idempotency_key', async () => {
+      const args = { rows: [{ sku: 'TIRE-1', qty: 17 }], idempotency_key: `inv-mcp-${dialect}` };
+      const first = await mcp.call('inventory_update', args);
+      expect(first.isError, JSON.stringify(first)).toBeFalsy();
+      const again = await mcp.call('inventory_update', args);
+      expect(again.structuredContent).toEqual(first.structuredContent);
+      expect(sim.events().filter((e) => e.type === 'inventory.updated')).toHaveLength(1);
+      expect(error(await mcp.call('inventory_update', { ...args, rows: [{ sku: 'TIRE-1', qty: 18 }] })).code).toBe('unprocessable');
+    });
   });
 
   it('400 for a qty that is not finite (1e400 parses to Infinity)', async () => {

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeRowsInput } from '../../../src/modules/objects/objects.schemas.js';
+import type { AuthContext } from '../../../src/platform/auth/scopes.js';
+import { fingerprintOf, IdempotencyStore } from '../../../src/platform/operations/idempotency.js';
 import { expectError, itChecksAuth } from '../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 import { fitments, priceList, visits } from './fixtures.js';
@@ -97,6 +100,89 @@ describe.each(dialects)('dynamic objects over REST (%s)', (dialect) => {
       expect(fit?.row_schema.required).toEqual(['fitment_id', 'make']);
       const none = (await h.key('acme', 'products:read')).key;
       expect((await h.request({ method: 'GET', url: '/v1/objects', key: none })).json<{ objects: unknown[] }>().objects).toEqual([]);
+    });
+  });
+
+  describe('paths and query strings', () => {
+    it.each([
+      ['an unknown parameter', '?x=1'],
+      ['a paging parameter (the list is not paged)', '?limit=5'],
+      ['a filter', '?make=Audi'],
+    ])('refuses GET /v1/objects with %s with 400', async (_label, qs) => {
+      const body = expectError(await h.request({ method: 'GET', url: `/v1/objects${qs}`, key: rw }), 400, 'invalid_input');
+      expect(body.error).toMatch(/^invalid query: /);
+    });
+
+    it.each([
+      ['a right-to-left override', 'fit%E2%80%AEments'],
+      ['a zero-width space', 'fitments%E2%80%8B'],
+      ['a capital letter', 'Fitments'],
+      ['a space', 'fit%20ments'],
+      ['more than 63 characters', 'a'.repeat(64)],
+    ])('refuses an object key with %s with 400, before looking for the object', async (_label, object) => {
+      for (const res of [await query(object), await write(object, [{ fitment_id: 'P1', make: 'x' }])]) {
+        const body = expectError(res, 400, 'invalid_input');
+        expect(body.error).toMatch(/^invalid path: object: object must be an object key/);
+      }
+      expect(await ids('fitment_id=P1')).toEqual([]);
+    });
+
+    it('takes a filter named like the path parameter as a filter', async () => {
+      const body = expectError(await query('fitments', 'object=fitments'), 400, 'invalid_input');
+      expect(body.error).toMatch(/object: is not a field of fitments/);
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    const post = (rows: unknown, idem: string) => h.request({ method: 'POST', url: '/v1/objects/visits', key: rw, payload: { rows }, headers: { 'idempotency-key': idem } });
+    const plates = async (plate: string) => (await query('visits', `plate=${plate}&limit=1000`)).json<RowsPage>().rows.length;
+
+    it('replays a write sent again with the same key: the rows are written once', async () => {
+      const first = await post([{ plate: 'IK-1', odometer: 1 }], `ik-1-${dialect}`);
+      expect(first.statusCode, first.body).toBe(200);
+      const again = await post([{ plate: 'IK-1', odometer: 1 }], `ik-1-${dialect}`);
+      expect(again.statusCode).toBe(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.body).toBe(first.body);
+      expect(await plates('IK-1')).toBe(1);
+      expectError(await post([{ plate: 'IK-1', odometer: 2 }], `ik-1-${dialect}`), 422, 'unprocessable');
+      expect(await plates('IK-1')).toBe(1);
+    });
+
+    it('replays the answer committed with the rows when the process dies after the commit', async () => {
+      const me = await h.org('acme');
+      const payload = { rows: [{ plate: 'IK-CRASH', odometer: 9 }] };
+      const idem = `ik-crash-${dialect}`;
+      const auth: AuthContext = { orgId: me.id, keyId: 'key_test', scopes: new Set(['objects:visits:write']), source: 'api' };
+      const store = new IdempotencyStore(h.gateway.database.db, h.clock);
+      const claim = {
+        orgId: me.id,
+        key: idem,
+        fingerprint: fingerprintOf('objects_write', { params: { object: 'visits' }, query: {}, body: writeRowsInput.parse(payload) }),
+        present: (value: unknown) => ({ status: 200, output: value as Record<string, unknown> }),
+      };
+      // The write commits, then the process "dies" before the door could store the answer.
+      await expect(
+        store.run(claim, async () => {
+          await h.gateway.services.objects.write(auth, 'visits', payload);
+          throw new Error('process died after commit');
+        }),
+      ).rejects.toThrow('process died after commit');
+      expect(await plates('IK-CRASH')).toBe(1);
+
+      const retry = await post(payload.rows, idem);
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.json()).toEqual({ ok: true, written: 1, rows: [{ plate: 'IK-CRASH', odometer: 9 }] });
+      expect(await plates('IK-CRASH')).toBe(1);
+    });
+
+    it('stores nothing replayable for a refused write: a 422 replays as the 422', async () => {
+      const bad = await post([{ odometer: 1 }], `ik-bad-${dialect}`);
+      expectError(bad, 422, 'unprocessable');
+      const again = await post([{ odometer: 1 }], `ik-bad-${dialect}`);
+      expectError(again, 422, 'unprocessable');
+      expect(again.headers['idempotent-replayed']).toBe('true');
     });
   });
 

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createOrderInput } from '../../../src/modules/orders/orders.schemas.js';
+import { fingerprintOf } from '../../../src/platform/operations/idempotency.js';
 import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
 import { expectError } from '../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
@@ -59,22 +61,88 @@ describe.each(dialects)('Idempotency-Key on POST /v1/* (%s)', (dialect) => {
     expect(await ordersWithPo('PO-IDEM-2b')).toBe(0);
   });
 
-  it('409 while the first request with the key is still running, then replays its outcome', async () => {
-    await sim.setMode({ kind: 'slow', delayMs: 60_000 });
+  it('409 while another call holds the key; a hold left by a dead process is taken over after its lock runs out', async () => {
     const payload = orderPayload('PO-IDEM-3');
-    const first = post('/v1/orders', payload, 'key-3');
-    await waitFor(
-      async () => (await h.gateway.database.db.selectFrom('idempotency_keys').select('state').where('key', '=', 'key-3').executeTakeFirst())?.state === 'in_flight',
-      { what: 'the first request to hold the key' },
-    );
+    const me = await h.org('acme');
+    const now = h.clock.now();
+    // What a process that died before its commit leaves behind: the key in flight, for this very request.
+    await h.gateway.database.db
+      .insertInto('idempotency_keys')
+      .values({
+        org_id: me.id,
+        key: 'key-3',
+        fingerprint: fingerprintOf('orders_create', { params: {}, query: {}, body: createOrderInput.parse(payload) }),
+        state: 'in_flight',
+        status_code: null,
+        content_type: null,
+        response_body: null,
+        locked_until: new Date(now.getTime() + 60_000).toISOString(),
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + 24 * HOUR).toISOString(),
+      })
+      .execute();
     expectError(await post('/v1/orders', payload, 'key-3'), 409, 'idempotency_in_flight');
-    const done = await first;
-    expect(done.statusCode, done.body).toBe(201);
-    await sim.setMode({ kind: 'up' });
+    expect(await ordersWithPo('PO-IDEM-3')).toBe(0);
+    h.clock.advance(60_001);
+    const taken = await post('/v1/orders', payload, 'key-3');
+    expect(taken.statusCode, taken.body).toBe(201);
+    expect(taken.headers['idempotent-replayed']).toBeUndefined();
     const replay = await post('/v1/orders', payload, 'key-3');
     expect(replay.statusCode).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(await ordersWithPo('PO-IDEM-3')).toBe(1);
+  });
+
+  it('a retry while the first call still waits for the hub replays the answer as committed (delivery queued)', async () => {
+    await sim.setMode({ kind: 'slow', delayMs: 60_000 });
+    const payload = orderPayload('PO-IDEM-3b');
+    const first = post('/v1/orders', payload, 'key-3b');
+    // Committed: the order, its hub event and the replayable answer, in one transaction; the hub still has the event.
+    await waitFor(
+      async () => (await h.gateway.database.db.selectFrom('idempotency_keys').select('state').where('key', '=', 'key-3b').executeTakeFirst())?.state === 'done',
+      { what: 'the first request to commit' },
+    );
+    const during = await post('/v1/orders', payload, 'key-3b');
+    expect(during.statusCode, during.body).toBe(201);
+    expect(during.headers['idempotent-replayed']).toBe('true');
+    const committed = during.json<{ order: OrderBody }>().order;
+    expect(committed.delivery).toEqual({ status: 'queued', attempts: 0, last_error: null });
+    const done = await first;
+    expect(done.statusCode, done.body).toBe(201);
+    expect(done.json<{ order: OrderBody }>().order.id).toBe(committed.id);
+    await sim.setMode({ kind: 'up' });
+    // Once the first call answered, its own answer is the one kept.
+    const replay = await post('/v1/orders', payload, 'key-3b');
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body).toBe(done.body);
+    expect(await ordersWithPo('PO-IDEM-3b')).toBe(1);
+  });
+
+  it('records the answer of ack and set_status at commit, and of a no-op move too', async () => {
+    const created = (await post('/v1/orders', orderPayload('PO-IDEM-8'), undefined)).json<{ order: OrderBody }>().order;
+    const ack = await post(`/v1/orders/${created.id}/ack`, undefined, 'key-8a');
+    expect(ack.statusCode, ack.body).toBe(200);
+    const ackAgain = await post(`/v1/orders/${created.id}/ack`, undefined, 'key-8a');
+    expect(ackAgain.headers['idempotent-replayed']).toBe('true');
+    expect(ackAgain.body).toBe(ack.body);
+    const patch = (idem: string, status: string) =>
+      h.request({ method: 'PATCH', url: `/v1/orders/${created.po_number}/status`, payload: { status }, key, headers: { 'idempotency-key': idem } });
+    const moved = await patch('key-8b', 'processing');
+    expect(moved.statusCode, moved.body).toBe(200);
+    const movedAgain = await patch('key-8b', 'processing');
+    expect(movedAgain.headers['idempotent-replayed']).toBe('true');
+    expect(movedAgain.body).toBe(moved.body);
+    const noop = await patch('key-8c', 'processing');
+    expect(noop.statusCode).toBe(200);
+    expect(noop.json<{ order: OrderBody }>().order.delivery.status).toBe('delivered');
+    expectError(await patch('key-8b', 'cancelled'), 422, 'unprocessable');
+    const stored = await h.gateway.database.db.selectFrom('idempotency_keys').select(['key', 'state', 'status_code']).where('key', 'in', ['key-8a', 'key-8b', 'key-8c']).execute();
+    expect(stored.map((r) => [r.key, r.state, Number(r.status_code)]).sort()).toEqual([
+      ['key-8a', 'done', 200],
+      ['key-8b', 'done', 200],
+      ['key-8c', 'done', 200],
+    ]);
+    expect(sim.events().filter((e) => e.type === 'order.status_changed')).toHaveLength(2);
   });
 
   it('scopes keys per org', async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { AuthContext } from '../../../src/platform/auth/scopes.js';
-import { ordersTools } from '../../../src/modules/orders/orders.tools.js';
 import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
+import { clientKinds, listen, type McpTestClient } from '../../mcp/support/mcp-clients.js';
 import { expectError, itChecksAuth } from '../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 import { type OrderBody, orderPayload, seedCatalog } from './orders-support.js';
@@ -12,6 +11,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
   let rw: string;
   let ro: string;
   let otherOrg: string;
+  let mcpClient: McpTestClient | undefined;
   let poSeq = 0;
   const nextPo = () => `PO-${++poSeq}`;
 
@@ -25,6 +25,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
     otherOrg = (await h.key('globex', 'orders:read,orders:write')).key;
   });
   afterAll(async () => {
+    await mcpClient?.close();
     await h.close();
     await sim.close();
   });
@@ -43,6 +44,16 @@ describe.each(dialects)('orders (%s)', (dialect) => {
   const patch = (ref: string, status: unknown, key = rw) =>
     h.request({ method: 'PATCH', url: `/v1/orders/${encodeURIComponent(ref)}/status`, payload: { status }, key });
   const ack = (ref: string, key = rw) => h.request({ method: 'POST', url: `/v1/orders/${encodeURIComponent(ref)}/ack`, key });
+  /** One MCP client (the v2 SDK over HTTP) on the orders key, connected on first use. */
+  const mcp = () => {
+    if (!mcpClient) throw new Error('call connectMcp() first');
+    return mcpClient;
+  };
+  const connectMcp = async () => {
+    const kind = clientKinds[0];
+    if (!kind) throw new Error('no MCP client kind');
+    mcpClient ??= await kind.connect(await listen(h), rw);
+  };
 
   describe('auth', () => {
     itChecksAuth(() => h, { method: 'GET', url: '/v1/orders', scope: 'orders:read' });
@@ -154,9 +165,29 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       ['unit_price too large', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: 1e12 }] }],
       ['unknown field', { po_number: 'X', ship_to: 'x', lines: [line], priority: 'high' }],
       ['unknown line field', { po_number: 'X', ship_to: 'x', lines: [{ ...line, discount: 1 }] }],
+      ['po_number with a space', { po_number: 'PO 1', ship_to: 'x', lines: [line] }],
+      ['po_number with surrounding spaces', { po_number: ' PO-1 ', ship_to: 'x', lines: [line] }],
+      ['po_number with a right-to-left override', { po_number: 'PO-\u202e1', ship_to: 'x', lines: [line] }],
+      ['po_number with a zero-width space', { po_number: 'PO-\u200b1', ship_to: 'x', lines: [line] }],
+      ['sku with a zero-width joiner', { po_number: 'X', ship_to: 'x', lines: [{ ...line, sku: 'tire\u200d-225' }] }],
+      ['sku with a space inside', { po_number: 'X', ship_to: 'x', lines: [{ ...line, sku: 'tire 225' }] }],
+      ['ship_to with a control character', { po_number: 'X', ship_to: 'Dealer\u0007 7', lines: [line] }],
+      ['ship_to of 1001 characters', { po_number: 'X', ship_to: 's'.repeat(1001), lines: [line] }],
+      ['notes of 4001 characters', { po_number: 'X', ship_to: 'x', notes: 'n'.repeat(4001), lines: [line] }],
     ];
     it.each(bad)('400 for %s', async (_label, payload) => {
       expectError(await create(payload), 400, 'invalid_input');
+    });
+
+    it('names the refused character of an identifier', async () => {
+      const body = expectError(await create(orderPayload('PO-\u202eX')), 400, 'invalid_input');
+      expect(body.error).toContain('po_number must not contain invisible or bidi-control characters (U+202E at position 4)');
+      expect(body.details).toEqual([{ path: 'po_number', message: 'po_number must not contain invisible or bidi-control characters (U+202E at position 4)' }]);
+    });
+
+    it('keeps tabs and newlines in notes and ship_to (free text)', async () => {
+      const order = await createOk({ ...orderPayload(nextPo()), ship_to: 'Dealer 7\nOak Road', notes: 'gate code\t1234' });
+      expect(order).toMatchObject({ ship_to: 'Dealer 7\nOak Road', notes: 'gate code\t1234' });
     });
 
     it('400 for a body that is not JSON', async () => {
@@ -168,11 +199,10 @@ describe.each(dialects)('orders (%s)', (dialect) => {
     });
 
     it('records source mcp when created through the MCP tool', async () => {
-      const tool = ordersTools(h.gateway.services.orders).find((t) => t.name === 'orders_create');
-      const me = await h.org('acme');
-      const auth: AuthContext = { orgId: me.id, keyId: 'key_test', scopes: new Set(['orders:write']), source: 'mcp' };
-      const out = (await tool?.handler(auth, orderPayload('PO-MCP'))) as { order: OrderBody };
-      expect(out.order.source).toBe('mcp');
+      await connectMcp();
+      const out = await mcp().call('orders_create', orderPayload('PO-MCP'));
+      expect(out.isError, JSON.stringify(out)).toBeFalsy();
+      expect((out.structuredContent as { order: OrderBody }).order.source).toBe('mcp');
       const got = await get('PO-MCP');
       expect(got.json<{ order: OrderBody }>().order.source).toBe('mcp');
     });
@@ -234,9 +264,9 @@ describe.each(dialects)('orders (%s)', (dialect) => {
 
   describe('read', () => {
     it('gets an order by id, then by PO number (URL-encoded), and 404s otherwise', async () => {
-      const order = await createOk(orderPayload('PO 77/B'));
-      expect((await get(order.id)).json<{ order: OrderBody }>().order.po_number).toBe('PO 77/B');
-      expect((await get('PO 77/B')).json<{ order: OrderBody }>().order.id).toBe(order.id);
+      const order = await createOk(orderPayload('PO-77/B'));
+      expect((await get(order.id)).json<{ order: OrderBody }>().order.po_number).toBe('PO-77/B');
+      expect((await get('PO-77/B')).json<{ order: OrderBody }>().order.id).toBe(order.id);
       expectError(await get('PO-NEVER'), 404, 'not_found');
       expectError(await get('ord_00000000000000000000000000'), 404, 'not_found');
     });
@@ -289,6 +319,18 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       const body = res.json<{ orders: OrderBody[]; next_cursor: string | null }>();
       expect(body.orders).toHaveLength(50);
       expect(body.next_cursor).not.toBeNull();
+    });
+
+    it('400 for a query parameter on a get by id, and for invisible or bidi characters in the reference', async () => {
+      const order = await createOk();
+      const unknown = expectError(await h.request({ method: 'GET', url: `/v1/orders/${order.id}?expand=lines`, key: rw }), 400, 'invalid_input');
+      expect(unknown.error).toContain('invalid query');
+      const bidi = expectError(await get(`${order.id}\u202e`), 400, 'invalid_input');
+      expect(bidi.error).toContain('id_or_po_number must not contain invisible or bidi-control characters (U+202E at position 31)');
+      expectError(await get(`\u200b${order.po_number}`), 400, 'invalid_input');
+      expectError(await ack(`${order.id}\u2066`), 400, 'invalid_input');
+      expectError(await patch(`${order.id}\ufeff`, 'confirmed'), 400, 'invalid_input');
+      expect((await get(order.id)).json<{ order: OrderBody }>().order.status).toBe('submitted');
     });
 
     it.each([
@@ -385,6 +427,20 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       expectError(await ack('PO-NEVER'), 404, 'not_found');
     });
 
+    it('ack takes no body: a JSON body is refused, an empty one is fine whatever its content type', async () => {
+      const order = await createOk();
+      const url = `/v1/orders/${order.id}/ack`;
+      const withBody = expectError(await h.request({ method: 'POST', url, payload: { status: 'confirmed' }, key: rw }), 400, 'invalid_input');
+      expect(withBody.error).toBe('POST /v1/orders/:id_or_po_number/ack takes no request body');
+      expectError(await h.request({ method: 'POST', url, payload: 'x', headers: { 'content-type': 'text/plain' }, key: rw }), 400, 'invalid_input');
+      expect((await get(order.id)).json<{ order: OrderBody }>().order.status).toBe('submitted');
+      const empty = await h.request({ method: 'POST', url, payload: '', headers: { 'content-type': 'application/json' }, key: rw });
+      expect(empty.statusCode, empty.body).toBe(200);
+      expect(empty.json<{ order: OrderBody }>().order.status).toBe('confirmed');
+      const emptyText = await h.request({ method: 'POST', url, payload: '', headers: { 'content-type': 'text/plain' }, key: rw });
+      expect(emptyText.statusCode, emptyText.body).toBe(200);
+    });
+
     it.each([
       ['submitted (never a target)', { status: 'submitted' }],
       ['an unknown status', { status: 'lost' }],
@@ -434,6 +490,111 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       expect(Number(after.n)).toBe(Number(before.n));
       expect((await get(order.id)).json<{ order: OrderBody }>().order.status).toBe('confirmed');
       fail = false;
+    });
+  });
+
+  describe('MCP tools', () => {
+    interface ToolError {
+      code: string;
+      status: number;
+      message: string;
+      details?: unknown;
+    }
+    const toolError = (out: { isError?: boolean; structuredContent?: Record<string, unknown> }): ToolError => {
+      expect(out.isError, JSON.stringify(out)).toBe(true);
+      return out.structuredContent as unknown as ToolError;
+    };
+    const orderOf = (out: { isError?: boolean; structuredContent?: Record<string, unknown> }): OrderBody => {
+      expect(out.isError, JSON.stringify(out)).toBeFalsy();
+      return (out.structuredContent as { order: OrderBody }).order;
+    };
+    beforeAll(async () => {
+      await connectMcp();
+    });
+
+    it('lists the five order tools with honest hints', async () => {
+      const tools = (await mcp().listTools()).filter((t) => t.name.startsWith('orders_'));
+      const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
+      expect(Object.keys(hints).sort()).toEqual(['orders_ack', 'orders_create', 'orders_get', 'orders_list', 'orders_set_status']);
+      expect(hints.orders_get).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+      expect(hints.orders_create).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+      expect(hints.orders_ack).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true });
+      expect(hints.orders_set_status).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
+      const setStatus = tools.find((t) => t.name === 'orders_set_status');
+      expect(Object.keys(setStatus?.inputSchema.properties ?? {}).sort()).toEqual(['id_or_po_number', 'idempotency_key', 'status']);
+      const get = tools.find((t) => t.name === 'orders_get');
+      expect(Object.keys(get?.inputSchema.properties ?? {})).toEqual(['id_or_po_number']);
+    });
+
+    it('gets, acknowledges and moves an order with flat arguments; a forbidden move is an error with its details', async () => {
+      const order = await createOk();
+      expect(orderOf(await mcp().call('orders_get', { id_or_po_number: order.po_number })).id).toBe(order.id);
+      expect(orderOf(await mcp().call('orders_ack', { id_or_po_number: order.id })).status).toBe('confirmed');
+      const moved = orderOf(await mcp().call('orders_set_status', { id_or_po_number: order.id, status: 'processing' }));
+      expect(moved).toMatchObject({ status: 'processing', delivery: { status: 'delivered' } });
+      const refused = toolError(await mcp().call('orders_set_status', { id_or_po_number: order.id, status: 'confirmed' }));
+      expect(refused).toMatchObject({ code: 'conflict', status: 409, details: { status: 'processing', allowed: ['shipped', 'cancelled'] } });
+      const missing = toolError(await mcp().call('orders_get', { id_or_po_number: 'PO-NEVER' }));
+      expect(missing).toMatchObject({ code: 'not_found', status: 404 });
+      const list = await mcp().call('orders_list', { status: 'processing', limit: 5 });
+      const listed = (list.structuredContent as { orders: OrderBody[] }).orders;
+      expect(listed.length).toBeGreaterThan(0);
+      expect(listed.length).toBeLessThanOrEqual(5);
+      expect(listed.every((o) => o.status === 'processing')).toBe(true);
+    });
+
+    it('refuses an unknown argument as invalid_input with the same details as REST', async () => {
+      const payload = { ...orderPayload(nextPo()), priority: 'high' };
+      const rest = expectError(await create(payload), 400, 'invalid_input');
+      const viaMcp = toolError(await mcp().call('orders_create', payload));
+      expect(viaMcp).toMatchObject({ code: 'invalid_input', status: 400, message: rest.error });
+      expect(viaMcp.details).toEqual(rest.details);
+
+      const order = await createOk();
+      const restGet = expectError(await h.request({ method: 'GET', url: `/v1/orders/${order.id}?expand=lines`, key: rw }), 400, 'invalid_input');
+      const mcpGet = toolError(await mcp().call('orders_get', { id_or_po_number: order.id, expand: 'lines' }));
+      expect(mcpGet).toMatchObject({ code: 'invalid_input', message: restGet.error });
+      expect(mcpGet.details).toEqual(restGet.details);
+
+      const restAck = expectError(await h.request({ method: 'POST', url: `/v1/orders/${order.id}/ack?force=1`, key: rw }), 400, 'invalid_input');
+      const mcpAck = toolError(await mcp().call('orders_ack', { id_or_po_number: order.id, force: 1 }));
+      expect(mcpAck.details).toEqual(restAck.details);
+      // The old nested shape is gone: arguments are flat.
+      expect(toolError(await mcp().call('orders_set_status', { id_or_po_number: order.id, changes: { status: 'confirmed' } })).code).toBe('invalid_input');
+      expect((await get(order.id)).json<{ order: OrderBody }>().order.status).toBe('submitted');
+    });
+
+    it('refuses invisible and bidi characters in identifiers, as REST does', async () => {
+      const err = toolError(await mcp().call('orders_create', orderPayload('PO-\u202eMCP')));
+      expect(err).toMatchObject({ code: 'invalid_input', status: 400 });
+      expect(err.message).toContain('U+202E at position 4');
+      expect(toolError(await mcp().call('orders_get', { id_or_po_number: 'PO\u200b1' })).code).toBe('invalid_input');
+    });
+
+    it('replays a create sent again with the same idempotency_key: one order, one hub event', async () => {
+      const po = nextPo();
+      const args = { ...orderPayload(po), idempotency_key: `mcp-${dialect}-${po}` };
+      const first = orderOf(await mcp().call('orders_create', args));
+      const again = orderOf(await mcp().call('orders_create', args));
+      expect(again).toEqual(first);
+      const changed = toolError(await mcp().call('orders_create', { ...args, notes: 'different' }));
+      expect(changed.code).toBe('unprocessable');
+      const count = await h.gateway.database.db
+        .selectFrom('orders')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('po_number', '=', po)
+        .executeTakeFirstOrThrow();
+      expect(Number(count.n)).toBe(1);
+      expect(sim.events().filter((e) => e.type === 'order.created' && (e.data as { po_number: string }).po_number === po)).toHaveLength(1);
+      // The key is shared with REST's Idempotency-Key.
+      const viaRest = await create(orderPayload(po), rw, { 'idempotency-key': `mcp-${dialect}-${po}` });
+      expect(viaRest.statusCode, viaRest.body).toBe(201);
+      expect(viaRest.headers['idempotent-replayed']).toBe('true');
+      expect(viaRest.json<{ order: OrderBody }>().order.id).toBe(first.id);
+    });
+
+    it('refuses idempotency_key on a read-only tool as an unknown argument', async () => {
+      expect(toolError(await mcp().call('orders_list', { idempotency_key: 'k-1' })).code).toBe('invalid_input');
     });
   });
 

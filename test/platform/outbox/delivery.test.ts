@@ -22,7 +22,7 @@ async function outboxRow(h: Harness, id: string) {
 async function enqueueMany(h: Harness, orgId: string, n: number, prefix: string): Promise<string[]> {
   return h.gateway.database.db.transaction().execute(async (tx) => {
     const ids: string[] = [];
-    for (let i = 0; i < n; i++) ids.push(await enqueueHubEvent(tx, { type: 'telematics.event', orgId, id: `${prefix}-${i}`, data: { i } }));
+    for (let i = 0; i < n; i++) ids.push(await enqueueHubEvent(tx, { type: 'telematics.event', orgId, at: h.gateway.clock.now(), id: `${prefix}-${i}`, data: { i } }));
     return ids;
   });
 }

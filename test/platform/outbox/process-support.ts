@@ -72,10 +72,25 @@ export async function startServe(env: NodeJS.ProcessEnv): Promise<ServeProcess> 
   };
 }
 
+/** A JSON POST over real HTTP to a serve process (`body` as is when it is already a string). */
+export async function postJson(
+  baseUrl: string,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
 export async function enqueueEvents(h: Harness, orgId: string, n: number, prefix: string): Promise<string[]> {
   return h.gateway.database.db.transaction().execute(async (tx) => {
     const ids: string[] = [];
-    for (let i = 0; i < n; i++) ids.push(await enqueueHubEvent(tx, { type: 'telematics.event', orgId, id: `${prefix}-${i}`, data: { reading: i } }));
+    for (let i = 0; i < n; i++) ids.push(await enqueueHubEvent(tx, { type: 'telematics.event', orgId, at: h.gateway.clock.now(), id: `${prefix}-${i}`, data: { reading: i } }));
     return ids;
   });
 }

@@ -30,20 +30,20 @@ export async function takeOver(db: Executor, seen: IdempotencyRow, row: Idempote
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function completeKey(
+/** Writes what the call answered; also over an earlier record of the same call (a replayable answer written at commit). */
+export async function saveOutcome(
   db: Executor,
   orgId: string,
   key: string,
   fingerprint: string,
-  response: { statusCode: number; contentType: string | null; body: string },
+  outcome: { statusCode: number; body: string },
 ): Promise<void> {
   await db
     .updateTable('idempotency_keys')
-    .set({ state: 'done', status_code: response.statusCode, content_type: response.contentType, response_body: response.body })
+    .set({ state: 'done', status_code: outcome.statusCode, content_type: 'application/json', response_body: outcome.body })
     .where('org_id', '=', orgId)
     .where('key', '=', key)
     .where('fingerprint', '=', fingerprint)
-    .where('state', '=', 'in_flight')
     .execute();
 }
 

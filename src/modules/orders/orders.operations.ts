@@ -1,0 +1,142 @@
+import { z } from 'zod';
+import { defineOperation, READ, type Operation } from '../../platform/operations/operation.js';
+import { createOrderInput, listOrdersQuery, orderRefParams, orderSchema, setStatusInput } from './orders.schemas.js';
+import type { OrdersService } from './orders.service.js';
+
+const orderOut = z.object({ order: orderSchema });
+
+const exampleOrder = {
+  id: 'ord_01jxq4m8k2n7p3r5t9v1w6y0za',
+  po_number: 'PO-2026-0142',
+  status: 'submitted',
+  ship_to: 'Dealer 12, 1 Main St, Springfield',
+  notes: null,
+  source: 'api',
+  lines: [
+    { line_no: 1, sku: 'MICH-225-45R17', product_name: 'Michelin Pilot Sport 5 225/45R17', quantity: 4, unit_price: 129.99, line_total: 519.96 },
+  ],
+  totals: { line_count: 1, total_quantity: 4, subtotal: 519.96 },
+  created_at: '2026-06-01T12:00:00.000Z',
+  updated_at: '2026-06-01T12:00:00.000Z',
+  delivery: { status: 'delivered', attempts: 1, last_error: null },
+};
+const exampleConfirmed = { ...exampleOrder, status: 'confirmed', updated_at: '2026-06-01T12:05:00.000Z' };
+
+const MOVES =
+  'submitted -> confirmed or cancelled; confirmed -> processing or cancelled; processing -> shipped or cancelled; shipped -> delivered';
+const FORBIDDEN_MOVE = 'The order cannot move there from its status: `details` is `{ status, allowed }`, its current status and the allowed next ones.';
+const NO_ORDER = 'No order with this id or PO number in your organisation.';
+
+/** The order operations: each one REST route, one MCP tool and one OpenAPI operation. */
+export function ordersOperations(orders: OrdersService): Operation[] {
+  return [
+    defineOperation({
+      name: 'orders_list',
+      method: 'GET',
+      path: '/v1/orders',
+      scope: 'orders:read',
+      summary: 'List orders',
+      description:
+        "List your organisation's sales orders, newest first (up to 50 per page), each with its lines, totals and hub delivery state. " +
+        'Filter with `status` (submitted, confirmed, processing, shipped, delivered, cancelled); pass `next_cursor` back as `cursor` for older orders.',
+      query: listOrdersQuery,
+      output: z.object({ orders: z.array(orderSchema), next_cursor: z.string().nullable().describe('cursor of the next (older) page; null on the last') }),
+      status: 200,
+      returns: 'one page of orders, newest first.',
+      errors: {},
+      hints: READ,
+      example: { query: { status: 'submitted', limit: '20' }, response: { orders: [exampleOrder], next_cursor: null } },
+      handle: (auth, { query }) => orders.list(auth, query),
+    }),
+    defineOperation({
+      name: 'orders_get',
+      method: 'GET',
+      path: '/v1/orders/:id_or_po_number',
+      scope: 'orders:read',
+      summary: 'Get an order',
+      description:
+        'Get one order by its id, or else by its PO number, with lines, totals (money in currency units: unit prices to 4 decimals, ' +
+        'totals to cents) and hub delivery state.',
+      params: orderRefParams,
+      output: orderOut,
+      result: 'order',
+      status: 200,
+      returns: 'the order.',
+      errors: { not_found: NO_ORDER },
+      hints: READ,
+      example: { params: { id_or_po_number: 'PO-2026-0142' }, response: { order: exampleOrder } },
+      handle: (auth, { params }) => orders.get(auth, params.id_or_po_number),
+    }),
+    defineOperation({
+      name: 'orders_create',
+      method: 'POST',
+      path: '/v1/orders',
+      scope: 'orders:write',
+      summary: 'Create an order',
+      description:
+        'Create a sales order: `po_number` (unique in your organisation), `ship_to`, optional `notes`, and 1-500 `lines` of { sku, quantity, unit_price }. ' +
+        'SKUs must be active catalog products (case-insensitive); an unknown or inactive one fails naming the line. The order starts `submitted` ' +
+        'and is forwarded to the hub; a hub outage only leaves its delivery queued, the order is still created. A PO number already used fails with a conflict. ' +
+        'Send an idempotency key to make a retry safe.',
+      body: createOrderInput,
+      output: orderOut,
+      result: 'order',
+      status: 201,
+      returns: 'the new order.',
+      errors: {
+        conflict: 'An order with this PO number exists in your organisation.',
+        unprocessable: 'A line names an unknown or inactive SKU (`details` lists each as `{ path, index, sku, message }`), or the subtotal is too large.',
+      },
+      hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+      example: {
+        body: {
+          po_number: 'PO-2026-0142',
+          ship_to: 'Dealer 12, 1 Main St, Springfield',
+          lines: [{ sku: 'MICH-225-45R17', quantity: 4, unit_price: 129.99 }],
+        },
+        response: { order: exampleOrder },
+      },
+      handle: (auth, { body }) => orders.create(auth, body),
+    }),
+    defineOperation({
+      name: 'orders_ack',
+      method: 'POST',
+      path: '/v1/orders/:id_or_po_number/ack',
+      scope: 'orders:write',
+      summary: 'Acknowledge an order',
+      description:
+        'Acknowledge a submitted order: it becomes confirmed and the change is forwarded to the hub. No request body. ' +
+        'Acknowledging a confirmed order changes nothing; any other status fails with a conflict listing the allowed next statuses.',
+      params: orderRefParams,
+      output: orderOut,
+      result: 'order',
+      status: 200,
+      returns: 'the order, confirmed.',
+      errors: { not_found: NO_ORDER, conflict: `${FORBIDDEN_MOVE} Also when another change to the order keeps winning; try again.` },
+      hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+      example: { params: { id_or_po_number: 'PO-2026-0142' }, response: { order: exampleConfirmed } },
+      handle: (auth, { params }) => orders.ack(auth, params.id_or_po_number),
+    }),
+    defineOperation({
+      name: 'orders_set_status',
+      method: 'PATCH',
+      path: '/v1/orders/:id_or_po_number/status',
+      scope: 'orders:write',
+      summary: "Change an order's status",
+      description:
+        `Move an order along: ${MOVES}. The change is forwarded to the hub. ` +
+        'Asking for the current status changes nothing; any other move fails with a conflict whose details list the allowed next statuses.',
+      params: orderRefParams,
+      body: setStatusInput,
+      output: orderOut,
+      result: 'order',
+      status: 200,
+      returns: 'the order in its new status.',
+      errors: { not_found: NO_ORDER, conflict: `${FORBIDDEN_MOVE} Also when another change to the order keeps winning; try again.` },
+      // Can cancel an order: that cannot be undone.
+      hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
+      example: { params: { id_or_po_number: 'PO-2026-0142' }, body: { status: 'confirmed' }, response: { order: exampleConfirmed } },
+      handle: (auth, { params, body }) => orders.setStatus(auth, params.id_or_po_number, body.status),
+    }),
+  ];
+}

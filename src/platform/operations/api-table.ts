@@ -1,0 +1,17 @@
+import { type Operation, scopeText, takesIdempotencyKey } from './operation.js';
+
+const cell = (text: string) => text.replaceAll('|', '\\|');
+
+/**
+ * The README's API table, generated from the operation list (a test keeps README in step): one row per operation,
+ * with its REST route, MCP tool name, scope and where to find its example.
+ */
+export function apiTable(operations: readonly Operation[]): string {
+  const rows = operations.map((op) => {
+    const route = op.absent?.rest ? `(MCP only: ${op.absent.rest})` : `\`${op.method} ${op.path}\``;
+    const tool = op.absent?.mcp ? `(REST only: ${op.absent.mcp})` : `\`${op.name}\``;
+    const keyed = takesIdempotencyKey(op) ? ' (Idempotency-Key)' : '';
+    return `| ${route} | ${tool} | \`${scopeText(op)}\` | ${cell(op.summary)}${keyed} |`;
+  });
+  return ['| REST | MCP tool (= operationId) | scope | what it does |', '|---|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,132 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import type { Db, Executor } from '../db/schema.js';
+import { AppError, invalidInput } from '../http/errors.js';
+import * as repo from './idempotency.repository.js';
+
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What a call answered, as stored for replay: the payload of a success, or the error's code, message and details. */
+export type StoredOutcome =
+  | { status: number; output: Record<string, unknown> }
+  | { status: number; error: { code: AppError['code']; message: string; details?: unknown } };
+
+/** A call that owns an idempotency key until it has answered. */
+export interface IdempotencyClaim {
+  orgId: string;
+  key: string;
+  fingerprint: string;
+  /** Turns the service's answer into the stored outcome (the operation's output and status). */
+  present: (value: unknown) => StoredOutcome;
+}
+
+const current = new AsyncLocalStorage<IdempotencyClaim>();
+
+/** JSON with object keys sorted at every depth, so the fingerprint does not depend on key order. */
+export function canonicalJson(value: unknown): string {
+  if (Buffer.isBuffer(value)) return JSON.stringify(value.toString('base64'));
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export function fingerprintOf(operation: string, input: unknown): string {
+  return createHash('sha256').update(`${operation}\n`).update(canonicalJson(input)).digest('hex');
+}
+
+export function checkKeyFormat(key: unknown): string {
+  if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
+    throw invalidInput('Idempotency-Key must be 1-255 printable ASCII characters without spaces');
+  }
+  return key;
+}
+
+/**
+ * Inside a service's write transaction, after the change and before commit: stores the answer the call will replay,
+ * so a crash after commit (while waiting for the hub, say) cannot lose it. No-op for calls without a key.
+ */
+export async function recordOutcome(tx: Executor, value: unknown): Promise<void> {
+  const claim = current.getStore();
+  if (claim === undefined) return;
+  const outcome = claim.present(value);
+  await repo.saveOutcome(tx, claim.orgId, claim.key, claim.fingerprint, { statusCode: outcome.status, body: JSON.stringify(outcome) });
+}
+
+/**
+ * The idempotency store both doors share (REST `Idempotency-Key`, MCP `idempotency_key`), per org and key: the first
+ * call runs and its answer (below 500) is kept for 24 h; the same call again replays it; another call with the key -> 422;
+ * while the first still runs -> 409. A 5xx frees the key. A record left in flight by a dead process is taken over after `lockMs`.
+ */
+export class IdempotencyStore {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly ttlMs = DAY_MS,
+    private readonly lockMs = 60_000,
+  ) {}
+
+  /** Runs `call` once per key: a stored outcome is returned instead of running it again. */
+  async run(
+    claim: IdempotencyClaim,
+    call: () => Promise<StoredOutcome>,
+  ): Promise<{ outcome: StoredOutcome; replayed: boolean }> {
+    const stored = await this.acquire(claim);
+    if (stored !== undefined) return { outcome: stored, replayed: true };
+    let outcome: StoredOutcome;
+    try {
+      outcome = await current.run(claim, call);
+    } catch (err) {
+      await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint);
+      throw err;
+    }
+    if (outcome.status >= 500) await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint);
+    else await repo.saveOutcome(this.db, claim.orgId, claim.key, claim.fingerprint, { statusCode: outcome.status, body: JSON.stringify(outcome) });
+    return { outcome, replayed: false };
+  }
+
+  /** Takes the key (undefined), or returns the outcome stored under it; throws while another call holds it. */
+  private async acquire(claim: IdempotencyClaim): Promise<StoredOutcome | undefined> {
+    const now = this.clock.now();
+    const nowIso = now.toISOString();
+    const fresh: repo.IdempotencyRow = {
+      org_id: claim.orgId,
+      key: claim.key,
+      fingerprint: claim.fingerprint,
+      state: 'in_flight',
+      status_code: null,
+      content_type: null,
+      response_body: null,
+      locked_until: new Date(now.getTime() + this.lockMs).toISOString(),
+      created_at: nowIso,
+      expires_at: new Date(now.getTime() + this.ttlMs).toISOString(),
+    };
+    if (await repo.insertKey(this.db, fresh)) return undefined;
+    const seen = await repo.findKey(this.db, claim.orgId, claim.key);
+    if (seen === undefined) {
+      if (await repo.insertKey(this.db, fresh)) return undefined;
+      throw inFlight(claim.key);
+    }
+    const stale = seen.expires_at <= nowIso || (seen.state === 'in_flight' && seen.locked_until <= nowIso) || !isOutcome(seen.response_body);
+    if (stale) {
+      if (await repo.takeOver(this.db, seen, fresh)) return undefined;
+      throw inFlight(claim.key);
+    }
+    if (seen.fingerprint !== claim.fingerprint) {
+      throw new AppError('unprocessable', `Idempotency-Key ${claim.key} was already used with a different request`);
+    }
+    if (seen.state !== 'done' || seen.response_body === null) throw inFlight(claim.key);
+    return JSON.parse(seen.response_body) as StoredOutcome;
+  }
+}
+
+/** Records written before outcomes were stored per operation held raw HTTP bodies: those are not replayable. */
+function isOutcome(body: string | null): boolean {
+  return body === null || body.startsWith('{"status":');
+}
+
+const inFlight = (key: string) => new AppError('idempotency_in_flight', `a request with Idempotency-Key ${key} is in progress`);

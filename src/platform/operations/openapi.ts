@@ -1,0 +1,225 @@
+import { z } from 'zod';
+import { errorEnvelope } from '../http/envelope.js';
+import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
+import { type Operation, scopeText, takesIdempotencyKey } from './operation.js';
+
+type Json = Record<string, unknown>;
+
+export interface OpenApiTag {
+  name: string;
+  description: string;
+}
+
+export interface OpenApiOptions {
+  title: string;
+  version: string;
+  description: string;
+  tags: OpenApiTag[];
+  operations: Operation[];
+  /** Routes outside the operation list (health, metrics): written by hand, path -> path item. */
+  extraPaths: Record<string, Json>;
+}
+
+const REF_PREFIX = '#/components/schemas/';
+const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
+
+/** Errors any authenticated call can meet, whatever the operation. */
+const COMMON_ERRORS: Partial<Record<ErrorCode, string>> = {
+  invalid_input: 'The input is invalid: `details` lists each problem as `{ path, message }`.',
+  unauthorized: 'No API key, or one that is malformed, unknown, expired or revoked.',
+  missing_scope: 'The key lacks the scope this operation needs (`missing scope: <scope>`).',
+  rate_limited: "The key's requests per minute are used up; retry after `Retry-After` seconds.",
+};
+
+const KEYED_ERRORS: Partial<Record<ErrorCode, string>> = {
+  idempotency_in_flight: 'A call with this Idempotency-Key is still running.',
+  unprocessable: 'The Idempotency-Key was already used with a different request.',
+};
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': { description: 'The request id: yours when you sent a valid one, else generated. Also `request_id` in errors.', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: "The key's requests per minute.", schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window frees up.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier call with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
+  'WWW-Authenticate': { description: 'The authentication scheme: `Bearer`.', schema: { type: 'string' } },
+};
+
+/** Zod -> JSON Schema, with named schemas (`.meta({ id })`) moved to components and referenced from there. */
+class SchemaCollector {
+  readonly components: Record<string, Json> = {};
+
+  convert(schema: z.ZodType, io: 'input' | 'output'): Json {
+    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+    const defs = (json.$defs ?? {}) as Record<string, Json>;
+    for (const [id, def] of Object.entries(defs)) this.components[id] ??= rewriteRefs(def) as Json;
+    delete json.$defs;
+    delete json.$schema;
+    return rewriteRefs(json) as Json;
+  }
+}
+
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', REF_PREFIX) : rewriteRefs(v);
+  }
+  return out;
+}
+
+const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function parameters(op: Operation, schemas: SchemaCollector): Json[] {
+  const out: Json[] = [];
+  const add = (where: 'path' | 'query', shape: z.ZodObject | undefined, examples: Record<string, string> = {}) => {
+    if (!shape) return;
+    const json = schemas.convert(shape, 'input');
+    const props = (json.properties ?? {}) as Record<string, Json>;
+    const required = new Set((json.required ?? []) as string[]);
+    for (const [name, schema] of Object.entries(props)) {
+      const { description, ...rest } = schema;
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || required.has(name),
+        description: typeof description === 'string' ? description : name,
+        schema: rest,
+        ...(examples[name] === undefined ? {} : { example: typedExample(examples[name], rest) }),
+      });
+    }
+  };
+  add('path', op.params, op.example.params);
+  add('query', op.query, op.example.query);
+  if (takesIdempotencyKey(op)) out.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  return out;
+}
+
+/** Query values travel as text; the example is shown in the parameter's own type. */
+function typedExample(value: string, schema: Json): unknown {
+  return schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
+}
+
+function requestBody(op: Operation, schemas: SchemaCollector): Json | undefined {
+  if (op.rawBody) {
+    const content = Object.fromEntries(
+      op.rawBody.mediaTypes.map((type) => [type, { schema: { type: 'string', description: op.rawBody?.description }, ...(typeof op.example.body === 'string' ? { example: op.example.body } : {}) }]),
+    );
+    return { required: true, description: op.rawBody.description, content };
+  }
+  if (!op.body) return undefined;
+  return {
+    required: true,
+    content: { 'application/json': { schema: schemas.convert(op.body, 'input'), ...(op.example.body === undefined ? {} : { example: op.example.body }) } },
+  };
+}
+
+function errorResponses(op: Operation): Record<string, Json> {
+  const codes: Partial<Record<ErrorCode, string>> = {
+    ...COMMON_ERRORS,
+    ...(op.body || op.rawBody ? { unsupported_media_type: 'The body is not of a content type this operation takes.' } : {}),
+    ...(takesIdempotencyKey(op) ? KEYED_ERRORS : {}),
+  };
+  // The operation's own wording wins over the generic one (its 422 says more than "key reused").
+  for (const [code, text] of Object.entries(op.errors) as [ErrorCode, string][]) codes[code] = codes[code] ? `${text} ${codes[code]}` : text;
+  const byStatus = new Map<number, string[]>();
+  for (const [code, text] of Object.entries(codes) as [ErrorCode, string][]) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${text}`]);
+  }
+  const out: Record<string, Json> = {};
+  for (const [status, lines] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+    if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
+    if (status === 429) Object.assign(headers, rateHeaders(), { 'Retry-After': headerRef('Retry-After') });
+    out[String(status)] = {
+      description: lines.join(' '),
+      headers,
+      content: { 'application/json': { schema: { $ref: `${REF_PREFIX}Error` } } },
+    };
+  }
+  return out;
+}
+
+function rateHeaders(): Json {
+  return { 'RateLimit-Limit': headerRef('RateLimit-Limit'), 'RateLimit-Remaining': headerRef('RateLimit-Remaining'), 'RateLimit-Reset': headerRef('RateLimit-Reset') };
+}
+
+function successResponses(op: Operation, schemas: SchemaCollector): Record<string, Json> {
+  const envelope = z.object({ ok: z.literal(true) }).extend(op.output.shape);
+  const schema = schemas.convert(envelope, 'output');
+  const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id'), ...rateHeaders() };
+  if (takesIdempotencyKey(op)) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
+  const statuses: Record<number, string> = { [op.status]: `${STATUS_TEXT[op.status] ?? 'Success'}: ${op.returns}`, ...op.otherSuccess };
+  return Object.fromEntries(
+    Object.entries(statuses).map(([status, description]) => [
+      status,
+      { description, headers, content: { 'application/json': { schema, ...(Number(status) === op.status ? { example: { ok: true, ...op.example.response } } : {}) } } },
+    ]),
+  );
+}
+
+function operationObject(op: Operation, tag: string, schemas: SchemaCollector): Json {
+  const scope = scopeText(op);
+  const body = requestBody(op, schemas);
+  return {
+    operationId: op.name,
+    tags: [tag],
+    summary: op.summary,
+    description: `${op.description}\n\nRequired scope: \`${scope}\`.`,
+    'x-required-scope': scope,
+    security: [{ bearerAuth: [] }],
+    parameters: parameters(op, schemas),
+    ...(body ? { requestBody: body } : {}),
+    responses: { ...successResponses(op, schemas), ...errorResponses(op) },
+  };
+}
+
+/** The OpenAPI 3.1 document of the operation list: what REST serves, as the same definitions describe it. */
+export function buildOpenApiDocument(opts: OpenApiOptions & { tagOf: (op: Operation) => string }): Json {
+  const schemas = new SchemaCollector();
+  // A named schema converts to a $ref and lands in components under its own id.
+  schemas.convert(errorEnvelope, 'output');
+  const paths: Record<string, Json> = { ...opts.extraPaths };
+  for (const op of opts.operations) {
+    if (op.absent?.rest) continue;
+    const path = openApiPath(op.path);
+    paths[path] = { ...(paths[path] ?? {}), [op.method.toLowerCase()]: operationObject(op, opts.tagOf(op), schemas) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: opts.title,
+      version: opts.version,
+      description: opts.description,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/', description: 'This gateway (the document is served by the instance it describes).' }],
+    tags: opts.tags,
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`trk_live_…`) issued by the operator.' },
+      },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Makes a retry safe: the first call with a key runs, the same call again within 24 h gets the stored answer ' +
+            '(with `Idempotent-Replayed: true`). 1-255 printable ASCII characters without spaces.',
+          schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+          example: 'retry-7f3c2a',
+        },
+      },
+      headers: HEADERS,
+      schemas: schemas.components,
+    },
+  };
+}

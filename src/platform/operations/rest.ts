@@ -1,0 +1,68 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authOf } from '../http/api-auth.js';
+import { parseJsonBody } from '../http/json-body.js';
+import { checkKeyFormat } from './idempotency.js';
+import { type OperationInvoker, outcomeError } from './invoke.js';
+import { type Operation, takesIdempotencyKey } from './operation.js';
+
+type BodyKind = 'json' | 'raw' | 'none';
+
+function bodyKind(op: Operation): BodyKind {
+  if (op.rawBody) return 'raw';
+  return op.body ? 'json' : 'none';
+}
+
+function handlerFor(op: Operation, invoker: OperationInvoker) {
+  const keyed = takesIdempotencyKey(op);
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = keyed ? request.headers['idempotency-key'] : undefined;
+    const key = header === undefined ? undefined : checkKeyFormat(header);
+    const parts = { params: request.params as Record<string, unknown>, query: request.query as Record<string, unknown>, body: request.body };
+    const { outcome, replayed } = await invoker.invoke(op, authOf(request), parts, key);
+    if (replayed) void reply.header('idempotent-replayed', 'true');
+    const error = outcomeError(outcome);
+    if (error) throw error;
+    return reply.status(outcome.status).send({ ok: true, ...('output' in outcome ? outcome.output : {}) });
+  };
+}
+
+/** Content-type rules per kind of body: JSON (UTF-8 only), raw bytes of the listed types, or none (any type, empty). */
+function useBodyParsers(scope: FastifyInstance, kind: BodyKind, ops: Operation[]): void {
+  scope.removeAllContentTypeParsers();
+  if (kind === 'json') {
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      try {
+        done(null, parseJsonBody(body as string, request.headers['content-type']));
+      } catch (err) {
+        done(err as Error, undefined);
+      }
+    });
+  } else if (kind === 'raw') {
+    const types = [...new Set(ops.flatMap((op) => op.rawBody?.mediaTypes ?? []))];
+    scope.addContentTypeParser(types, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  } else {
+    // Whatever the type, the bytes are kept so a non-empty body can be refused by name rather than by parse error.
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  }
+}
+
+/** Registers each operation as a Fastify route on `app` (already behind the caller's authentication). */
+export async function registerRestOperations(app: FastifyInstance, operations: Operation[], invoker: OperationInvoker): Promise<void> {
+  const kinds: BodyKind[] = ['json', 'raw', 'none'];
+  for (const kind of kinds) {
+    const ops = operations.filter((op) => !op.absent?.rest && bodyKind(op) === kind);
+    if (ops.length === 0) continue;
+    await app.register((scope, _opts, done) => {
+      useBodyParsers(scope, kind, ops);
+      for (const op of ops) {
+        scope.route({
+          method: op.method,
+          url: op.path,
+          ...(op.rawBody ? { bodyLimit: op.rawBody.maxBytes } : {}),
+          handler: handlerFor(op, invoker),
+        });
+      }
+      done();
+    });
+  }
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from 'node:crypto';
+import { readEdiFixture, seedEdiCatalog, seedPartners } from '../modules/edi/edi-support.js';
+import { fitments } from '../modules/objects/fixtures.js';
+import type { Harness } from '../support/harness.js';
+import type { Call } from '../support/operations.js';
+
+/** Every static scope plus the fitments object's: the key fixtures seed with. */
+const SEED_SCOPES = 'all,objects:fitments:read,objects:fitments:write';
+
+/**
+ * For every operation: seeds what a successful call needs in `org` and returns that call. Each call is fresh (new SKU,
+ * new PO number), so a fixture can be called again for a second success. The security and parity suites run over the
+ * operation list and fail on an operation with no fixture here.
+ */
+export type Fixture = (h: Harness, org: string) => Promise<Call>;
+
+const seeded = new WeakMap<Harness, Map<string, Promise<string>>>();
+const unique = () => randomUUID().slice(0, 8).toUpperCase();
+
+/** Seeds an org once per harness (catalog, partners, the fitments object) and returns a key with every scope. */
+export function seedOrg(h: Harness, org: string): Promise<string> {
+  let orgs = seeded.get(h);
+  if (!orgs) seeded.set(h, (orgs = new Map()));
+  let done = orgs.get(org);
+  if (!done) {
+    done = (async () => {
+      await seedEdiCatalog(h, org);
+      await h.gateway.services.objects.define(org, fitments);
+      return (await h.key(org, SEED_SCOPES)).key;
+    })();
+    orgs.set(org, done);
+  }
+  return done;
+}
+
+async function post(h: Harness, key: string, url: string, payload: unknown): Promise<Record<string, unknown>> {
+  const res = await h.request({ method: 'POST', url, payload: payload as object, key });
+  if (res.statusCode >= 300) throw new Error(`seeding ${url}: ${res.body}`);
+  return res.json();
+}
+
+async function newProduct(h: Harness, org: string): Promise<string> {
+  const sku = `FX-${unique()}`;
+  await post(h, await seedOrg(h, org), '/v1/products', { sku, name: 'Fixture tire', stock_qty: 12 });
+  return sku;
+}
+
+const orderBody = (po: string) => ({ po_number: po, ship_to: 'Dealer 12, 1 Main St, Springfield', lines: [{ sku: 'TIRE-225', quantity: 4, unit_price: 129.99 }] });
+
+async function newOrder(h: Harness, org: string): Promise<string> {
+  const po = `PO-${unique()}`;
+  await post(h, await seedOrg(h, org), '/v1/orders', orderBody(po));
+  return po;
+}
+
+const claimBody = () => ({ sku: 'TIRE-225', dot_number: 'DOT U2LL LMLR 5107', quantity: 1, description: 'Sidewall bulge after 2,000 km' });
+
+async function newClaim(h: Harness, org: string): Promise<string> {
+  const res = await post(h, await seedOrg(h, org), '/v1/warranty-claims', claimBody());
+  return (res.claim as { id: string }).id;
+}
+
+/** A unique interchange: the 850 fixture with a fresh ISA13 and PO number. */
+async function newInterchange(h: Harness, org: string): Promise<string> {
+  await seedOrg(h, org);
+  if ((await h.gateway.services.ediPartners.list(org)).length === 0) await seedPartners(h, org);
+  const control = String(Math.floor(Math.random() * 900_000_000) + 100_000_000);
+  return readEdiFixture('po-4010-single.x12').replaceAll('000000101', control).replace(/BEG\*00\*SA\*[^*]+/, `BEG*00*SA*PO-${unique()}`);
+}
+
+async function newMessage(h: Harness, org: string): Promise<string> {
+  const key = await seedOrg(h, org);
+  const res = await h.request({ method: 'POST', url: '/v1/edi', payload: await newInterchange(h, org), headers: { 'content-type': 'text/plain' }, key });
+  if (res.statusCode !== 200) throw new Error(`seeding an EDI message: ${res.body}`);
+  return res.json<{ message_id: string }>().message_id;
+}
+
+export const FIXTURES: Record<string, Fixture> = {
+  products_list: async (h, org) => (await newProduct(h, org), { query: { limit: '5' } }),
+  products_get: async (h, org) => ({ params: { sku: await newProduct(h, org) } }),
+  products_create: () => Promise.resolve({ body: { sku: `NEW-${unique()}`, name: 'New tire', stock_qty: 3 } }),
+  products_update: async (h, org) => ({ params: { sku: await newProduct(h, org) }, body: { stock_qty: 2 } }),
+
+  orders_list: async (h, org) => (await newOrder(h, org), { query: { limit: '5' } }),
+  orders_get: async (h, org) => ({ params: { id_or_po_number: await newOrder(h, org) } }),
+  orders_create: async (h, org) => (await seedOrg(h, org), { body: orderBody(`PO-${unique()}`) }),
+  orders_ack: async (h, org) => ({ params: { id_or_po_number: await newOrder(h, org) } }),
+  orders_set_status: async (h, org) => ({ params: { id_or_po_number: await newOrder(h, org) }, body: { status: 'confirmed' } }),
+
+  inventory_update: async (h, org) => ({ body: { rows: [{ sku: await newProduct(h, org), qty: 7 }] } }),
+
+  warranty_claims_list: async (h, org) => (await newClaim(h, org), { query: { limit: '5' } }),
+  warranty_claims_get: async (h, org) => ({ params: { id_or_number: await newClaim(h, org) } }),
+  warranty_claims_create: async (h, org) => (await seedOrg(h, org), { body: claimBody() }),
+  warranty_claims_update: async (h, org) => ({ params: { id_or_number: await newClaim(h, org) }, body: { status: 'under_review' } }),
+
+  objects_list_definitions: async (h, org) => (await seedOrg(h, org), { scope: 'objects:fitments:read' }),
+  objects_query: async (h, org) => {
+    await seedOrg(h, org);
+    return { params: { key: 'fitments' }, query: { make: 'Toyota' }, mcpArgs: { object: 'fitments', filters: { make: 'Toyota' } }, scope: 'objects:fitments:read' };
+  },
+  objects_write: async (h, org) => {
+    await seedOrg(h, org);
+    const rows = [{ fitment_id: `F-${unique()}`, make: 'Toyota', year: 2021 }];
+    return { params: { key: 'fitments' }, body: { rows }, scope: 'objects:fitments:write' };
+  },
+
+  edi_submit: async (h, org) => ({ body: await newInterchange(h, org) }),
+  edi_messages_list: async (h, org) => (await newMessage(h, org), { query: { limit: '5' } }),
+  edi_messages_get: async (h, org) => ({ params: { id: await newMessage(h, org) } }),
+};
+
