@@ -2,6 +2,8 @@
 # MCP conformance suite (server mode) against the built gateway, on loopback only: a temp SQLite database, an org
 # and an `all` key made with the CLI, `./bin/gateway serve`, then every server scenario of the pinned suite. The
 # scenarios that need the reference server's own tools, resources or prompts are in the baseline beside this script.
+# Then the official MCP Inspector CLI (it needs Node 22, installed from the npm package `node@22` beside it in a
+# cache folder) lists the tools with --strict: every operation of /openapi.json must be listed, with no warning.
 # Usage: scripts/mcp-conformance.sh [conformance server options instead of the full baseline run]
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,7 +39,8 @@ proxy_port="$(free_port)"
 export DATABASE_URL="sqlite:$work/gateway.sqlite" LOG_LEVEL=warn HOST=127.0.0.1 ALLOWED_ORIGINS="http://127.0.0.1:$proxy_port"
 export PORT="$(free_port)"
 ./bin/gateway orgs create conformance >/dev/null
-key="$(./bin/gateway keys create --org conformance --scopes all --name mcp-conformance --json \
+# An object scope too, so the per-object tools are listed (they show to keys that hold one).
+key="$(./bin/gateway keys create --org conformance --scopes all,objects:demo:read,objects:demo:write --name mcp-conformance --json \
   | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).key));')"
 
 ./bin/gateway serve >"$work/gateway.log" 2>&1 &
@@ -66,6 +69,28 @@ status=0
 # Arguments replace the default run, e.g. `--scenario tools-list --verbose` while investigating one scenario.
 if [ "$#" -gt 0 ]; then args=("$@"); else args=(--suite all --expected-failures "$root/scripts/mcp-conformance.baseline.yml"); fi
 "$root/node_modules/.bin/conformance" server --url "http://127.0.0.1:$proxy_port/mcp" "${args[@]}" || status=$?
+if [ "$#" -eq 0 ] && [ "$status" -eq 0 ]; then
+  inspector_home="${INSPECTOR_HOME:-$HOME/.cache/tire-gateway/inspector-2.12.0}"
+  if [ ! -x "$inspector_home/node_modules/.bin/mcp-inspector" ] || [ ! -x "$inspector_home/node_modules/node/bin/node" ]; then
+    npm install --prefix "$inspector_home" --no-audit --no-fund --silent node@22 @modelcontextprotocol/inspector@2.12.0 >/dev/null
+  fi
+  PATH="$inspector_home/node_modules/node/bin:$PATH" "$inspector_home/node_modules/.bin/mcp-inspector" --cli \
+    "http://127.0.0.1:$PORT/mcp" --transport http --method tools/list --header "Authorization: Bearer $key" --strict \
+    >"$work/inspector.json" 2>"$work/inspector.err" || status=$?
+  node -e 'fetch(process.argv[1]).then((r) => r.text()).then((t) => require("node:fs").writeFileSync(process.argv[2], t))' \
+    "http://127.0.0.1:$PORT/openapi.json" "$work/openapi.json"
+  node -e '
+    const fs = require("node:fs");
+    const [listing, warnings, doc] = process.argv.slice(1).map((f) => fs.readFileSync(f, "utf8"));
+    const listed = new Set(JSON.parse(listing).tools.map((t) => t.name));
+    const expected = Object.values(JSON.parse(doc).paths).flatMap((item) => Object.values(item).map((op) => op.operationId)).filter((id) => id !== "healthz");
+    const missing = expected.filter((id) => !listed.has(id));
+    console.log(`inspector: ${listed.size} tools listed, ${expected.length} operations, ${missing.length} missing, warnings: ${warnings.trim() ? "yes" : "none"}`);
+    if (missing.length > 0) console.log(`missing: ${missing.join(", ")}`);
+    if (warnings.trim()) console.log(warnings);
+    process.exit(missing.length > 0 || warnings.trim() ? 1 : 0);
+  ' "$work/inspector.json" "$work/inspector.err" "$work/openapi.json" || status=1
+fi
 if [ "$status" -ne 0 ]; then
   echo "mcp-conformance: failed; gateway log:" >&2
   cat "$work/gateway.log" >&2

@@ -7,7 +7,7 @@ import { toolOf } from './mcp/operation-tools.js';
 import { API_VERSION } from './platform/api-version.js';
 import { AccessLogController } from './platform/http/access-log.js';
 import { apiKeyAuth } from './platform/http/api-auth.js';
-import { frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerApiDocs } from './platform/http/openapi.js';
 import { requestIdFor } from './platform/http/request-id.js';
 import { registerRestOperations } from './platform/operations/rest.js';
@@ -47,6 +47,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     genReqId: requestIdFor,
     logController: new AccessLogController(),
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
   });
 

@@ -7,13 +7,6 @@ import { migrateToLatest } from './platform/db/migrate.js';
 import { createMetricsRegistry } from './platform/metrics.js';
 import { OrgsService } from './platform/orgs/orgs.service.js';
 import { RateLimiter, createRateLimitStore } from './platform/ratelimit/rate-limiter.js';
-import { ProductsService } from './modules/products/products.service.js';
-import { ObjectsService } from './modules/objects/objects.service.js';
-import { WarrantyService } from './modules/warranty/warranty.service.js';
-import { InventoryService } from './modules/inventory/inventory.service.js';
-import { OrdersService } from './modules/orders/orders.service.js';
-import { EdiService } from './modules/edi/edi.service.js';
-import { EdiPartnersService } from './modules/edi/partners.service.js';
 import { createDeliveryWorker } from './platform/outbox/create-delivery-worker.js';
 import { DeliveriesService } from './platform/outbox/deliveries.service.js';
 import type { DeliveryWorker } from './platform/outbox/delivery-worker.js';
@@ -21,23 +14,11 @@ import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { sql } from 'kysely';
 import { MODULES } from './modules/index.js';
+import { buildServices, type ModuleDefinition, type Services } from './platform/module-definition.js';
 import { type OperationEntry, operationsOf } from './platform/operations/module.js';
 import { IdempotencyStore } from './platform/operations/idempotency.js';
 import { OperationInvoker } from './platform/operations/invoke.js';
 import type { OpenApiTag } from './platform/operations/openapi.js';
-
-export interface Services {
-  orgs: OrgsService;
-  apiKeys: ApiKeysService;
-  products: ProductsService;
-  orders: OrdersService;
-  inventory: InventoryService;
-  deliveries: DeliveriesService;
-  warranty: WarrantyService;
-  objects: ObjectsService;
-  edi: EdiService;
-  ediPartners: EdiPartnersService;
-}
 
 /** Everything one process holds: config, database, clock, services. Built once; the app and the CLI share it. */
 export interface Gateway {
@@ -65,6 +46,8 @@ export interface GatewayOptions {
   migrate?: boolean;
   /** Redis key namespace for shared counters (tests isolate themselves this way). */
   redisKeyPrefix?: string;
+  /** The modules to serve; all of them (src/modules/index.ts) unless a test narrows or extends the list. */
+  modules?: readonly ModuleDefinition[];
 }
 
 /** Runs a start-up step; a failure closes what is open and becomes one StartupError line naming the dependency. */
@@ -79,34 +62,19 @@ async function startOrExplain<T>(what: string, cleanup: () => Promise<void>, ste
 
 export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
   const clock = opts.clock ?? systemClock;
+  const modules = opts.modules ?? MODULES;
   const database = openDatabase(config.DATABASE_URL, opts.databaseSchema ? { schema: opts.databaseSchema } : {});
   await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
-    if (opts.migrate ?? true) await migrateToLatest(database.db);
+    if (opts.migrate ?? true) await migrateToLatest(database.db, modules);
     else await sql`select 1`.execute(database.db);
   });
   const db = database.db;
-  const orgs = new OrgsService(db, clock);
-  const products = new ProductsService(db, clock, orgs);
-  orgs.onSettingsChanged(products.onSettingsChanged);
+  const orgs = new OrgsService(db, clock, modules.flatMap((m) => (m.settings ? [m.settings] : [])));
   const metrics = createMetricsRegistry();
   // On stderr: CLI commands print their output on stdout.
   const delivery = createDeliveryWorker(config, database, clock, metrics, pino({ level: config.LOG_LEVEL, name: 'delivery-worker' }, pino.destination(2)));
-  const deliveries = new DeliveriesService(db, orgs);
-  const orders = new OrdersService(db, clock, products, delivery, deliveries);
-  const edi = new EdiService(db, clock, products, orders, deliveries);
-  orders.onStatusChanged(edi.onOrderStatusChanged);
-  const services: Services = {
-    orgs,
-    apiKeys: new ApiKeysService(db, clock),
-    products,
-    orders,
-    inventory: new InventoryService(db, clock, products, delivery),
-    deliveries,
-    warranty: new WarrantyService(db, clock, products),
-    objects: new ObjectsService(db, clock, orgs),
-    edi,
-    ediPartners: new EdiPartnersService(db, clock, orgs),
-  };
+  const platform = { orgs, apiKeys: new ApiKeysService(db, clock), deliveries: new DeliveriesService(db, orgs) };
+  const services = buildServices(modules, { db, clock, delivery }, platform);
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
@@ -120,8 +88,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     limiter,
     metrics,
     delivery,
-    operations: operationsOf(MODULES, services),
-    tags: MODULES.map((m) => m.tag),
+    operations: operationsOf(modules, services),
+    tags: modules.map((m) => m.tag),
     invoker: new OperationInvoker(new IdempotencyStore(db, clock)),
     async close() {
       await delivery.close();

@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.js';
 import { createGateway, type Gateway } from '../gateway.js';
+import { MODULES } from '../modules/index.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { registerDeliveriesCommands } from './deliveries.commands.js';
 import { registerHubSimCommand } from './hub-sim.command.js';
@@ -39,7 +40,7 @@ export function registerCommands(program: Command): void {
     .description('apply database migrations')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: JsonOpt) => {
-      const applied = await withGateway(async (gw) => migrateToLatest(gw.database.db), { migrate: false });
+      const applied = await withGateway(async (gw) => migrateToLatest(gw.database.db, MODULES), { migrate: false });
       print(opts, { applied }, (v) => (v.applied.length ? `applied: ${v.applied.join(', ')}` : 'database is up to date'));
     }));
 
@@ -114,8 +115,11 @@ export function registerCommands(program: Command): void {
     }));
 
   const settings = program.command('settings').description('per-org settings');
+  const declared = MODULES.flatMap((m) => m.settings?.settings ?? []);
   settings
     .command('set <assignments...>')
+    .description('set settings of an org: name=value ...')
+    .addHelpText('after', ['', 'Settings:', ...declared.map((s) => `  ${s.name} (default ${String(s.default)}): ${s.description}`)].join('\n'))
     .requiredOption('--org <slug>', 'org to configure')
     .option('--json', 'machine-readable output')
     .action(run(async (assignments: string[], opts: JsonOpt & { org: string }) => {

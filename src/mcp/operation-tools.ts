@@ -2,10 +2,12 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AuthContext } from '../platform/auth/scopes.js';
 import { hasScope } from '../platform/auth/scopes.js';
+import { redactKeys } from '../platform/http/access-log.js';
 import { toAppError } from '../platform/http/error-handler.js';
-import { AppError, ERROR_STATUS } from '../platform/http/errors.js';
+import { AppError, ERROR_STATUS, invalidInput } from '../platform/http/errors.js';
 import { checkKeyFormat } from '../platform/operations/idempotency.js';
 import type { OperationInvoker } from '../platform/operations/invoke.js';
+import { portableSchema } from '../platform/operations/portable-schema.js';
 import { type Operation, type RequestParts, takesIdempotencyKey } from '../platform/operations/operation.js';
 import type { McpCaller } from './caller.js';
 
@@ -26,7 +28,10 @@ export const toolErrorSchema = z
     code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]).describe('stable error code, as in REST'),
     status: z.number().int().describe('the HTTP status REST answers with'),
     message: z.string().describe('what went wrong, for a person'),
-    details: z.unknown().optional().describe('machine-readable specifics: the invalid fields, the allowed next states, ...'),
+    details: z
+      .union([z.array(z.looseObject({})), z.looseObject({})])
+      .optional()
+      .describe('machine-readable specifics: the invalid fields ([{ path, message }]), the allowed next states, ...'),
   })
   .meta({ id: 'ToolError' });
 
@@ -59,7 +64,15 @@ function mergedInput(op: Operation): z.ZodObject {
 
 /** Splits tool arguments back into the REST parts; a name no part knows goes where REST would report it. */
 function splitArgs(op: Operation, args: Record<string, unknown>): RequestParts {
-  if (op.mcp) return op.mcp.toParts(args);
+  if (op.mcp) {
+    // An operation's own MCP shape is judged by its own schema before it is mapped back to REST's parts.
+    const parsed = op.mcp.input.safeParse(args);
+    if (!parsed.success) {
+      const details = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+      throw invalidInput(`invalid arguments: ${details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`, details);
+    }
+    return op.mcp.toParts(parsed.data);
+  }
   const params: Record<string, unknown> = {};
   const query: Record<string, unknown> = {};
   const body: Record<string, unknown> = {};
@@ -82,7 +95,7 @@ function objectJsonSchema(schema: z.ZodType, io: 'input' | 'output', what: strin
   const json = z.toJSONSchema(schema, { target: JSON_SCHEMA_TARGET, io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
   if (json.type !== undefined && json.type !== 'object') throw new Error(`${what} must describe an object`);
-  return { type: 'object', ...json };
+  return { type: 'object', ...(portableSchema(json) as Record<string, unknown>) };
 }
 
 function errorResult(err: AppError): CallToolResult {
@@ -129,7 +142,7 @@ export function toolOf(op: Operation, invoker: OperationInvoker): OperationTool 
         const appErr = toAppError(err);
         // toAppError already reduces an unexpected error to "internal error"; the real one goes to the log only.
         if (appErr.status >= 500) caller.log.error({ err, tool: op.name }, 'mcp tool failed');
-        else caller.log.info({ code: appErr.code, tool: op.name }, appErr.message);
+        else caller.log.info({ code: appErr.code, tool: op.name }, redactKeys(appErr.message));
         return errorResult(appErr);
       }
     },

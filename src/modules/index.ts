@@ -1,5 +1,4 @@
-import type { Services } from '../gateway.js';
-import type { GatewayModule } from '../platform/operations/module.js';
+import type { ModuleDefinition } from '../platform/module-definition.js';
 import { ediModule } from './edi/index.js';
 import { inventoryModule } from './inventory/index.js';
 import { objectsModule } from './objects/index.js';
@@ -7,5 +6,8 @@ import { ordersModule } from './orders/index.js';
 import { productsModule } from './products/index.js';
 import { warrantyModule } from './warranty/index.js';
 
-/** Every resource module the gateway serves, in the order their operations are listed. */
-export const MODULES: readonly GatewayModule<Services>[] = [productsModule, ordersModule, inventoryModule, warrantyModule, objectsModule, ediModule];
+/**
+ * Every resource module the gateway serves: the one list to edit when adding a module. Order matters twice: operations
+ * are listed in it, and a module's services are built after those of the modules before it (orders uses products).
+ */
+export const MODULES: readonly ModuleDefinition[] = [productsModule, ordersModule, inventoryModule, warrantyModule, objectsModule, ediModule];

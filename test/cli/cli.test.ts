@@ -60,6 +60,9 @@ describe('./bin/gateway', () => {
     expect(out).toEqual({ 'stock.low_threshold': 12, 'stock.backorder_threshold': 1 });
     expect((await gateway('settings', 'set', '--org', 'acme', 'stock.low_threshold=abc')).code).toBe(1);
     expect((await gateway('settings', 'set', '--org', 'acme', 'nonsense')).code).toBe(1);
+    expect(json<Record<string, number>>(await gateway('settings', 'show', '--org', 'acme', '--json'))).toEqual(out);
+    // The modules' declared settings, with defaults and descriptions.
+    expect((await gateway('settings', 'set', '--help')).stdout).toMatch(/stock\.backorder_threshold \(default 0\): stock_qty at or below this is backorder/);
   });
 
   it('fails at start with one clear line on bad configuration', async () => {

@@ -61,7 +61,7 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       expect(get?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
       const update = tools.find((t) => t.name === 'products_update');
       expect(update?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
-      expect(Object.keys((update?.inputSchema.properties ?? {}) as object)).toEqual(expect.arrayContaining(['sku', 'stock_qty', 'idempotency_key']));
+      expect(Object.keys(update?.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['sku', 'stock_qty', 'idempotency_key']));
     });
 
     it('creates, gets, lists and updates a product, with structuredContent and a text copy', async () => {

@@ -20,7 +20,7 @@ const unique = () => randomUUID().slice(0, 8).toUpperCase();
 /** Seeds an org once per harness (catalog, partners, the fitments object) and returns a key with every scope. */
 export function seedOrg(h: Harness, org: string): Promise<string> {
   let orgs = seeded.get(h);
-  if (!orgs) seeded.set(h, (orgs = new Map()));
+  if (!orgs) seeded.set(h, (orgs = new Map<string, Promise<string>>()));
   let done = orgs.get(org);
   if (!done) {
     done = (async () => {
@@ -97,12 +97,12 @@ export const FIXTURES: Record<string, Fixture> = {
   objects_list_definitions: async (h, org) => (await seedOrg(h, org), { scope: 'objects:fitments:read' }),
   objects_query: async (h, org) => {
     await seedOrg(h, org);
-    return { params: { key: 'fitments' }, query: { make: 'Toyota' }, mcpArgs: { object: 'fitments', filters: { make: 'Toyota' } }, scope: 'objects:fitments:read' };
+    return { params: { object: 'fitments' }, query: { make: 'Toyota' }, mcpArgs: { object: 'fitments', filters: { make: 'Toyota' } }, scope: 'objects:fitments:read' };
   },
   objects_write: async (h, org) => {
     await seedOrg(h, org);
     const rows = [{ fitment_id: `F-${unique()}`, make: 'Toyota', year: 2021 }];
-    return { params: { key: 'fitments' }, body: { rows }, scope: 'objects:fitments:write' };
+    return { params: { object: 'fitments' }, body: { rows }, scope: 'objects:fitments:write' };
   },
 
   edi_submit: async (h, org) => ({ body: await newInterchange(h, org) }),

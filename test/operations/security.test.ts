@@ -115,7 +115,7 @@ describe.each(dialects)('every operation, both doors (%s)', (dialect) => {
         const wrongType = op.rawBody ? 'application/json' : 'text/plain';
         const res = await h.request({ ...restRequest(op, call, { 'content-type': wrongType }), key });
         expect(res.statusCode, `${op.name}: ${res.body}`).toBe(415);
-        expect(res.json().code).toBe('unsupported_media_type');
+        expect(res.json<{ code: string }>().code).toBe('unsupported_media_type');
         const utf16 = await h.request({ ...restRequest(op, call, { 'content-type': `${op.rawBody?.mediaTypes[0] ?? 'application/json'}; charset=utf-16` }), key });
         if (!op.rawBody) expect(utf16.statusCode, `${op.name} utf-16: ${utf16.body}`).toBe(415);
       } else if (op.method !== 'GET') {

@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { CreatedKey } from '../../src/platform/auth/api-keys.service.js';
 import { ManualClock } from '../../src/platform/clock.js';
+import type { ModuleDefinition } from '../../src/platform/module-definition.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ export interface Harness {
 export interface HarnessOptions {
   env?: Record<string, string>;
   clock?: ManualClock;
+  /** Modules to serve instead of all of them (tests of the module mechanism add a throwaway one). */
+  modules?: readonly ModuleDefinition[];
 }
 
 /** A gateway on a fresh database (a temp SQLite file, or a fresh PostgreSQL schema), with the app ready to inject. */
@@ -78,6 +81,7 @@ export async function startHarness(dialect: DialectName, opts: HarnessOptions = 
     clock,
     ...(databaseSchema ? { databaseSchema } : {}),
     redisKeyPrefix: `test:${randomBytes(6).toString('hex')}:`,
+    ...(opts.modules ? { modules: opts.modules } : {}),
   });
   const app = await buildApp(gateway, { logger: false });
   await app.ready();

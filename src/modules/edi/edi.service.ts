@@ -12,12 +12,9 @@ import {
   documentDetailSchema,
   type DocumentView,
   ediErrorSchema,
-  type EdiDirection,
   type ListMessagesQuery,
   type MessageDetail,
-  type MessageStatus,
   type MessageSummary,
-  type DocumentStatus,
   type SubmitResult,
 } from './edi.schemas.js';
 import { InterchangeIntake } from './intake.js';
@@ -34,7 +31,7 @@ function toDocumentView(row: messages.DocumentRow): DocumentView {
   return {
     type: row.type,
     control_number: row.control_number,
-    status: row.status as DocumentStatus,
+    status: row.status,
     ...(row.po_number === null ? {} : { po_number: row.po_number }),
     ...(row.order_id === null ? {} : { order_id: row.order_id }),
     ...(errors.length === 0 ? {} : { errors }),
@@ -104,9 +101,9 @@ export class EdiService {
       const partner = row.partner_id === null ? undefined : byId.get(row.partner_id);
       return {
         id: row.id,
-        direction: row.direction as EdiDirection,
+        direction: row.direction,
         type: row.type,
-        status: row.status as MessageStatus,
+        status: row.status,
         partner: partner === undefined ? null : { id: partner.id, name: partner.name },
         control_number: row.control_number,
         size: Number(row.size),

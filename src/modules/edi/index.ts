@@ -1,14 +1,30 @@
-import type { Services } from '../../gateway.js';
-import type { GatewayModule } from '../../platform/operations/module.js';
+import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { ediOperations } from './edi.operations.js';
+import { EdiService } from './edi.service.js';
+import { EdiPartnersService } from './partners.service.js';
+// Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
+import './edi.tables.js';
 
-export const ediModule: GatewayModule<Services> = {
+declare module '../../platform/module-definition.js' {
+  interface Services {
+    edi: EdiService;
+    ediPartners: EdiPartnersService;
+  }
+}
+
+export const ediModule: ModuleDefinition = {
   name: 'edi',
   tag: {
     name: 'edi',
     description:
       'X12 EDI with trading partners: 850 purchase orders in (they become orders, each group answered with a 997), ' +
       '855/856/810 out as orders move, and the log of every interchange received and document sent.',
+  },
+  services: ({ db, clock, services: { orgs, products, orders, deliveries } }) => {
+    const edi = new EdiService(db, clock, products, orders, deliveries);
+    // An order's status changes become 855/856/810 documents to its partner, in the change's transaction.
+    orders.onStatusChanged(edi.onOrderStatusChanged);
+    return { edi, ediPartners: new EdiPartnersService(db, clock, orgs) };
   },
   operations: (services) => ediOperations(services.edi),
 };

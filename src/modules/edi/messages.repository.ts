@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
-import type { EdiDocumentsTable, EdiInterchangesTable, EdiMessagesTable, Executor, Tx } from '../../platform/db/schema.js';
+import type { Executor, Tx } from '../../platform/db/schema.js';
+import type { EdiDirection } from './edi.schemas.js';
+import type { EdiDocumentsTable, EdiInterchangesTable, EdiMessagesTable } from './edi.tables.js';
 
 export type MessageRow = EdiMessagesTable;
 export type DocumentRow = EdiDocumentsTable;
@@ -32,7 +34,7 @@ export async function findMessage(db: Executor, orgId: string, id: string): Prom
 }
 
 export interface ListOptions {
-  direction?: string;
+  direction?: EdiDirection;
   type?: string;
   /** Partner id or name. */
   partner?: string;

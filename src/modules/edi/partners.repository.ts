@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { EdiPartnersTable, EdiProfilesTable, Executor, Tx } from '../../platform/db/schema.js';
+import type { Executor, Tx } from '../../platform/db/schema.js';
+import type { EdiPartnersTable, EdiProfilesTable } from './edi.tables.js';
 
 export type PartnerRow = EdiPartnersTable;
 export type ProfileRow = EdiProfilesTable;

@@ -1,9 +1,17 @@
-import type { Services } from '../../gateway.js';
-import type { GatewayModule } from '../../platform/operations/module.js';
+import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { inventoryOperations } from './inventory.operations.js';
+import { InventoryService } from './inventory.service.js';
 
-export const inventoryModule: GatewayModule<Services> = {
+declare module '../../platform/module-definition.js' {
+  interface Services {
+    inventory: InventoryService;
+  }
+}
+
+export const inventoryModule: ModuleDefinition = {
   name: 'inventory',
   tag: { name: 'inventory', description: 'Stock levels reported by partners: applied to the catalog and forwarded to the hub.' },
+  // No tables of its own: stock levels are the catalog's (products), and every report goes to the hub.
+  services: ({ db, clock, delivery, services }) => ({ inventory: new InventoryService(db, clock, services.products, delivery) }),
   operations: (services) => inventoryOperations(services.inventory),
 };

@@ -1,8 +1,16 @@
-import type { Services } from '../../gateway.js';
-import type { GatewayModule } from '../../platform/operations/module.js';
+import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { objectsOperations } from './objects.operations.js';
+import { ObjectsService } from './objects.service.js';
+// Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
+import './objects.tables.js';
 
-export const objectsModule: GatewayModule<Services> = {
+declare module '../../platform/module-definition.js' {
+  interface Services {
+    objects: ObjectsService;
+  }
+}
+
+export const objectsModule: ModuleDefinition = {
   name: 'objects',
   tag: {
     name: 'objects',
@@ -10,5 +18,6 @@ export const objectsModule: GatewayModule<Services> = {
       'Operator-defined objects (fitments, price lists, ...): per-organisation tables defined at run time, each with its own ' +
       '`objects:<key>:read` and `objects:<key>:write` scopes. List them first to learn their fields and row schema.',
   },
+  services: ({ db, clock, services }) => ({ objects: new ObjectsService(db, clock, services.orgs) }),
   operations: (services) => objectsOperations(services.objects),
 };

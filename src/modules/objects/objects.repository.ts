@@ -1,5 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Executor, ObjectDefinitionsTable, ObjectRowsTable, Tx } from '../../platform/db/schema.js';
+import type { Executor, Tx } from '../../platform/db/schema.js';
+import type { ObjectDefinitionsTable, ObjectRowsTable } from './objects.tables.js';
 import { NUMBER_SLOTS, type NumberSlot, type SlotValues, TEXT_SLOTS, type TextSlot } from './field-slots.js';
 import type { RowFilters } from './filters.js';
 

@@ -142,10 +142,11 @@ export const queryRowsArgs = z.strictObject({
   cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });
 
-// Rows stay `unknown` here: a row that is not an object is a 422 for that row, like any other invalid row.
+// Rows stay `unknown` at run time: a row that is not an object is a 422 for that row, like any other invalid row.
+// The documented schema still says what a row is.
 export const writeRowsInput = z.strictObject({
   rows: z
-    .array(z.unknown().describe("One row: an object of field values following the object's row_schema."))
+    .array(z.unknown().meta({ type: 'object', description: "One row: an object of field values following the object's row_schema." }))
     .min(1, 'send at least one row')
     .max(1000, 'at most 1000 rows per request')
     .describe(

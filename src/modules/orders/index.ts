@@ -1,12 +1,21 @@
-import type { Services } from '../../gateway.js';
-import type { GatewayModule } from '../../platform/operations/module.js';
+import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { ordersOperations } from './orders.operations.js';
+import { OrdersService } from './orders.service.js';
+// Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
+import './orders.tables.js';
 
-export const ordersModule: GatewayModule<Services> = {
+declare module '../../platform/module-definition.js' {
+  interface Services {
+    orders: OrdersService;
+  }
+}
+
+export const ordersModule: ModuleDefinition = {
   name: 'orders',
   tag: {
     name: 'orders',
     description: 'Sales orders: lines priced against the catalog, a status workflow, and every creation and change forwarded to the hub.',
   },
+  services: ({ db, clock, delivery, services }) => ({ orders: new OrdersService(db, clock, services.products, delivery, services.deliveries) }),
   operations: (services) => ordersOperations(services.orders),
 };

@@ -1,4 +1,6 @@
-import type { Executor, OrderLinesTable, OrdersTable } from '../../platform/db/schema.js';
+import type { Executor } from '../../platform/db/schema.js';
+import type { OrderStatus } from './order-status.js';
+import type { OrderLinesTable, OrdersTable } from './orders.tables.js';
 
 export type OrderRow = OrdersTable;
 export type OrderLineRow = OrderLinesTable;
@@ -32,7 +34,7 @@ export async function findOrder(db: Executor, orgId: string, idOrPoNumber: strin
 export async function listOrders(
   db: Executor,
   orgId: string,
-  opts: { status?: string; before?: { createdAt: string; id: string }; limit: number },
+  opts: { status?: OrderStatus; before?: { createdAt: string; id: string }; limit: number },
 ): Promise<OrderRow[]> {
   let query = db.selectFrom('orders').selectAll().where('org_id', '=', orgId);
   if (opts.status !== undefined) query = query.where('status', '=', opts.status);
@@ -60,7 +62,7 @@ export async function updateStatus(
   db: Executor,
   orgId: string,
   id: string,
-  change: { from: string; to: string; at: string; eventId: string },
+  change: { from: OrderStatus; to: OrderStatus; at: string; eventId: string },
 ): Promise<OrderRow | undefined> {
   return db
     .updateTable('orders')

@@ -45,10 +45,10 @@ function toOrderData(row: repo.OrderRow, lines: repo.OrderLineRow[]): OrderData 
   return {
     id: row.id,
     po_number: row.po_number,
-    status: row.status as OrderStatus,
+    status: row.status,
     ship_to: row.ship_to,
     notes: row.notes,
-    source: row.source as OrderSource,
+    source: row.source,
     lines: lines.map((l) => ({
       line_no: Number(l.line_no),
       sku: l.sku,
@@ -166,7 +166,7 @@ export class OrdersService {
     for (let attempt = 0; attempt < CONCURRENT_RETRIES; attempt++) {
       const row = await repo.findOrder(tx, orgId, idOrPoNumber);
       if (!row) throw notFound(`order ${idOrPoNumber}`);
-      const from = row.status as OrderStatus;
+      const from = row.status;
       if (from === to) return { data: toOrderData(row, await repo.findLines(tx, orgId, [row.id])), lastEventId: row.last_event_id, changed: false };
       if (!canMove(from, to)) {
         throw conflict(`order ${row.po_number} is ${from} and cannot move to ${to}`, { status: from, allowed: nextStatuses(from) });

@@ -1,9 +1,24 @@
-import type { Services } from '../../gateway.js';
-import type { GatewayModule } from '../../platform/operations/module.js';
+import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { productsOperations } from './products.operations.js';
+import { ProductsService } from './products.service.js';
+// Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
+import './products.tables.js';
+import { stockSettings } from './stock-status.js';
 
-export const productsModule: GatewayModule<Services> = {
+declare module '../../platform/module-definition.js' {
+  interface Services {
+    products: ProductsService;
+  }
+}
+
+export const productsModule: ModuleDefinition = {
   name: 'products',
   tag: { name: 'products', description: 'The catalog: products with stock quantity and a stock status derived from per-organisation thresholds.' },
+  settings: stockSettings,
+  services: ({ db, clock, services: { orgs } }) => {
+    const products = new ProductsService(db, clock, orgs);
+    orgs.onSettingsChanged(stockSettings, products.onSettingsChanged);
+    return { products };
+  },
   operations: (services) => productsOperations(services.products),
 };

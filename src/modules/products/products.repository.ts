@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
-import type { Executor, ProductsTable } from '../../platform/db/schema.js';
-import type { StockThresholds } from './stock-status.js';
+import type { Executor } from '../../platform/db/schema.js';
+import type { ProductsTable } from './products.tables.js';
+import type { StockStatus, StockThresholds } from './stock-status.js';
 
 export type ProductRow = ProductsTable;
 
@@ -66,7 +67,7 @@ export async function recomputeStockStatuses(db: Executor, orgId: string, t: Sto
   await db
     .updateTable('products')
     .set({
-      stock_status: sql<string>`case when stock_qty <= ${t.backorder} then 'backorder' when stock_qty <= ${t.low} then 'low_stock' else 'in_stock' end`,
+      stock_status: sql<StockStatus>`case when stock_qty <= ${t.backorder} then 'backorder' when stock_qty <= ${t.low} then 'low_stock' else 'in_stock' end`,
     })
     .where('org_id', '=', orgId)
     .execute();

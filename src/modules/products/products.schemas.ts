@@ -4,6 +4,7 @@ import { limitParam } from '../../platform/http/pagination.js';
 
 export const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
 export const STOCK_STATUSES = ['backorder', 'low_stock', 'in_stock'] as const;
+export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 
 // A SKU travels in URL paths and EDI segments: identifier rules (no whitespace, control or invisible characters).
 export const skuSchema = identifier(64, 'sku').describe('Stock keeping unit, 1-64 characters without spaces; unique per organisation, case-insensitively.');

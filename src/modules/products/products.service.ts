@@ -4,21 +4,20 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
 import { conflict, notFound } from '../../platform/http/errors.js';
 import { decodeCursor, page } from '../../platform/http/pagination.js';
-import type { OrgSettings } from '../../platform/orgs/org-settings.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { z } from 'zod';
 import type { CreateProductInput, ListProductsQuery, Product, UpdateProductInput } from './products.schemas.js';
 import * as repo from './products.repository.js';
-import { deriveStockStatus, thresholdsOf } from './stock-status.js';
+import { deriveStockStatus, type StockSettings, stockSettings, thresholdsOf } from './stock-status.js';
 
 export function toProduct(row: repo.ProductRow): Product {
   return {
     sku: row.sku,
     name: row.name,
     description: row.description,
-    status: row.status as Product['status'],
+    status: row.status,
     stock_qty: Number(row.stock_qty),
-    stock_status: row.stock_status as Product['stock_status'],
+    stock_status: row.stock_status,
     bin_location: row.bin_location,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -56,7 +55,7 @@ export class ProductsService {
 
   async create(auth: AuthContext, input: CreateProductInput): Promise<Product> {
     requireScope(auth, 'products:write');
-    const thresholds = thresholdsOf(await this.orgs.settings(auth.orgId));
+    const thresholds = thresholdsOf(await this.orgs.settingsOf(stockSettings, auth.orgId));
     const at = this.clock.now().toISOString();
     const row: repo.ProductRow = {
       org_id: auth.orgId,
@@ -84,7 +83,7 @@ export class ProductsService {
     if (input.status !== undefined) patch.status = input.status;
     if (input.bin_location !== undefined) patch.bin_location = input.bin_location;
     if (input.stock_qty !== undefined) {
-      const thresholds = thresholdsOf(await this.orgs.settings(auth.orgId));
+      const thresholds = thresholdsOf(await this.orgs.settingsOf(stockSettings, auth.orgId));
       Object.assign(patch, { stock_qty: input.stock_qty, stock_status: deriveStockStatus(input.stock_qty, thresholds) });
     }
     const row = await repo.updateProduct(this.db, auth.orgId, sku.toLowerCase(), patch);
@@ -100,7 +99,7 @@ export class ProductsService {
 
   /** For other modules (inventory): sets stock levels inside the caller's transaction; returns SKUs not found. */
   async setStockLevels(tx: Tx, orgId: string, rows: { sku: string; qty: number }[]): Promise<string[]> {
-    const thresholds = thresholdsOf(await this.orgs.settings(orgId, tx));
+    const thresholds = thresholdsOf(await this.orgs.settingsOf(stockSettings, orgId, tx));
     const at = this.clock.now().toISOString();
     const unknown: string[] = [];
     for (const { sku, qty } of rows) {
@@ -115,6 +114,6 @@ export class ProductsService {
   }
 
   /** Registered with OrgsService: keeps stored stock_status in step with the org's thresholds. */
-  readonly onSettingsChanged = (tx: Tx, orgId: string, settings: OrgSettings): Promise<void> =>
+  readonly onSettingsChanged = (tx: Tx, orgId: string, settings: StockSettings): Promise<void> =>
     repo.recomputeStockStatuses(tx, orgId, thresholdsOf(settings));
 }

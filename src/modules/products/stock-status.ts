@@ -1,4 +1,5 @@
-import type { OrgSettings } from '../../platform/orgs/org-settings.js';
+import { z } from 'zod';
+import { defineOrgSettings, setting } from '../../platform/orgs/org-settings.js';
 import type { STOCK_STATUSES } from './products.schemas.js';
 
 export type StockStatus = (typeof STOCK_STATUSES)[number];
@@ -8,7 +9,18 @@ export interface StockThresholds {
   low: number;
 }
 
-export function thresholdsOf(settings: OrgSettings): StockThresholds {
+/** The per-org thresholds stock_status is derived from (`./bin/gateway settings set --org <slug> stock.low_threshold=12`). */
+export const stockSettings = defineOrgSettings(
+  {
+    'stock.low_threshold': setting(z.coerce.number().int(), 8, 'stock_qty at or below this (and above the backorder threshold) is low_stock'),
+    'stock.backorder_threshold': setting(z.coerce.number().int(), 0, 'stock_qty at or below this is backorder; must be below stock.low_threshold'),
+  },
+  (s) => (s['stock.backorder_threshold'] >= s['stock.low_threshold'] ? 'stock.backorder_threshold must be below stock.low_threshold' : undefined),
+);
+
+export type StockSettings = ReturnType<typeof stockSettings.read>;
+
+export function thresholdsOf(settings: StockSettings): StockThresholds {
   return { backorder: settings['stock.backorder_threshold'], low: settings['stock.low_threshold'] };
 }
 

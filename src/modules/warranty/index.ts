@@ -1,8 +1,16 @@
-import type { Services } from '../../gateway.js';
-import type { GatewayModule } from '../../platform/operations/module.js';
+import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { warrantyOperations } from './warranty.operations.js';
+import { WarrantyService } from './warranty.service.js';
+// Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
+import './warranty.tables.js';
 
-export const warrantyModule: GatewayModule<Services> = {
+declare module '../../platform/module-definition.js' {
+  interface Services {
+    warranty: WarrantyService;
+  }
+}
+
+export const warrantyModule: ModuleDefinition = {
   name: 'warranty',
   tag: {
     name: 'warranty',
@@ -10,5 +18,6 @@ export const warrantyModule: GatewayModule<Services> = {
       'Warranty claims: numbered per organisation (WC-000042, gap-free), moved through submitted, under_review, approved, denied ' +
       'and closed with a status history, and sent to the hub as warranty_claim.created/updated events.',
   },
+  services: ({ db, clock, services }) => ({ warranty: new WarrantyService(db, clock, services.products) }),
   operations: (services) => warrantyOperations(services.warranty),
 };

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
-import type { Executor, Tx, WarrantyClaimHistoryTable, WarrantyClaimsTable } from '../../platform/db/schema.js';
+import type { Executor, Tx } from '../../platform/db/schema.js';
+import type { ClaimStatus } from './claim-states.js';
+import type { WarrantyClaimHistoryTable, WarrantyClaimsTable } from './warranty.tables.js';
 
 export type ClaimRow = WarrantyClaimsTable;
 export type HistoryRow = WarrantyClaimHistoryTable;
@@ -38,7 +40,7 @@ export async function findClaimByNumber(db: Executor, orgId: string, number: num
 export async function listClaims(
   db: Executor,
   orgId: string,
-  opts: { status?: string; beforeNumber?: number; limit: number },
+  opts: { status?: ClaimStatus; beforeNumber?: number; limit: number },
 ): Promise<ClaimRow[]> {
   let query = db.selectFrom('warranty_claims').selectAll().where('org_id', '=', orgId);
   if (opts.status !== undefined) query = query.where('status', '=', opts.status);
@@ -63,7 +65,7 @@ export async function updateClaimIfStatus(
   tx: Tx,
   orgId: string,
   id: string,
-  expectedStatus: string,
+  expectedStatus: ClaimStatus,
   patch: Pick<ClaimRow, 'status' | 'resolution' | 'updated_at'>,
 ): Promise<ClaimRow | undefined> {
   return tx

@@ -9,7 +9,7 @@ import { newId } from '../../platform/ids.js';
 import { recordOutcome } from '../../platform/operations/idempotency.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { ProductsService } from '../products/products.service.js';
-import { allowedNext, canMove, type ClaimStatus, INITIAL_STATUS } from './claim-states.js';
+import { allowedNext, canMove, INITIAL_STATUS } from './claim-states.js';
 import { checkDotNumber } from './dot-code.js';
 import type { Claim, CreateClaimInput, ListClaimsQuery, UpdateClaimInput } from './warranty.schemas.js';
 import * as repo from './warranty.repository.js';
@@ -25,14 +25,14 @@ function toClaim(row: repo.ClaimRow, history: repo.HistoryRow[]): Claim {
   return {
     id: row.id,
     claim_number: row.claim_number,
-    status: row.status as ClaimStatus,
+    status: row.status,
     description: row.description,
     sku: row.sku,
     dot_number: row.dot_number,
     quantity: row.quantity === null ? null : Number(row.quantity),
     customer_ref: row.customer_ref,
     resolution: row.resolution,
-    history: history.map((h) => ({ from: h.from_status as ClaimStatus | null, to: h.to_status as ClaimStatus, at: h.at, key_id: h.key_id })),
+    history: history.map((h) => ({ from: h.from_status, to: h.to_status, at: h.at, key_id: h.key_id })),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -109,7 +109,7 @@ export class WarrantyService {
     const at = now.toISOString();
     return this.db.transaction().execute(async (tx) => {
       const current = await this.find(tx, auth.orgId, idOrNumber);
-      const from = current.status as ClaimStatus;
+      const from = current.status;
       const history = await repo.historyOf(tx, auth.orgId, [current.id]);
       if (from === 'closed' && input.resolution !== undefined) {
         throw conflict(`claim ${current.claim_number} is closed: its resolution can no longer change`, {

@@ -1,6 +1,28 @@
-import { type MigrationResultSet, Migrator, PostgresAdapter, sql } from 'kysely';
-import { migrations } from './migrations/index.js';
+import { type Migration, type MigrationResultSet, Migrator, PostgresAdapter, sql } from 'kysely';
+import { migrations as baseline } from './migrations/index.js';
 import type { Db } from './schema.js';
+
+/** Whatever brings migrations of its own: a module (see ModuleDefinition.migrations). */
+export interface MigrationSource {
+  name: string;
+  migrations?: Record<string, Migration>;
+}
+
+/** The platform's migrations and every module's, by name; Kysely runs them in name order. */
+export function migrationsOf(modules: readonly MigrationSource[]): Record<string, Migration> {
+  const all: Record<string, Migration> = { ...baseline };
+  for (const m of modules) {
+    for (const [name, migration] of Object.entries(m.migrations ?? {})) {
+      const rest = name.slice(5);
+      if (!/^\d{4}_/.test(name) || (rest !== m.name && !rest.startsWith(`${m.name}_`))) {
+        throw new Error(`migration ${name} of module ${m.name} must be named NNNN_${m.name} or NNNN_${m.name}_<what>`);
+      }
+      if (name in all) throw new Error(`migration ${name} is declared twice`);
+      all[name] = migration;
+    }
+  }
+  return all;
+}
 
 /**
  * On PostgreSQL the migration bookkeeping lives in the session's current schema: Kysely otherwise
@@ -12,8 +34,10 @@ async function currentSchema(db: Db): Promise<string | undefined> {
   return result.rows[0]?.schema;
 }
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
+/** Runs the platform's and the modules' migrations that this database has not run yet; returns their names. */
+export async function migrateToLatest(db: Db, modules: readonly MigrationSource[]): Promise<string[]> {
   const schema = await currentSchema(db);
+  const migrations = migrationsOf(modules);
   const migrator = new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migrations) },

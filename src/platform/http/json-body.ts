@@ -8,7 +8,7 @@ const MAX_DEPTH = 64;
 /** The first `__proto__` key (or `constructor.prototype`), as a dotted path: such keys pollute prototypes downstream. */
 function findPollutingKey(value: unknown, path: string, depth: number): string | undefined {
   if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return undefined;
-  for (const [key, item] of Object.entries(value)) {
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
     const here = path ? `${path}.${key}` : key;
     if (key === '__proto__') return here;
     if (key === 'constructor' && item !== null && typeof item === 'object' && Object.hasOwn(item, 'prototype')) return `${here}.prototype`;

@@ -11,7 +11,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** What a call answered, as stored for replay: the payload of a success, or the error's code, message and details. */
 export type StoredOutcome =
   | { status: number; output: Record<string, unknown> }
-  | { status: number; error: { code: AppError['code']; message: string; details?: unknown } };
+  | { status: number; error: { code: AppError['code']; message: string; details?: unknown; headers?: Record<string, string> } };
 
 /** A call that owns an idempotency key until it has answered. */
 export interface IdempotencyClaim {

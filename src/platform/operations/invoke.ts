@@ -63,7 +63,8 @@ export class OperationInvoker {
         return present(await op.handle(auth, input as Parameters<Operation['handle']>[1]));
       } catch (err) {
         if (err instanceof AppError && err.status < 500) {
-          return { status: err.status, error: { code: err.code, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) } };
+          const { code, message, details, headers } = err;
+          return { status: err.status, error: { code, message, ...(details === undefined ? {} : { details }), ...(headers === undefined ? {} : { headers }) } };
         }
         throw err;
       }
@@ -76,5 +77,5 @@ export class OperationInvoker {
 
 /** An error outcome as the AppError the doors answer with. */
 export function outcomeError(outcome: StoredOutcome): AppError | undefined {
-  return 'error' in outcome ? new AppError(outcome.error.code, outcome.error.message, outcome.error.details) : undefined;
+  return 'error' in outcome ? new AppError(outcome.error.code, outcome.error.message, outcome.error.details, outcome.error.headers) : undefined;
 }

@@ -1,23 +1,20 @@
 import type { Operation } from './operation.js';
 import type { OpenApiTag } from './openapi.js';
 
-/**
- * A resource module as the app sees it: the operations it serves (REST routes, MCP tools and OpenAPI are generated
- * from them) under its OpenAPI tag. `S` is the gateway's services, which the operations call.
- */
-export interface GatewayModule<S> {
-  name: string;
-  tag: OpenApiTag;
-  operations(services: S): Operation[];
-}
-
-/** An operation with the tag of the module that owns it. */
+/** An operation with the OpenAPI tag of the module that owns it. */
 export interface OperationEntry {
   operation: Operation;
   tag: string;
 }
 
-export function operationsOf<S>(modules: readonly GatewayModule<S>[], services: S): OperationEntry[] {
+/** What the operation layer needs of a module: its tag and its operations on the gateway's services. */
+export interface OperationSource<S> {
+  tag: OpenApiTag;
+  operations(services: S): Operation[];
+}
+
+/** Every module's operations in list order; a name defined twice stops start-up. */
+export function operationsOf<S>(modules: readonly OperationSource<S>[], services: S): OperationEntry[] {
   const entries = modules.flatMap((m) => m.operations(services).map((operation) => ({ operation, tag: m.tag.name })));
   const names = new Set<string>();
   for (const { operation } of entries) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { errorEnvelope } from '../http/envelope.js';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
 import { type Operation, scopeText, takesIdempotencyKey } from './operation.js';
+import { portableSchema } from './portable-schema.js';
 
 type Json = Record<string, unknown>;
 
@@ -53,7 +54,7 @@ class SchemaCollector {
   readonly components: Record<string, Json> = {};
 
   convert(schema: z.ZodType, io: 'input' | 'output'): Json {
-    const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+    const json = portableSchema(z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' })) as Json;
     const defs = (json.$defs ?? {}) as Record<string, Json>;
     for (const [id, def] of Object.entries(defs)) this.components[id] ??= rewriteRefs(def) as Json;
     delete json.$defs;
@@ -95,6 +96,19 @@ function parameters(op: Operation, schemas: SchemaCollector): Json[] {
   };
   add('path', op.params, op.example.params);
   add('query', op.query, op.example.query);
+  const open = op.query ? (schemas.convert(op.query, 'input').additionalProperties as Json | boolean | undefined) : undefined;
+  if (open !== undefined && open !== false) {
+    // Open-ended query parameters (an object's field filters) as one form-exploded object, as OpenAPI spells them.
+    out.push({
+      name: 'filters',
+      in: 'query',
+      required: false,
+      style: 'form',
+      explode: true,
+      description: 'Every other query parameter: see the operation description.',
+      schema: { type: 'object', ...(open === true ? {} : { additionalProperties: open }) },
+    });
+  }
   if (takesIdempotencyKey(op)) out.push({ $ref: '#/components/parameters/IdempotencyKey' });
   return out;
 }

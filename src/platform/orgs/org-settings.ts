@@ -1,39 +1,56 @@
 import { z } from 'zod';
-import { invalidInput } from '../http/errors.js';
 
-/** Every per-org setting, its type and default. Modules read settings only through this schema. */
-const settingsSchema = z.object({
-  'stock.low_threshold': z.coerce.number().int().default(8),
-  'stock.backorder_threshold': z.coerce.number().int().default(0),
-});
+/** An org's settings as stored: text values by setting name. */
+export type StoredSettings = Readonly<Record<string, string>>;
 
-export type OrgSettings = z.infer<typeof settingsSchema>;
-export type SettingKey = keyof OrgSettings;
+/** Every declared setting's value for one org, by name (what `settings show` prints). */
+export type OrgSettings = Readonly<Record<string, unknown>>;
 
-export const SETTING_KEYS = Object.keys(settingsSchema.shape) as SettingKey[];
+/** One setting's schema: it reads the stored text (so numbers coerce), and carries its default and description. */
+export type SettingSchema = z.ZodDefault<z.ZodType>;
 
-export function resolveSettings(stored: Record<string, string>): OrgSettings {
-  return settingsSchema.parse(stored);
+/** Declares one per-org setting: how its stored text reads, its value when none is stored, and what it means. */
+export function setting<T extends z.ZodType>(schema: T, defaultValue: z.core.util.NoUndefined<z.output<T>>, description: string): z.ZodDefault<T> {
+  return schema.default(defaultValue).describe(description);
 }
 
-/** Validates `key=value` assignments against the schema and the merged result's invariants. */
-export function validateAssignments(current: Record<string, string>, assignments: string[]): Record<string, string> {
-  const changes: Record<string, string> = {};
-  for (const a of assignments) {
-    const eq = a.indexOf('=');
-    if (eq <= 0) throw invalidInput(`expected key=value, got "${a}"`);
-    const key = a.slice(0, eq).trim();
-    const value = a.slice(eq + 1).trim();
-    if (!(SETTING_KEYS as string[]).includes(key)) throw invalidInput(`unknown setting: ${key} (known: ${SETTING_KEYS.join(', ')})`);
-    changes[key] = value;
-  }
-  const merged = settingsSchema.safeParse({ ...current, ...changes });
-  if (!merged.success) {
-    const issue = merged.error.issues[0];
-    throw invalidInput(`invalid setting ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
-  }
-  if (merged.data['stock.backorder_threshold'] >= merged.data['stock.low_threshold']) {
-    throw invalidInput('stock.backorder_threshold must be below stock.low_threshold');
-  }
-  return changes;
+/** What an operator is told about one setting. */
+export interface SettingInfo {
+  /** `<area>.<name>` (`stock.low_threshold`). */
+  name: string;
+  description: string;
+  default: unknown;
+}
+
+/** The settings one module declares, as OrgsService sees them. */
+export interface OrgSettingsGroup<T extends OrgSettings = OrgSettings> {
+  readonly settings: readonly SettingInfo[];
+  /** This group's values: stored text read through each setting's schema, defaults where nothing is stored. */
+  read(stored: StoredSettings): T;
+  /** What is wrong with these stored values (a value its schema refuses, or the group's rule across them), or undefined. */
+  problem(stored: StoredSettings): string | undefined;
+}
+
+/**
+ * A module's per-org settings: names to `setting(...)` schemas, and an optional rule across them that answers a
+ * message when the values break it ("backorder below low"). The rule sees the merged values a change would leave.
+ */
+export function defineOrgSettings<S extends Record<string, SettingSchema>>(
+  shape: S,
+  rule?: (values: z.output<z.ZodObject<S>>) => string | undefined,
+): OrgSettingsGroup<z.output<z.ZodObject<S>>> {
+  // Stored rows of other modules' settings pass through: an object schema strips keys it does not know.
+  const schema = z.object(shape);
+  return {
+    settings: Object.entries(shape).map(([name, s]) => ({ name, description: s.description ?? '', default: s.parse(undefined) })),
+    read: (stored) => schema.parse(stored),
+    problem(stored) {
+      const parsed = schema.safeParse(stored);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        return `invalid setting ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`;
+      }
+      return rule?.(parsed.data);
+    },
+  };
 }

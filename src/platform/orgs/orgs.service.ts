@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Db, Executor, Tx } from '../db/schema.js';
 import { conflict, invalidInput, notFound } from '../http/errors.js';
 import { newId } from '../ids.js';
-import { type OrgSettings, resolveSettings, validateAssignments } from './org-settings.js';
+import type { OrgSettings, OrgSettingsGroup, StoredSettings } from './org-settings.js';
 import * as repo from './orgs.repository.js';
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -15,16 +15,28 @@ export interface OrgView {
 }
 
 /** Runs in the settings transaction, so data derived from settings never disagrees with them. */
-export type SettingsListener = (tx: Tx, orgId: string, settings: OrgSettings) => Promise<void>;
+export type SettingsListener<T extends OrgSettings> = (tx: Tx, orgId: string, values: T) => Promise<void>;
 
 /** Operator-side org management (CLI); not reachable through the org-scoped API. */
 export class OrgsService {
-  private readonly listeners: SettingsListener[] = [];
+  private readonly listeners: { names: string[]; notify: (tx: Tx, orgId: string, stored: StoredSettings) => Promise<void> }[] = [];
+  private readonly known: string[];
 
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  /** `groups`: the settings every module declares; nothing else can be set. */
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly groups: readonly OrgSettingsGroup[],
+  ) {
+    this.known = groups.flatMap((g) => g.settings.map((s) => s.name));
+    const twice = this.known.find((name, i) => this.known.indexOf(name) !== i);
+    if (twice !== undefined) throw new Error(`setting ${twice} is declared twice`);
+  }
 
-  onSettingsChanged(listener: SettingsListener): void {
-    this.listeners.push(listener);
+  /** Runs `listener` with the group's new values whenever a change sets one of its settings. */
+  onSettingsChanged<T extends OrgSettings>(group: OrgSettingsGroup<T>, listener: SettingsListener<T>): void {
+    this.declared(group);
+    this.listeners.push({ names: group.settings.map((s) => s.name), notify: (tx, orgId, stored) => listener(tx, orgId, group.read(stored)) });
   }
 
   async create(slug: string, name?: string): Promise<OrgView> {
@@ -45,21 +57,51 @@ export class OrgsService {
     return org;
   }
 
-  /** Pass the caller's transaction when inside one: SQLite has a single connection, and the pool would wait on it. */
-  async settings(orgId: string, db: Executor = this.db): Promise<OrgSettings> {
-    return resolveSettings(await repo.readSettings(db, orgId));
+  /** Every declared setting of the org. */
+  async settings(orgId: string): Promise<OrgSettings> {
+    return this.resolve(await repo.readSettings(this.db, orgId));
+  }
+
+  /** One group's values. Pass the caller's transaction when inside one: SQLite has a single connection, and the pool would wait on it. */
+  async settingsOf<T extends OrgSettings>(group: OrgSettingsGroup<T>, orgId: string, db: Executor = this.db): Promise<T> {
+    this.declared(group);
+    return group.read(await repo.readSettings(db, orgId));
   }
 
   async setSettings(slug: string, assignments: string[]): Promise<OrgSettings> {
     const org = await this.bySlug(slug);
     const current = await repo.readSettings(this.db, org.id);
-    const changes = validateAssignments(current, assignments);
+    const changes = this.parseAssignments(assignments);
+    const merged = { ...current, ...changes };
+    for (const group of this.groups) {
+      const problem = group.problem(merged);
+      if (problem !== undefined) throw invalidInput(problem);
+    }
     const at = this.clock.now().toISOString();
-    const settings = resolveSettings({ ...current, ...changes });
     await this.db.transaction().execute(async (tx) => {
       for (const [key, value] of Object.entries(changes)) await repo.upsertSetting(tx, org.id, key, value, at);
-      for (const listener of this.listeners) await listener(tx, org.id, settings);
+      for (const l of this.listeners) if (l.names.some((name) => name in changes)) await l.notify(tx, org.id, merged);
     });
-    return settings;
+    return this.resolve(merged);
+  }
+
+  private parseAssignments(assignments: string[]): Record<string, string> {
+    const changes: Record<string, string> = {};
+    for (const a of assignments) {
+      const eq = a.indexOf('=');
+      if (eq <= 0) throw invalidInput(`expected key=value, got "${a}"`);
+      const key = a.slice(0, eq).trim();
+      if (!this.known.includes(key)) throw invalidInput(`unknown setting: ${key} (known: ${this.known.join(', ')})`);
+      changes[key] = a.slice(eq + 1).trim();
+    }
+    return changes;
+  }
+
+  private resolve(stored: StoredSettings): OrgSettings {
+    return Object.fromEntries(this.groups.flatMap((g) => Object.entries(g.read(stored))));
+  }
+
+  private declared(group: OrgSettingsGroup): void {
+    if (!this.groups.includes(group)) throw new Error(`settings ${group.settings.map((s) => s.name).join(', ')} are not declared by any module`);
   }
 }

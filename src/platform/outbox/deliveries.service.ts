@@ -41,7 +41,7 @@ function toView(row: Awaited<ReturnType<typeof repo.listDeliveries>>[number]): D
     destination: row.destination,
     target: row.target,
     type: row.type,
-    status: row.status as OutboxStatus,
+    status: row.status,
     attempts: Number(row.attempts),
     next_attempt_at: pending && row.next_attempt_at !== DUE_NOW ? row.next_attempt_at : null,
     lease_owner: row.status === 'delivering' ? row.lease_owner : null,

@@ -125,7 +125,7 @@ export interface DeliveryState {
 export async function findStates(db: Executor, ids: string[]): Promise<DeliveryState[]> {
   if (ids.length === 0) return [];
   const rows = await db.selectFrom('outbox').select(['id', 'status', 'attempts', 'last_error']).where('id', 'in', ids).execute();
-  return rows.map((r) => ({ ...r, status: r.status as OutboxStatus, attempts: Number(r.attempts) }));
+  return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
 }
 
 export interface ListOptions {

@@ -165,7 +165,7 @@ describe('OpenAPI document', () => {
         output = run();
       } catch (err) {
         const e = err as { stdout?: string; stderr?: string };
-        throw new Error(`redocly lint failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+        throw new Error(`redocly lint failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: err });
       }
       expect(output).not.toMatch(/warning/i);
     });
@@ -189,7 +189,7 @@ describe('OpenAPI document', () => {
         execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', join(dir, 'tsconfig.json')], { encoding: 'utf8', stdio: 'pipe' });
       } catch (err) {
         const e = err as { stdout?: string; stderr?: string };
-        throw new Error(`the generated client does not type-check:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+        throw new Error(`the generated client does not type-check:\n${e.stdout ?? ''}${e.stderr ?? ''}`, { cause: err });
       }
     });
   });

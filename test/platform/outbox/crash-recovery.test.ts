@@ -72,7 +72,7 @@ describe.each(dialects)('delivery across real serve processes (%s)', (dialect) =
     await sim.setMode({ kind: 'slow', delayMs: 50 });
     const env = childEnv(h, { HUB_URL: sim.url, OUTBOX_POLL_MS: '50', OUTBOX_CONCURRENCY: '2' });
     running.push(...(await Promise.all([startServe(env), startServe(env)])));
-    await waitFor(async () => ((await statusCounts(h)).delivered ?? 0) >= ids.length, {
+    await waitFor(async () => ((await statusCounts(h, `pair-${dialect}-`)).delivered ?? 0) >= ids.length, {
       what: '10,000 events delivered', timeoutMs: 150_000, intervalMs: 250,
     });
     const received = sim.events().map((e) => e.id);

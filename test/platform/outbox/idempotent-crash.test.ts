@@ -91,9 +91,10 @@ describe.each(dialects)('exactly once across a crash of a real serve process (%s
     await sim.close();
   });
 
-  // The request waits for the hub up to HUB_TIMEOUT_MS; a lease left by the killed process runs out after OUTBOX_LEASE_MS.
+  // The request waits for the hub up to HUB_TIMEOUT_MS, long enough for the kill to land while it waits on a loaded machine;
+  // a lease left by the killed process runs out after OUTBOX_LEASE_MS.
   const env = () =>
-    childEnv(h, { HUB_URL: sim.url, HUB_TIMEOUT_MS: '6000', HUB_BATCH_TIMEOUT_MS: '3000', OUTBOX_LEASE_MS: '7000', OUTBOX_POLL_MS: '50' });
+    childEnv(h, { HUB_URL: sim.url, HUB_TIMEOUT_MS: '12000', HUB_BATCH_TIMEOUT_MS: '3000', OUTBOX_LEASE_MS: '13000', OUTBOX_POLL_MS: '50' });
 
   it.each(cases.map((c) => [c.label, c] as const))(
     '%s: killed while waiting for the hub, the retry on a new process replays the first answer; the hub gets one event',

@@ -95,11 +95,10 @@ export async function enqueueEvents(h: Harness, orgId: string, n: number, prefix
   });
 }
 
-export async function statusCounts(h: Harness): Promise<Record<string, number>> {
-  const rows = await h.gateway.database.db
-    .selectFrom('outbox')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
-    .groupBy('status')
-    .execute();
+export async function statusCounts(h: Harness, idPrefix?: string): Promise<Record<string, number>> {
+  let query = h.gateway.database.db.selectFrom('outbox').select(['status', (eb) => eb.fn.countAll<number>().as('n')]);
+  // A suite's earlier cases leave their rows in the same schema: count only this case's when asked.
+  if (idPrefix !== undefined) query = query.where('id', 'like', `${idPrefix}%`);
+  const rows = await query.groupBy('status').execute();
   return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
 }

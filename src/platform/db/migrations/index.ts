@@ -4,7 +4,11 @@ import * as m0002 from './0002_orders_outbox.js';
 import * as m0003 from './0003_warranty_objects.js';
 import * as m0004 from './0004_edi.js';
 
-/** Every migration, in order. Add a module's migration here with the next number. */
+/**
+ * The baseline: every table created before modules declared their own migrations, platform and module tables alike.
+ * Deployed databases ran these under these names, and Kysely refuses a history that changes, so they stay here as
+ * they are. A module's new tables come in its own `migrations` (src/modules/<m>/index.ts), numbered from 0005 on.
+ */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_orders_outbox': m0002,

@@ -1,0 +1,25 @@
+// The module's tables, added to the platform's Database by declaration merging (see platform/db/schema.ts).
+// Same storage rules as there: ISO 8601 UTC text times, 0/1 booleans, integer 1/10000 money, JSON as text.
+import type { ProductStatus } from './products.schemas.js';
+import type { StockStatus } from './stock-status.js';
+
+export interface ProductsTable {
+  org_id: string;
+  sku: string;
+  sku_lower: string;
+  name: string;
+  name_lower: string;
+  description: string | null;
+  status: ProductStatus;
+  stock_qty: number;
+  stock_status: StockStatus;
+  bin_location: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+declare module '../../platform/db/schema.js' {
+  interface Database {
+    products: ProductsTable;
+  }
+}

@@ -1,0 +1,71 @@
+import type { Migration } from 'kysely';
+import type { ApiKeysService } from './auth/api-keys.service.js';
+import type { Clock } from './clock.js';
+import type { Db } from './db/schema.js';
+import type { OperationSource } from './operations/module.js';
+import type { OrgSettingsGroup } from './orgs/org-settings.js';
+import type { OrgsService } from './orgs/orgs.service.js';
+import type { DeliveriesService } from './outbox/deliveries.service.js';
+import type { DeliveryWorker } from './outbox/delivery-worker.js';
+
+/**
+ * The gateway's services by name: the platform's here; each module adds its own from its index.ts by declaration
+ * merging (`declare module '../../platform/module-definition.js' { interface Services { products: ProductsService } }`).
+ */
+export interface Services {
+  orgs: OrgsService;
+  apiKeys: ApiKeysService;
+  deliveries: DeliveriesService;
+}
+
+export type PlatformServices = Pick<Services, 'orgs' | 'apiKeys' | 'deliveries'>;
+
+/** What a module builds its services from: platform pieces, and the services of the modules listed before it. */
+export interface ModuleContext {
+  db: Db;
+  clock: Clock;
+  /** Hub delivery right after commit. */
+  delivery: DeliveryWorker;
+  services: Services;
+}
+
+/**
+ * A module as it declares itself (one folder; the app lists the modules in src/modules/index.ts): its operations
+ * (REST, MCP and OpenAPI come from them), its migrations, its per-org settings and how its services are built. Its
+ * table types live in its `<m>.tables.ts`, merged into the platform's `Database`.
+ */
+export interface ModuleDefinition extends OperationSource<Services> {
+  name: string;
+  /**
+   * Its migrations by name, `NNNN_<module>[_<what>]` with NNNN above every migration that exists (the platform's and
+   * every module's: all run in one sequence, in name order, and a deployed database refuses a name that sorts before
+   * one it has run). Take `Kysely<unknown>`: a migration must not change with today's table types.
+   */
+  migrations?: Record<string, Migration>;
+  /** Its per-org settings (`settings set/show`); OrgsService refuses any name no module declares. */
+  settings?: OrgSettingsGroup;
+  /** Builds its services and registers its hooks on other services' (it calls services, never another module's tables). */
+  services?(context: ModuleContext): Partial<Services>;
+}
+
+/**
+ * Builds every module's services in list order. A module that reads a service no module before it built fails
+ * here, at start, naming both, rather than with `undefined` at its first request.
+ */
+export function buildServices(modules: readonly ModuleDefinition[], pieces: Omit<ModuleContext, 'services'>, platform: PlatformServices): Services {
+  const built: Partial<Services> = { ...platform };
+  for (const m of modules) {
+    const earlier = new Proxy(built, {
+      get(target, name) {
+        if (typeof name === 'string' && !(name in target)) throw new Error(`module ${m.name} uses services.${name}, which no module listed before it provides`);
+        return Reflect.get(target, name) as unknown;
+      },
+    });
+    // Every member it reads is checked by the proxy above.
+    const own = m.services?.({ ...pieces, services: earlier as Services }) ?? {};
+    for (const name of Object.keys(own)) if (name in built) throw new Error(`module ${m.name} provides services.${name} again`);
+    Object.assign(built, own);
+  }
+  // Each module's declaration merging adds exactly the services its `services` returns.
+  return built as Services;
+}
