@@ -73,13 +73,15 @@ export async function findDocuments(db: Executor, orgId: string, messageId: stri
   return db.selectFrom('edi_documents').selectAll().where('org_id', '=', orgId).where('message_id', '=', messageId).orderBy('seq').execute();
 }
 
-/** The 850 an order came from; by order id alone because the status listener is not told the org (ids are global). */
-export async function findOrderSource(db: Executor, orderId: string): Promise<(DocumentRow & { partner_id: string | null }) | undefined> {
+/** The 850 an order came from. */
+export async function findOrderSource(db: Executor, orgId: string, orderId: string): Promise<(DocumentRow & { partner_id: string | null }) | undefined> {
   return db
     .selectFrom('edi_documents as d')
     .innerJoin('edi_messages as m', 'm.id', 'd.message_id')
     .selectAll('d')
     .select('m.partner_id')
+    .where('d.org_id', '=', orgId)
+    .where('m.org_id', '=', orgId)
     .where('d.order_id', '=', orderId)
     .where('m.direction', '=', 'inbound')
     .where('d.type', '=', '850')

@@ -51,19 +51,21 @@ function documentBody(type: OutboundType, order: OrderData, stored: readonly Sto
   if (type === '856') {
     return shipNotice({ shipmentId: order.id, poNumber: order.po_number, poDate, orderId: order.id, date: ccyymmdd(at), time: hhmm(at), lines });
   }
-  // Line totals are whole cents, so the subtotal in units divides by 100 exactly.
-  const totalCents = BigInt(toUnits(order.totals.subtotal) ?? 0) / 100n;
+  // Line totals are whole cents, so the subtotal in units divides by 100 exactly. A subtotal that does not convert
+  // is a bug to surface (the change rolls back), never an invoice for 0.
+  const units = toUnits(order.totals.subtotal);
+  if (units === undefined) throw new Error(`order ${order.id}: subtotal ${order.totals.subtotal} is not in 1/10000 units`);
+  const totalCents = BigInt(units) / 100n;
   return invoice({ invoiceNumber: `INV${String(controlNumber).padStart(9, '0')}`, date: ccyymmdd(at), poNumber: order.po_number, poDate, lines, totalCents });
 }
 
 /** Runs in each status change's transaction, so an EDI order's 855/856/810 commits (or not) with the change. */
 export function statusDocuments(clock: Clock): OrderStatusListener {
-  return async (tx, order, _from, to) => {
+  return async (tx, { orgId, order, to }) => {
     const type = DOCUMENT_FOR[to];
     if (order.source !== 'edi' || type === undefined) return;
-    const source = await messages.findOrderSource(tx, order.id);
+    const source = await messages.findOrderSource(tx, orgId, order.id);
     if (source === undefined || source.partner_id === null) return;
-    const orgId = source.org_id;
     const partner = await partners.findPartnerById(tx, orgId, source.partner_id);
     const profile = await partners.findProfile(tx, orgId);
     if (partner === undefined || profile === undefined) return;

@@ -29,7 +29,15 @@ export type OrderSource = (typeof ORDER_SOURCES)[number];
  * Runs inside the transaction of a status change, after the order row moved and before commit: what a
  * listener writes (EDI's outbound documents) commits or rolls back with the change.
  */
-export type OrderStatusListener = (tx: Tx, order: OrderData, from: OrderStatus, to: OrderStatus) => Promise<void>;
+export type OrderStatusListener = (tx: Tx, change: OrderStatusChange) => Promise<void>;
+
+/** One status change as listeners see it: the org first, like every repository call they make with it. */
+export interface OrderStatusChange {
+  orgId: string;
+  order: OrderData;
+  from: OrderStatus;
+  to: OrderStatus;
+}
 
 const cursorSchema = z.object({ c: z.string(), i: z.string() });
 
@@ -185,7 +193,7 @@ export class OrdersService {
         at: now,
         data: { order_id: row.id, po_number: row.po_number, from, to, changed_at: at },
       });
-      for (const listener of this.listeners) await listener(tx, data, from, to);
+      for (const listener of this.listeners) await listener(tx, { orgId, order: data, from, to });
       return { data, lastEventId: eventId, changed: true };
     }
     throw conflict(`order ${idOrPoNumber} is being changed by another request; try again`);

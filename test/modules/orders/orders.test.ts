@@ -474,7 +474,9 @@ describe.each(dialects)('orders (%s)', (dialect) => {
     it('runs listeners in the change\'s transaction: a failing listener rolls the change and its event back', async () => {
       const seen: string[] = [];
       let fail = false;
-      h.gateway.services.orders.onStatusChanged(async (tx, order, from, to) => {
+      const orgId = (await h.org('acme')).id;
+      h.gateway.services.orders.onStatusChanged(async (tx, { orgId: changedIn, order, from, to }) => {
+        expect(changedIn).toBe(orgId);
         seen.push(`${order.po_number}:${from}->${to}`);
         const row = await tx.selectFrom('orders').select('status').where('id', '=', order.id).executeTakeFirst();
         expect(row?.status).toBe(to);
