@@ -34,12 +34,27 @@ export interface X12Bench {
   rssRatioOverIdle: number;
   /** Peak RSS of a child that parses and then splits every segment of every set once. */
   materializeRssBytes: number;
+  /** The rssBody interchange through POST /v1/edi in a warmed gateway (SQLite): its time and its peak over the warmed process. */
+  post: { ms: number; mbPerSec: number; peakOverWarmedBytes: number; ratio: number };
+}
+
+interface PostReport {
+  bodyBytes: number;
+  warmedRss: number;
+  peak: number;
+  ms: number;
+}
+
+async function postThroughGateway(file: string, warmFile: string, lines: number): Promise<PostReport> {
+  const child = fileURLToPath(new URL('./edi-post.child.js', import.meta.url));
+  const { stdout } = await run(process.execPath, ['--expose-gc', child, file, warmFile, String(lines)], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout) as PostReport;
 }
 
 /** One 850 with `lines` PO1/PID pairs, shaped like the tire orders the gateway receives. */
-function purchaseOrder(n: number, lines: number): BuildSet {
+function purchaseOrder(n: number, lines: number, poPrefix: string): BuildSet {
   const segments: string[][] = [
-    ['BEG', '00', 'SA', `PO-${n}`, '', '20240115'],
+    ['BEG', '00', 'SA', `${poPrefix}${n}`, '', '20240115'],
     ['REF', 'DP', '042'],
     ['DTM', '002', '20240201'],
     ['N1', 'ST', 'Main Street Tires', '92', `STORE${n % 500}`],
@@ -55,11 +70,12 @@ function purchaseOrder(n: number, lines: number): BuildSet {
 }
 
 /** A multi-set 850 interchange built with our writer. */
-export function buildBenchInterchange(sets: number, lines: number): string {
+export function buildBenchInterchange(sets: number, lines: number, opts: { controlNumber?: number; poPrefix?: string } = {}): string {
+  const poPrefix = opts.poPrefix ?? 'PO-';
   return buildInterchange({
     sender: { qualifier: 'ZZ', id: 'BUYERCO' },
     receiver: { qualifier: 'ZZ', id: 'TIREGATEWAY' },
-    controlNumber: 1,
+    controlNumber: opts.controlNumber ?? 1,
     date: new Date('2024-01-15T10:30:00Z'),
     version: '00401',
     usage: 'P',
@@ -70,7 +86,7 @@ export function buildBenchInterchange(sets: number, lines: number): string {
         receiverCode: 'TIREGW',
         controlNumber: 1,
         version: '004010',
-        sets: Array.from({ length: sets }, (_, i) => purchaseOrder(i + 1, lines)),
+        sets: Array.from({ length: sets }, (_, i) => purchaseOrder(i + 1, lines, poPrefix)),
       },
     ],
   });
@@ -138,6 +154,10 @@ export async function benchX12(options: { sets?: number; lines?: number; rssTarg
     const parsed = await childRss('parse', file);
     const materialized = await childRss('materialize', file);
     if (!parsed.ok) throw new Error('the RSS child could not parse the interchange');
+    const warmFile = join(dir, 'warm.x12');
+    writeFileSync(warmFile, buildBenchInterchange(5, lines, { controlNumber: 2, poPrefix: 'WARM-' }), 'latin1');
+    const posted = await postThroughGateway(file, warmFile, lines);
+    const peakOverWarmedBytes = Math.max(0, posted.peak - posted.warmedRss);
     const mbPerSecOurs = mb / (oursMs / 1000);
     const mbPerSecNodeX12 = mb / (nodeX12Ms / 1000);
     return {
@@ -153,6 +173,12 @@ export async function benchX12(options: { sets?: number; lines?: number; rssTarg
       readOnlyRssBytes: read.maxRssBytes,
       rssRatioOverIdle: (parsed.maxRssBytes - idle.maxRssBytes) / rssBody.length,
       materializeRssBytes: materialized.maxRssBytes,
+      post: {
+        ms: posted.ms,
+        mbPerSec: posted.bodyBytes / 1e6 / (posted.ms / 1000),
+        peakOverWarmedBytes,
+        ratio: peakOverWarmedBytes / posted.bodyBytes,
+      },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
