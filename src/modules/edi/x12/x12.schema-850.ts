@@ -1,15 +1,15 @@
-import { collectIds, elements, loop, seg, UNBOUNDED as N, type LoopRule, type TransactionSetSchema } from './x12.schema.js';
+import { CURRENCY_CODES, ITEM_DESCRIPTION_TYPES, PURPOSE_CODES } from './x12.code-lists.js';
+import { collectIds, elements, loop, seg, UNBOUNDED as N, type LoopRule, type SegmentElements, type TransactionSetSchema } from './x12.schema.js';
 
 /**
- * 850 Purchase Order, 004010 structure (005010 keeps the same tables); element sizes take the wider of the two
- * versions so a valid 005010 value is never rejected.
+ * 850 Purchase Order, 004010 structure (x12.schema-850-5010.ts has 005010's); element sizes take the wider of the two
+ * versions so a valid 005010 value is never rejected. Syntax notes are the standard's for each segment.
  */
 
 const CODES: Readonly<Record<string, readonly string[]>> = {
-  // 353 Transaction Set Purpose Code
-  '353': ['00', '01', '02', '03', '04', '05', '06', '07', '08', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19', '20', '21', '22', '25', '26', '27', '28', '30', '31', '32', '33', '34', '35', '36', '37', '38', 'ZZ'],
-  // 349 Item Description Type
-  '349': ['F', 'S', 'X'],
+  '353': PURPOSE_CODES,
+  '349': ITEM_DESCRIPTION_TYPES,
+  '100': CURRENCY_CODES,
 };
 
 const s = seg;
@@ -91,28 +91,59 @@ const root = loop('850', 'M', 1, [
 const pairs = (count: number, qualifier: string, value: string): string[] =>
   Array.from({ length: count * 2 }, (_, i) => (i % 2 === 0 ? qualifier : value));
 
+/** P0607, P0809, ... P2425: each product id qualifier with its id. */
+const productIdPairs = Array.from({ length: 10 }, (_, i) => `P${String(6 + 2 * i).padStart(2, '0')}${String(7 + 2 * i).padStart(2, '0')}`);
+
+/** CUR07..CUR21: five date/time qualifier, date, time triples. */
+const curDates = Array.from({ length: 5 }, () => ['374 X ID 3/3', '373 X DT 8/8', '337 X TM 4/8']).flat();
+
+const N4_ELEMENTS = ['19 O AN 2/30', '156 O ID 2/2', '116 O ID 3/15', '26 O ID 2/3', '309 X ID 1/2', '310 O AN 1/30', '1715 X ID 1/3'];
+
+/** Element rules of the 850 segments the gateway checks, as 004010 defines them; 005010 overrides N4 and adds MTX. */
+export const ELEMENTS_850: Readonly<Record<string, SegmentElements>> = {
+  BEG: elements(
+    ['353 M ID 2/2', '92 M ID 2/2', '324 M AN 1/22', '328 O AN 1/30', '373 M DT 8/8', '367 O AN 1/30', '587 O ID 2/2',
+      '1019 O ID 3/3', '1166 O ID 2/2', '1232 O ID 2/2', '786 O ID 2/2', '640 O ID 2/2'],
+    CODES,
+  ),
+  CUR: elements(
+    ['98 M ID 2/3', '100 M ID 3/3', '280 O R 4/10', '98 O ID 2/3', '100 O ID 3/3', '669 O ID 3/3', ...curDates],
+    CODES,
+    ['C0807', 'C0907', 'L101112', 'C1110', 'C1210', 'L131415', 'C1413', 'C1513', 'L161718', 'C1716', 'C1816', 'L192021', 'C2019', 'C2119'],
+  ),
+  REF: elements(['128 M ID 2/3', '127 X AN 1/50', '352 X AN 1/80', 'C040 O C'], {}, ['R0203']),
+  PER: elements(
+    ['366 M ID 2/2', '93 O AN 1/60', '365 X ID 2/2', '364 X AN 1/256', '365 X ID 2/2', '364 X AN 1/256', '365 X ID 2/2', '364 X AN 1/256', '443 O AN 1/20'],
+    {},
+    ['P0304', 'P0506', 'P0708'],
+  ),
+  DTM: elements(['374 M ID 3/3', '373 X DT 8/8', '337 X TM 4/8', '623 O ID 2/2', '1250 X ID 2/3', '1251 X AN 1/35'], {}, ['R020305', 'C0403', 'P0506']),
+  N1: elements(['98 M ID 2/3', '93 X AN 1/60', '66 X ID 1/2', '67 X AN 2/80', '706 O ID 2/2', '98 O ID 2/3'], {}, ['R0203', 'P0304']),
+  N2: elements(['93 M AN 1/60', '93 O AN 1/60']),
+  N3: elements(['166 M AN 1/55', '166 O AN 1/55']),
+  N4: elements(N4_ELEMENTS, {}, ['C0605']),
+  PO1: elements(
+    ['350 O AN 1/20', '330 X R 1/15', '355 O ID 2/2', '212 X R 1/17', '639 O ID 2/2', ...pairs(10, '235 X ID 2/2', '234 X AN 1/48')],
+    {},
+    ['C0302', 'C0504', ...productIdPairs],
+  ),
+  PID: elements(
+    ['349 M ID 1/1', '750 O ID 2/3', '559 X ID 2/2', '751 X AN 1/12', '352 X AN 1/80', '752 O ID 2/2', '822 O AN 1/15', '1073 O ID 1/1', '819 O ID 2/3'],
+    CODES,
+    ['C0403', 'R0405', 'C0703', 'C0804', 'C0905'],
+  ),
+  NTE: elements(['363 O ID 3/3', '352 M AN 1/80']),
+  MSG: elements(['933 M AN 1/264', '934 X ID 2/2', '1470 O N0 1/9'], {}, ['C0302']),
+  CTT: elements(['354 M N0 1/6', '347 O R 1/10', '81 X R 1/10', '355 X ID 2/2', '183 X R 1/8', '355 X ID 2/2', '352 O AN 1/80'], {}, ['P0304', 'P0506']),
+};
+
+/** 005010's N4: N407 (country subdivision) excludes N402 and needs N404. */
+export const N4_5010 = elements(N4_ELEMENTS, {}, ['E0207', 'C0605', 'C0704']);
+
 export const SCHEMA_850: TransactionSetSchema = {
   id: '850',
+  version: '004010',
   root,
   ids: collectIds(root),
-  elements: {
-    BEG: elements(
-      ['353 M ID 2/2', '92 M ID 2/2', '324 M AN 1/22', '328 O AN 1/30', '373 M DT 8/8', '367 O AN 1/30', '587 O ID 2/2',
-        '1019 O ID 3/3', '1166 O ID 2/2', '1232 O ID 2/2', '786 O ID 2/2', '640 O ID 2/2'],
-      CODES,
-    ),
-    CUR: elements(['98 M ID 2/3', '100 M ID 3/3', '280 O R 4/10', '98 O ID 2/3', '100 O ID 3/3', '669 O ID 3/3', ...Array.from({ length: 15 }, () => '- O AN 0/35')]),
-    REF: elements(['128 M ID 2/3', '127 X AN 1/50', '352 X AN 1/80', 'C040 O C']),
-    PER: elements(['366 M ID 2/2', '93 O AN 1/60', '365 X ID 2/2', '364 X AN 1/256', '365 X ID 2/2', '364 X AN 1/256', '365 X ID 2/2', '364 X AN 1/256', '443 O AN 1/20']),
-    DTM: elements(['374 M ID 3/3', '373 X DT 8/8', '337 X TM 4/8', '623 O ID 2/2', '1250 X ID 2/3', '1251 X AN 1/35']),
-    N1: elements(['98 M ID 2/3', '93 X AN 1/60', '66 X ID 1/2', '67 X AN 2/80', '706 O ID 2/2', '98 O ID 2/3']),
-    N2: elements(['93 M AN 1/60', '93 O AN 1/60']),
-    N3: elements(['166 M AN 1/55', '166 O AN 1/55']),
-    N4: elements(['19 O AN 2/30', '156 O ID 2/2', '116 O ID 3/15', '26 O ID 2/3', '309 X ID 1/2', '310 O AN 1/30', '1715 X ID 1/3']),
-    PO1: elements(['350 O AN 1/20', '330 X R 1/15', '355 O ID 2/2', '212 X R 1/17', '639 O ID 2/2', ...pairs(10, '235 X ID 2/2', '234 X AN 1/48')]),
-    PID: elements(['349 M ID 1/1', '750 O ID 2/3', '559 X ID 2/2', '751 X AN 1/12', '352 X AN 1/80', '752 O ID 2/2', '822 O AN 1/15', '1073 O ID 1/1', '819 O ID 2/3'], CODES),
-    NTE: elements(['363 O ID 3/3', '352 M AN 1/80']),
-    MSG: elements(['933 M AN 1/264', '934 X ID 2/2', '1470 O N0 1/9']),
-    CTT: elements(['354 M N0 1/6', '347 O R 1/10', '81 X R 1/10', '355 X ID 2/2', '183 X R 1/8', '355 X ID 2/2', '352 O AN 1/80']),
-  },
+  elements: ELEMENTS_850,
 };

@@ -1,12 +1,11 @@
+import { GROUP_ACK_CODES, SET_ACK_CODES } from './x12.code-lists.js';
 import { collectIds, elements, loop, seg as s, UNBOUNDED as N, type TransactionSetSchema } from './x12.schema.js';
 
 /** 997 Functional Acknowledgment (004010 and 005010 share the structure; 005010 adds AK103 and AK203). */
 
 const CODES: Readonly<Record<string, readonly string[]>> = {
-  // 715 Functional Group Acknowledge Code
-  '715': ['A', 'E', 'M', 'P', 'R', 'W', 'X'],
-  // 717 Transaction Set Acknowledgment Code
-  '717': ['A', 'E', 'M', 'R', 'W', 'X'],
+  '715': GROUP_ACK_CODES,
+  '717': SET_ACK_CODES,
 };
 
 const root = loop('997', 'M', 1, [
@@ -19,6 +18,7 @@ const root = loop('997', 'M', 1, [
 
 export const SCHEMA_997: TransactionSetSchema = {
   id: '997',
+  version: '004010',
   root,
   ids: collectIds(root),
   elements: {
@@ -33,3 +33,6 @@ export const SCHEMA_997: TransactionSetSchema = {
     ),
   },
 };
+
+/** 005010's 997 has the same table; only the version it answers for differs. */
+export const SCHEMA_997_5010: TransactionSetSchema = { ...SCHEMA_997, version: '005010' };

@@ -33,13 +33,26 @@ export interface ElementRule {
   readonly codes?: ReadonlySet<string>;
 }
 
+/**
+ * X12 relational condition between elements of one segment (X12.6 syntax notes): P paired (any present -> all),
+ * R required (at least one), E exclusion (at most one), C conditional (first present -> all others),
+ * L list conditional (first present -> at least one other). `elements` are 1-based positions.
+ */
+export interface SyntaxRule {
+  readonly kind: 'P' | 'R' | 'E' | 'C' | 'L';
+  readonly elements: readonly number[];
+}
+
 /** Element rules of one segment; `rules[i]` describes element i + 1. */
 export interface SegmentElements {
   readonly rules: readonly ElementRule[];
+  readonly syntax?: readonly SyntaxRule[];
 }
 
 export interface TransactionSetSchema {
   readonly id: string;
+  /** GS08 version/release this table is written from, e.g. '004010'. */
+  readonly version: string;
   /** The whole set as one loop: ST first, SE last. */
   readonly root: LoopRule;
   readonly elements: Readonly<Record<string, SegmentElements>>;
@@ -78,7 +91,11 @@ function isElementRequirement(value: string): value is ElementRequirement {
  * Parses element specs like '373 M DT 8/8' (ref, requirement, type, min/max) as printed in the standard.
  * `codes` maps data element refs to their allowed values where the gateway checks code lists.
  */
-export function elements(specs: readonly string[], codes: Readonly<Record<string, readonly string[]>> = {}): SegmentElements {
+export function elements(
+  specs: readonly string[],
+  codes: Readonly<Record<string, readonly string[]>> = {},
+  notes: readonly string[] = [],
+): SegmentElements {
   const rules = specs.map((spec): ElementRule => {
     const [ref = '', req = '', type = '', size = ''] = spec.split(' ');
     if (!isElementRequirement(req) || !isElementType(type)) throw new Error(`bad element spec '${spec}'`);
@@ -87,7 +104,18 @@ export function elements(specs: readonly string[], codes: Readonly<Record<string
     const rule = { ref, req, type, min: Number(min), max: type === 'C' ? UNBOUNDED : Number(max) };
     return list === undefined ? rule : { ...rule, codes: new Set(list) };
   });
-  return { rules };
+  return notes.length === 0 ? { rules } : { rules, syntax: notes.map(syntaxRule) };
+}
+
+/** Parses a syntax note as the standard prints it: 'P0304' = elements 03 and 04 paired. */
+export function syntaxRule(note: string): SyntaxRule {
+  const kind = note.charAt(0);
+  const digits = note.slice(1);
+  if (!(kind === 'P' || kind === 'R' || kind === 'E' || kind === 'C' || kind === 'L') || !/^(\d\d){2,}$/.test(digits)) {
+    throw new Error(`bad syntax note '${note}'`);
+  }
+  const positions = digits.match(/\d\d/g) ?? [];
+  return { kind, elements: positions.map(Number) };
 }
 
 /** Collects every segment id of a structure (for "segment not in this set" checks). */

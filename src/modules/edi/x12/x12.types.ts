@@ -136,6 +136,7 @@ export const X12_CODES = {
   segmentNotInSet: 'AK304:6',
   segmentOutOfSequence: 'AK304:7',
   elementMissing: 'AK403:1',
+  conditionalElementMissing: 'AK403:2',
   tooManyElements: 'AK403:3',
   elementTooShort: 'AK403:4',
   elementTooLong: 'AK403:5',
@@ -143,4 +144,5 @@ export const X12_CODES = {
   invalidCode: 'AK403:7',
   invalidDate: 'AK403:8',
   invalidTime: 'AK403:9',
+  exclusionViolated: 'AK403:10',
 } as const;
