@@ -20,14 +20,24 @@ import { type PoAcknowledgment, purchaseOrderAck } from './outbound-sets.js';
 import { recordOutbound, wrapSet } from './outbound.js';
 import * as partners from './partners.repository.js';
 import { readPurchaseOrder } from './purchase-order.js';
-import { assess997, build997, type GroupVerdict, type SetVerdict } from './x12/x12.ack997.js';
-import { parseX12, validateInterchange } from './x12/x12.parser.js';
+import { setImmediate } from 'node:timers/promises';
+import { assess997Async, build997Async, type GroupVerdict, type SetVerdict } from './x12/x12.ack997.js';
+import { echoText } from './x12/x12.delimiters.js';
+import { parseX12, readSegments, validateInterchange } from './x12/x12.parser.js';
 import { type FunctionalGroup, type PartialInterchange, type TransactionSet, X12_CODES, type X12Issue } from './x12/x12.types.js';
 import { summarize, toEdiError } from './x12-errors.js';
 
 export interface IntakeDeps extends OrderIntakeDeps {
   db: Db;
   clock: Clock;
+}
+
+/** Documents or 997s written between two yields to the event loop, so one large body never starves other requests. */
+const PACE = 500;
+
+/** Lets the event loop run every PACE items: the database calls of a local SQLite settle without ever yielding. */
+async function pace(i: number): Promise<void> {
+  if (i % PACE === PACE - 1) await setImmediate();
 }
 
 /** Transaction sets the gateway takes in a non-FA group; anything else is rejected in the 997 (AK502 1). */
@@ -69,7 +79,7 @@ function unsupportedSets(envelope: PartialInterchange): X12Issue[] {
           .filter((set) => !SUPPORTED_SETS.has(set.id))
           .map((set): X12Issue => ({
             code: 'AK502:1',
-            message: `transaction set ${set.id} is not supported; the gateway takes 850`,
+            message: `transaction set ${echoText(set.id)} is not supported; the gateway takes 850`,
             level: 'set',
             position: set.position,
             segmentId: 'ST',
@@ -95,7 +105,7 @@ function interchangeRejected(group: FunctionalGroup): X12Issue {
 
 /** The kinds of set an interchange carries, in order of appearance ("850" or "850,997"). */
 function setTypes(envelope: PartialInterchange): string | null {
-  const types = [...new Set(envelope.groups.flatMap((g) => g.transactionSets.map((s) => s.id)))].join(',');
+  const types = [...new Set(envelope.groups.flatMap((g) => g.transactionSets.map((s) => echoText(s.id))))].join(',');
   return types === '' ? null : types;
 }
 
@@ -108,10 +118,10 @@ function messageStatus(documents: readonly DocumentView[], hasIssues: boolean): 
 
 function documentView(type: string, set: TransactionSet, status: DocumentStatus, errors: readonly EdiError[], po?: { poNumber: string; orderId?: string }): DocumentView {
   return {
-    type,
-    control_number: set.controlNumber,
+    type: echoText(type),
+    control_number: echoText(set.controlNumber),
     status,
-    ...(po === undefined || po.poNumber === '' ? {} : { po_number: po.poNumber }),
+    ...(po === undefined || po.poNumber === '' ? {} : { po_number: echoText(po.poNumber) }),
     ...(po?.orderId === undefined ? {} : { order_id: po.orderId }),
     ...(errors.length === 0 ? {} : { errors: [...errors] }),
   };
@@ -222,14 +232,14 @@ export class InterchangeIntake {
       message_id: r.messageId,
     });
     if (!claimed) return undefined;
-    const verdicts = assess997(envelope, issues);
+    const verdicts = await assess997Async(envelope, issues);
     const { documents, owed } = await this.takeDocuments(tx, r, c, verdicts);
 
     // Control numbers are taken last, so the counter row is locked only for the few writes below.
     const needed = verdicts.length + owed.length;
     let next = needed === 0 ? 0 : await partners.reserveControlNumbers(tx, r.orgId, needed);
     const take = (): number => next++;
-    const acks = build997(envelope, issues, {
+    const acks = await build997Async(envelope, issues, {
       nextControlNumbers: () => {
         const n = take();
         return { interchange: n, group: n };
@@ -239,9 +249,10 @@ export class InterchangeIntake {
     });
     const out = { orgId: r.orgId, partner, relatedId: r.messageId, at: r.at };
     const acknowledgments: SubmitResult['acknowledgments'] = [];
-    for (const ack of acks) {
+    for (const [i, ack] of acks.entries()) {
       const id = await recordOutbound(tx, { ...out, type: '997', x12: ack.x12, controlNumber: ack.interchangeControlNumber, orderId: null, poNumber: null, deliver: false });
-      acknowledgments.push({ group: ack.groupControlNumber, code: ack.code, message_id: id, x12: ack.x12 });
+      acknowledgments.push({ group: echoText(ack.groupControlNumber), code: ack.code, message_id: id, x12: ack.x12 });
+      await pace(i);
     }
     for (const { outcome, ack } of owed) {
       const controlNumber = take();
@@ -273,19 +284,29 @@ export class InterchangeIntake {
     const rows: messages.DocumentRow[] = [];
     const owed: Owed[] = [];
     const qualifiers = c.partner.sku_qualifiers.split(',');
+    // Findings of inbound 997 sets, filed once rather than searched per set.
+    const bySetControl = new Map<string, X12Issue[]>();
+    for (const issue of c.issues) {
+      const key = JSON.stringify([issue.groupControl, issue.setControl]);
+      const list = bySetControl.get(key);
+      if (list === undefined) bySetControl.set(key, [issue]);
+      else list.push(issue);
+    }
     for (const group of c.envelope.groups) {
       for (const set of group.transactionSets) {
+        await pace(rows.length);
         const verdict = setVerdicts.get(set);
         let view: DocumentView;
         let detail: DocumentDetail;
         if (verdict === undefined) {
           // An inbound 997 (FA group): recorded, never acknowledged.
-          const errors = c.issues.filter((i) => i.groupControl === group.controlNumber && i.setControl === set.controlNumber).map(toEdiError);
+          const errors = (bySetControl.get(JSON.stringify([group.controlNumber, set.controlNumber])) ?? []).map(toEdiError);
           detail = { errors };
           view = documentView(set.id, set, errors.length === 0 ? 'received' : 'rejected', errors);
         } else if (!verdict.set.accepted) {
           detail = { errors: [...verdict.groupIssues, ...verdict.set.issues].map(toEdiError) };
-          const poNumber = set.id === '850' ? readPurchaseOrder(set.segments).poNumber : '';
+          // Read without caching the segments on the set: a large body holds only the findings of its rejected sets.
+          const poNumber = set.id === '850' ? readPurchaseOrder(readSegments(set)).poNumber : '';
           view = documentView(set.id, set, 'rejected', detail.errors, { poNumber });
         } else {
           const outcome = await takePurchaseOrder(tx, this.d, { orgId: r.orgId, qualifiers, set, gs08: group.version, test: c.envelope.usage === 'T' });

@@ -1,18 +1,22 @@
 import type { EdiError } from './edi.schemas.js';
+import { echoText, JSON_ECHO_MAX } from './x12/x12.delimiters.js';
 import type { X12Issue } from './x12/x12.types.js';
 
-/** An X12 finding on the wire: where (segment position, segment id, element) and what. */
+/** A message quotes at most a few echoed values, each already cut; this bounds one that quotes more. */
+const MAX_MESSAGE = 4 * JSON_ECHO_MAX;
+
+/** An X12 finding on the wire: where (segment position, segment id, element) and what; every echoed text is cut and cleaned. */
 export function toEdiError(issue: X12Issue): EdiError {
   return {
-    code: issue.code,
-    message: issue.message,
+    code: echoText(issue.code),
+    message: echoText(issue.message, MAX_MESSAGE),
     level: issue.level,
     ...(issue.position === undefined ? {} : { position: issue.position }),
-    ...(issue.segmentId === undefined ? {} : { segment_id: issue.segmentId }),
+    ...(issue.segmentId === undefined ? {} : { segment_id: echoText(issue.segmentId) }),
     ...(issue.element === undefined ? {} : { element: issue.element }),
-    ...(issue.groupControl === undefined ? {} : { group_control: issue.groupControl }),
-    ...(issue.setControl === undefined ? {} : { set_control: issue.setControl }),
-    ...(issue.value === undefined ? {} : { value: issue.value }),
+    ...(issue.groupControl === undefined ? {} : { group_control: echoText(issue.groupControl) }),
+    ...(issue.setControl === undefined ? {} : { set_control: echoText(issue.setControl) }),
+    ...(issue.value === undefined ? {} : { value: echoText(issue.value) }),
   };
 }
 

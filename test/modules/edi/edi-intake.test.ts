@@ -246,7 +246,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
         ['TA105:021', 'IEA', 1, 9],
         ['interchange_rejected', 'GS', undefined, 2],
       ]);
-      expect(ack(details).body).toEqual(['AK1*PO*909', 'AK2*850*0001', 'AK5*A', 'AK9*R*3*1*0*5']);
+      expect(ack(details).body).toEqual(['AK1*PO*909', 'AK2*850*0001', 'AK5*R', 'AK9*R*3*1*0*5*1']);
       expect(details.documents).toMatchObject([{ status: 'rejected', po_number: 'PO-909' }]);
       expect(await orderCount()).toBe(before);
       expect((await message(details.message_id)).status).toBe('rejected');

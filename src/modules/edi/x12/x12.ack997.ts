@@ -1,4 +1,5 @@
-import { chooseDelimiters, scrub } from './x12.delimiters.js';
+import { setImmediate } from 'node:timers/promises';
+import { chooseDelimiters, echoX12, echoX12Id, scrub } from './x12.delimiters.js';
 import { buildInterchange, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, type Party } from './x12.writer.js';
 import type { Delimiters, FunctionalGroup, Interchange, PartialInterchange, TransactionSet, X12Issue } from './x12.types.js';
 
@@ -38,35 +39,124 @@ function unique(values: readonly (string | undefined)[]): string[] {
   return out.slice(0, MAX_CODES);
 }
 
-/** Findings that belong to one set: set-level ones by control number (position breaks ties), segment/element ones by position. */
-function issuesOfSet(issues: readonly X12Issue[], group: FunctionalGroup, set: TransactionSet): X12Issue[] {
-  const first = set.position;
-  const last = set.position + set.segmentCount - 1;
-  return issues.filter((issue) => {
-    if (issue.groupControl !== undefined && issue.groupControl !== group.controlNumber) return false;
-    if (issue.level === 'set') {
-      if (issue.setControl !== set.controlNumber) return false;
-      const twins = group.transactionSets.filter((s) => s.controlNumber === set.controlNumber);
-      if (twins.length < 2 || issue.position === undefined) return true;
-      // Duplicate ST02s: the trailer-missing finding sits one past the set's last segment.
-      return twins.find((s) => issue.position !== undefined && issue.position >= s.position && issue.position <= s.position + s.segmentCount) === set;
+/** Last index in `items` (ascending by key) whose key is <= p, or -1. */
+function lastAtOrBefore<T>(items: readonly T[], key: (item: T) => number, p: number): number {
+  let lo = 0;
+  let hi = items.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const item = items[mid];
+    if (item !== undefined && key(item) <= p) {
+      found = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
     }
-    if (issue.level !== 'segment' && issue.level !== 'element') return false;
-    if (issue.setControl !== undefined && issue.setControl !== set.controlNumber) return false;
-    return issue.position !== undefined && issue.position >= first && issue.position <= last;
-  });
+  }
+  return found;
 }
 
-function issuesOfGroup(issues: readonly X12Issue[], groups: readonly FunctionalGroup[], index: number): X12Issue[] {
-  const group = groups[index];
-  if (group === undefined) return [];
-  const twins = groups.filter((g) => g.controlNumber === group.controlNumber);
-  const next = groups[index + 1]?.position ?? Number.POSITIVE_INFINITY;
-  return issues.filter((issue) => {
-    if (issue.level !== 'group' || issue.groupControl !== group.controlNumber) return false;
-    if (twins.length < 2 || issue.position === undefined) return true;
-    return issue.position >= group.position && issue.position <= next;
-  });
+interface PlacedSet {
+  group: FunctionalGroup;
+  set: TransactionSet;
+}
+
+/**
+ * Every finding filed under the group or set it belongs to, in one pass over the findings (each placed by control
+ * number and position with a binary search), so judging N groups and sets costs N, not N x findings.
+ * Group findings: by GS06, position deciding between groups that share one. Set findings: by position (the set
+ * whose ST..one-past-SE holds it) and ST02; without a position, every set of the group with that ST02.
+ * Segment and element findings: the set whose ST..SE holds the position.
+ */
+class IssueIndex {
+  private readonly byGroup = new Map<FunctionalGroup, X12Issue[]>();
+  private readonly bySet = new Map<TransactionSet, X12Issue[]>();
+
+  constructor(groups: readonly FunctionalGroup[], issues: readonly X12Issue[]) {
+    const groupsByControl = new Map<string, number[]>();
+    groups.forEach((g, i) => {
+      const list = groupsByControl.get(g.controlNumber);
+      if (list === undefined) groupsByControl.set(g.controlNumber, [i]);
+      else list.push(i);
+    });
+    const sets: PlacedSet[] = groups.flatMap((group) => group.transactionSets.map((set) => ({ group, set })));
+    sets.sort((x, y) => x.set.position - y.set.position);
+    for (const issue of issues) {
+      if (issue.level === 'group') this.placeGroupIssue(issue, groups, groupsByControl);
+      else if (issue.level === 'set') this.placeSetIssue(issue, groups, groupsByControl, sets);
+      else if (issue.level === 'segment' || issue.level === 'element') this.placeDetail(issue, sets);
+    }
+  }
+
+  group(group: FunctionalGroup): X12Issue[] {
+    return this.byGroup.get(group) ?? [];
+  }
+
+  set(set: TransactionSet): X12Issue[] {
+    return this.bySet.get(set) ?? [];
+  }
+
+  private static add<K>(map: Map<K, X12Issue[]>, key: K, issue: X12Issue): void {
+    const list = map.get(key);
+    if (list === undefined) map.set(key, [issue]);
+    else list.push(issue);
+  }
+
+  private placeGroupIssue(issue: X12Issue, groups: readonly FunctionalGroup[], byControl: ReadonlyMap<string, number[]>): void {
+    const twins = issue.groupControl === undefined ? undefined : byControl.get(issue.groupControl);
+    if (twins === undefined) return;
+    const p = issue.position;
+    if (twins.length < 2 || p === undefined) {
+      for (const i of twins) {
+        const group = groups[i];
+        if (group !== undefined) IssueIndex.add(this.byGroup, group, issue);
+      }
+      return;
+    }
+    // A twin holds the finding from its GS up to the next group's GS; only the last twin at or before p and the one before it can.
+    const t = lastAtOrBefore(twins, (i) => groups[i]?.position ?? 0, p);
+    for (const k of [t - 1, t]) {
+      const i = twins[k];
+      if (i === undefined) continue;
+      const group = groups[i];
+      if (group === undefined) continue;
+      const next = groups[i + 1]?.position ?? Number.POSITIVE_INFINITY;
+      // At the next GS's position sit this group's missing-trailer findings, and that GS's own findings.
+      if (p >= group.position && (p < next || (p === next && issue.segmentId !== 'GS'))) IssueIndex.add(this.byGroup, group, issue);
+    }
+  }
+
+  private placeSetIssue(issue: X12Issue, groups: readonly FunctionalGroup[], byControl: ReadonlyMap<string, number[]>, sets: readonly PlacedSet[]): void {
+    const inGroup = (g: FunctionalGroup): boolean => issue.groupControl === undefined || issue.groupControl === g.controlNumber;
+    const p = issue.position;
+    if (p !== undefined) {
+      // The trailer-missing finding sits one past the set's last segment, where the next set may start.
+      const t = lastAtOrBefore(sets, (s) => s.set.position, p);
+      for (const k of [t - 1, t]) {
+        const placed = sets[k];
+        if (placed === undefined || !inGroup(placed.group) || placed.set.controlNumber !== issue.setControl) continue;
+        if (p <= placed.set.position + placed.set.segmentCount) {
+          IssueIndex.add(this.bySet, placed.set, issue);
+          return;
+        }
+      }
+    }
+    const candidates = issue.groupControl === undefined ? groups : (byControl.get(issue.groupControl) ?? []).flatMap((i) => groups[i] ?? []);
+    for (const group of candidates) {
+      for (const set of group.transactionSets) if (set.controlNumber === issue.setControl) IssueIndex.add(this.bySet, set, issue);
+    }
+  }
+
+  private placeDetail(issue: X12Issue, sets: readonly PlacedSet[]): void {
+    const p = issue.position;
+    if (p === undefined) return;
+    const placed = sets[lastAtOrBefore(sets, (s) => s.set.position, p)];
+    if (placed === undefined || p > placed.set.position + placed.set.segmentCount - 1) return;
+    if (issue.groupControl !== undefined && issue.groupControl !== placed.group.controlNumber) return;
+    if (issue.setControl !== undefined && issue.setControl !== placed.set.controlNumber) return;
+    IssueIndex.add(this.bySet, placed.set, issue);
+  }
 }
 
 interface SetAck {
@@ -77,11 +167,18 @@ interface SetAck {
 /** Index of AK404 (the copy of the bad value) in an AK4 element array. */
 const COPY_INDEX = 4;
 
-/** AK2 loop of one set: AK3/AK4 per segment in error, then AK5. AK404 holds the raw value until delimiters are known. */
-function ackSet(set: TransactionSet, issues: readonly X12Issue[], is5010: boolean): SetAck {
-  const ak2 = ['AK2', set.id, set.controlNumber];
-  const st03 = set.st[2];
-  if (is5010 && st03 !== undefined && st03 !== '') ak2.push(st03);
+/** Widths the 997 allows for the values it echoes (AN/ID maximums of the elements they land in). */
+const WIDTH = { functionalId: 2, groupControl: 9, version: 12, setId: 3, setControl: 9, st03: 35, segmentId: 3, loopId: 6, elementRef: 4, appCode: 15 } as const;
+
+/**
+ * AK2 loop of one set: AK3/AK4 per segment in error, then AK5. Every echoed value is cut to its element's width and to
+ * printable ASCII here; AK404 holds the copy until delimiters are known. `groupRejected`: the group's own findings
+ * reject it, so the set is rejected too (AK5 R, without an AK502 code when the set itself is sound).
+ */
+function ackSet(set: TransactionSet, issues: readonly X12Issue[], is5010: boolean, groupRejected: boolean): SetAck {
+  const ak2 = ['AK2', echoX12(set.id, WIDTH.setId), echoX12(set.controlNumber, WIDTH.setControl)];
+  const st03 = echoX12(set.st[2] ?? '', WIDTH.st03);
+  if (is5010 && st03 !== '') ak2.push(st03);
   const segments: string[][] = [ak2];
   const setCodes = issues.filter((i) => i.level === 'set').map((i) => codeValue(i, 'AK502'));
   const detail = issues.filter((i) => i.level === 'segment' || i.level === 'element');
@@ -98,15 +195,17 @@ function ackSet(set: TransactionSet, issues: readonly X12Issue[], is5010: boolea
     if (head === undefined) continue;
     const segmentCode = list.map((i) => codeValue(i, 'AK304')).find((c) => c !== undefined) ?? '8';
     const positionInSet = String((head.position ?? set.position) - set.position + 1);
-    segments.push(['AK3', head.segmentId ?? '', positionInSet, list.find((i) => i.loopId !== undefined)?.loopId ?? '', segmentCode]);
+    const loopId = echoX12(list.find((i) => i.loopId !== undefined)?.loopId ?? '', WIDTH.loopId);
+    segments.push(['AK3', echoX12Id(head.segmentId ?? '', WIDTH.segmentId), positionInSet, loopId, segmentCode]);
     for (const issue of list) {
       const elementCode = codeValue(issue, 'AK403');
       if (elementCode === undefined) continue;
-      segments.push(['AK4', String(issue.element ?? ''), issue.elementRef ?? '', elementCode, (issue.value ?? '').slice(0, MAX_COPY)]);
+      segments.push(['AK4', String(issue.element ?? ''), echoX12(issue.elementRef ?? '', WIDTH.elementRef), elementCode, echoX12(issue.value ?? '', MAX_COPY)]);
     }
   }
-  const accepted = setCodes.length === 0 && detail.length === 0;
+  const ownFault = setCodes.length > 0 || detail.length > 0;
   const codes = unique([...setCodes, detail.length > 0 ? '5' : undefined]);
+  const accepted = !ownFault && !groupRejected;
   segments.push(['AK5', accepted ? 'A' : 'R', ...codes]);
   return { segments, accepted };
 }
@@ -134,7 +233,7 @@ export interface GroupVerdict {
 
 export interface SetVerdict {
   set: TransactionSet;
-  /** AK5 A in a group that is not rejected: the receiver must process exactly these sets. */
+  /** AK5 A: the receiver must process exactly these sets (never A in a rejected group). */
   accepted: boolean;
   /** The set's own findings (AK5, AK3, AK4). */
   issues: X12Issue[];
@@ -145,17 +244,47 @@ interface Judged extends GroupVerdict {
   accepted: number;
 }
 
-function judgeGroup(source: Interchange | PartialInterchange, issues: readonly X12Issue[], index: number): Judged | undefined {
-  const group = source.groups[index];
-  if (group === undefined || group.functionalId === 'FA') return undefined;
+function judgeGroup(group: FunctionalGroup, index: IssueIndex): Judged | undefined {
+  if (group.functionalId === 'FA') return undefined;
   const is5010 = group.version.startsWith('005010');
-  const groupIssues = issuesOfGroup(issues, source.groups, index);
+  const groupIssues = index.group(group);
   const groupRejected = groupIssues.length > 0;
-  const setIssues = group.transactionSets.map((set) => issuesOfSet(issues, group, set));
-  const acks = group.transactionSets.map((set, i) => ackSet(set, setIssues[i] ?? [], is5010));
-  const sets = group.transactionSets.map((set, i) => ({ set, accepted: !groupRejected && (acks[i]?.accepted ?? false), issues: setIssues[i] ?? [] }));
+  const sets: SetVerdict[] = [];
+  const acks: SetAck[] = [];
+  for (const set of group.transactionSets) {
+    const issues = index.set(set);
+    const ack = ackSet(set, issues, is5010, groupRejected);
+    acks.push(ack);
+    sets.push({ set, accepted: ack.accepted, issues });
+  }
   const accepted = sets.filter((s) => s.accepted).length;
   return { group, code: groupCode(groupRejected, accepted, sets.length), issues: groupIssues, sets, acks, accepted };
+}
+
+/** Work units (groups plus sets) between two yields to the event loop in the async variants. */
+const CHUNK = 2000;
+
+/** The judged groups one at a time, with the work each cost (1 + its sets), so a driver can pace itself. */
+function* judgeAll(source: Interchange | PartialInterchange, issues: readonly X12Issue[]): Generator<{ judged: Judged | undefined; cost: number }> {
+  const index = new IssueIndex(source.groups, issues);
+  for (const group of source.groups) yield { judged: judgeGroup(group, index), cost: 1 + group.transactionSets.length };
+}
+
+/** Runs `step` on every judged group, yielding to the event loop every CHUNK groups and sets. */
+async function paced(source: Interchange | PartialInterchange, issues: readonly X12Issue[], step: (judged: Judged) => void): Promise<void> {
+  let work = 0;
+  for (const { judged, cost } of judgeAll(source, issues)) {
+    if (judged !== undefined) step(judged);
+    work += cost;
+    if (work >= CHUNK) {
+      work = 0;
+      await setImmediate();
+    }
+  }
+}
+
+function verdictOf(judged: Judged): GroupVerdict {
+  return { group: judged.group, code: judged.code, issues: judged.issues, sets: judged.sets };
 }
 
 /**
@@ -163,10 +292,78 @@ function judgeGroup(source: Interchange | PartialInterchange, issues: readonly X
  * them: a receiver decides what to process from this before it spends control numbers on the 997s.
  */
 export function assess997(source: Interchange | PartialInterchange, issues: readonly X12Issue[]): GroupVerdict[] {
-  return source.groups.flatMap((_, index) => {
-    const judged = judgeGroup(source, issues, index);
-    return judged === undefined ? [] : [{ group: judged.group, code: judged.code, issues: judged.issues, sets: judged.sets }];
-  });
+  const out: GroupVerdict[] = [];
+  for (const { judged } of judgeAll(source, issues)) if (judged !== undefined) out.push(verdictOf(judged));
+  return out;
+}
+
+/** assess997 that yields to the event loop every few thousand groups and sets, for large bodies in a server. */
+export async function assess997Async(source: Interchange | PartialInterchange, issues: readonly X12Issue[]): Promise<GroupVerdict[]> {
+  const out: GroupVerdict[] = [];
+  await paced(source, issues, (judged) => out.push(verdictOf(judged)));
+  return out;
+}
+
+/** AK905 for a group finding that has no code of its own (a segment outside any set, a rejected interchange). */
+const GROUP_REJECTED = '1';
+
+/**
+ * AK905..AK909: a rejected group always names a reason. A group finding X12 has no AK905 code for is reported as 1
+ * (functional group not supported: we do not take it); the HTTP answer and a TA1 carry the precise finding.
+ */
+function groupCodes(issues: readonly X12Issue[]): string[] {
+  return unique(issues.map((i) => codeValue(i, 'AK905') ?? GROUP_REJECTED));
+}
+
+/** Writes the 997 of one judged group. */
+function write997(source: Interchange | PartialInterchange, judged: Judged, opts: Ack997Options): Ack997 {
+  // The writer holds 00401 and 00501: any newer interchange is answered in 00501, any older (or unreadable) one in 00401.
+  const version = /^\d{5}$/.test(source.version) && source.version >= '00501' ? '00501' : '00401';
+  const preferred = opts.delimiters ?? (version === '00501' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
+  const { group, code, accepted } = judged;
+  const is5010 = group.version.startsWith('005010');
+  const received = group.transactionSets.length;
+  const ge01 = group.ge?.[0] ?? '';
+  const included = /^\d{1,6}$/.test(ge01) ? String(Number(ge01)) : String(received);
+  const ak1 = ['AK1', echoX12(group.functionalId, WIDTH.functionalId), echoX12(group.controlNumber, WIDTH.groupControl)];
+  if (is5010) ak1.push(echoX12(group.version, WIDTH.version));
+  const ak9 = ['AK9', code, included, String(received), String(accepted), ...groupCodes(judged.issues)];
+  const body = [ak1, ...judged.acks.flatMap((a) => a.segments), ak9];
+  const senderCode = echoX12(group.gs[2] ?? '', WIDTH.appCode);
+  const receiverCode = echoX12(group.gs[1] ?? '', WIDTH.appCode);
+  const partnerQualifier = echoX12(source.senderQualifier, 2);
+  const partnerId = echoX12(source.senderId, 15);
+  // Delimiters are chosen against everything echoed from the inbound except AK404 copies, which are optional.
+  const echoed = [senderCode, receiverCode, partnerQualifier, partnerId];
+  for (const segment of body) {
+    for (const [i, v] of segment.entries()) if (!(segment[0] === 'AK4' && i === COPY_INDEX)) echoed.push(v);
+  }
+  const d = chooseDelimiters(preferred, echoed.join(''));
+  const segments = body.map((segment) => segment.map((v, i) => (segment[0] === 'AK4' && i === COPY_INDEX ? copyOrEmpty(v, d) : scrub(v, d))));
+  const numbers = opts.nextControlNumbers();
+  const x12 = buildInterchange(
+    {
+      sender: opts.ourIdentity,
+      receiver: { qualifier: scrub(partnerQualifier, d), id: scrub(partnerId, d) },
+      controlNumber: numbers.interchange,
+      date: opts.date,
+      version,
+      usage: source.usage === 'T' ? 'T' : 'P',
+      groups: [
+        {
+          functionalId: 'FA',
+          senderCode: scrub(senderCode, d),
+          receiverCode: scrub(receiverCode, d),
+          controlNumber: numbers.group,
+          version: is5010 ? '005010' : '004010',
+          sets: [{ id: '997', controlNumber: 1, segments }],
+        },
+      ],
+    },
+    d,
+    { newline: opts.delimiters === undefined },
+  );
+  return { groupControlNumber: group.controlNumber, code, interchangeControlNumber: numbers.interchange, x12 };
 }
 
 /**
@@ -175,58 +372,14 @@ export function assess997(source: Interchange | PartialInterchange, issues: read
  * interchange-level issues belong in a TA1 and are ignored here. Inbound 997 groups (GS01 FA) get no 997.
  */
 export function build997(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: Ack997Options): Ack997[] {
-  const version = source.version === '00501' ? '00501' : '00401';
-  const preferred = opts.delimiters ?? (version === '00501' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
   const acks: Ack997[] = [];
-  source.groups.forEach((_, index) => {
-    const judged = judgeGroup(source, issues, index);
-    if (judged === undefined) return;
-    const { group, code, accepted } = judged;
-    const is5010 = group.version.startsWith('005010');
-    const received = group.transactionSets.length;
-    const groupIssues = judged.issues;
-    const setAcks = judged.acks;
-    const ge01 = group.ge?.[0] ?? '';
-    const included = /^\d{1,6}$/.test(ge01) ? String(Number(ge01)) : String(received);
-    const ak1 = ['AK1', group.functionalId, group.controlNumber];
-    if (is5010) ak1.push(group.version);
-    const ak9 = ['AK9', code, included, String(received), String(accepted), ...unique(groupIssues.map((i) => codeValue(i, 'AK905')))];
-    const body = [ak1, ...setAcks.flatMap((a) => a.segments), ak9];
-    const senderCode = group.gs[2] ?? '';
-    const receiverCode = group.gs[1] ?? '';
-    // Delimiters are chosen against everything echoed from the inbound except AK404 copies, which are optional.
-    const echoed = [senderCode, receiverCode, source.senderQualifier, source.senderId];
-    for (const segment of body) {
-      for (const [i, v] of segment.entries()) if (!(segment[0] === 'AK4' && i === COPY_INDEX)) echoed.push(v);
-    }
-    const d = chooseDelimiters(preferred, echoed.join(''));
-    const segments = body.map((segment) =>
-      segment.map((v, i) => (segment[0] === 'AK4' && i === COPY_INDEX ? copyOrEmpty(v, d) : scrub(v, d))),
-    );
-    const numbers = opts.nextControlNumbers();
-    const x12 = buildInterchange(
-      {
-        sender: opts.ourIdentity,
-        receiver: { qualifier: scrub(source.senderQualifier, d).slice(0, 2), id: scrub(source.senderId, d).slice(0, 15) },
-        controlNumber: numbers.interchange,
-        date: opts.date,
-        version,
-        usage: source.usage === 'T' ? 'T' : 'P',
-        groups: [
-          {
-            functionalId: 'FA',
-            senderCode: scrub(senderCode, d),
-            receiverCode: scrub(receiverCode, d),
-            controlNumber: numbers.group,
-            version: is5010 ? '005010' : '004010',
-            sets: [{ id: '997', controlNumber: 1, segments }],
-          },
-        ],
-      },
-      d,
-      { newline: opts.delimiters === undefined },
-    );
-    acks.push({ groupControlNumber: group.controlNumber, code, interchangeControlNumber: numbers.interchange, x12 });
-  });
+  for (const { judged } of judgeAll(source, issues)) if (judged !== undefined) acks.push(write997(source, judged, opts));
+  return acks;
+}
+
+/** build997 that yields to the event loop every few thousand groups and sets, for large bodies in a server. */
+export async function build997Async(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: Ack997Options): Promise<Ack997[]> {
+  const acks: Ack997[] = [];
+  await paced(source, issues, (judged) => acks.push(write997(source, judged, opts)));
   return acks;
 }

@@ -1,8 +1,16 @@
+import { echoText } from './x12.delimiters.js';
 import { SourceTransactionSet, segmentIdAt, splitElements, trimEnd, trimStart } from './x12.segments.js';
 import { X12_CODES, type Delimiters, type FunctionalGroup, type X12Issue } from './x12.types.js';
 
-/** Group versions (GS08 prefix) the gateway accepts. */
-export const SUPPORTED_GROUP_VERSIONS: readonly string[] = ['004010', '005010'];
+/** Group versions the gateway takes: GS08's version/release prefix (VVVRRR, any industry suffix) from 002000 to 008010. */
+export const SUPPORTED_GROUP_VERSIONS = { min: '002000', max: '008010' } as const;
+
+/** Versions without a table of their own are still taken; validation checks them against the nearest table. */
+function isSupportedGroupVersion(version: string): boolean {
+  if (!/^\d{6}/.test(version) || version.length > 12) return false;
+  const release = version.slice(0, 6);
+  return release >= SUPPORTED_GROUP_VERSIONS.min && release <= SUPPORTED_GROUP_VERSIONS.max;
+}
 
 // Segment kinds the envelope scanner cares about; everything else is counted, never split.
 const BODY = 0;
@@ -152,9 +160,9 @@ export class EnvelopeScanner {
     this.strayReported++;
     const id = segmentIdAt(this.s, a, b, this.d.element);
     if (this.group !== undefined) {
-      this.groupIssue(X12_CODES.segmentOutsideSet, `segment ${id} is outside any ST/SE transaction set`, position, id);
+      this.groupIssue(X12_CODES.segmentOutsideSet, `segment ${echoText(id)} is outside any ST/SE transaction set`, position, id);
     } else {
-      this.interchangeIssue(X12_CODES.invalidContent, `segment ${id} is outside any GS/GE functional group`, position, id);
+      this.interchangeIssue(X12_CODES.invalidContent, `segment ${echoText(id)} is outside any GS/GE functional group`, position, id);
     }
   }
 
@@ -177,12 +185,12 @@ export class EnvelopeScanner {
     const set: OpenSet = { id: st[0] ?? '', controlNumber: st[1] ?? '', st, position, start: a, end: b, count: 1 };
     this.set = set;
     if (!/^\d{3}$/.test(set.id)) {
-      this.setIssue(set, X12_CODES.setIdInvalid, `ST01 '${set.id}' is not a transaction set identifier`, position, 'ST', 1, set.id);
+      this.setIssue(set, X12_CODES.setIdInvalid, `ST01 '${echoText(set.id)}' is not a transaction set identifier`, position, 'ST', 1, set.id);
     }
     if (!/^[^\s]{4,9}$/.test(set.controlNumber)) {
-      this.setIssue(set, X12_CODES.setControlInvalid, `ST02 '${set.controlNumber}' must be 4 to 9 characters`, position, 'ST', 2, set.controlNumber);
+      this.setIssue(set, X12_CODES.setControlInvalid, `ST02 '${echoText(set.controlNumber)}' must be 4 to 9 characters`, position, 'ST', 2, set.controlNumber);
     } else if (this.groupSetControls.has(set.controlNumber)) {
-      this.setIssue(set, X12_CODES.setControlNotUnique, `ST02 ${set.controlNumber} is used twice in the group`, position, 'ST', 2, set.controlNumber);
+      this.setIssue(set, X12_CODES.setControlNotUnique, `ST02 ${echoText(set.controlNumber)} is used twice in the group`, position, 'ST', 2, set.controlNumber);
     }
     this.groupSetControls.add(set.controlNumber);
   }
@@ -198,10 +206,10 @@ export class EnvelopeScanner {
     set.end = b;
     const se = this.elements(a, b);
     if (!isCount(se[0], set.count)) {
-      this.setIssue(set, X12_CODES.setSegmentCountMismatch, `SE01 says ${se[0] ?? '(missing)'} segments; the set has ${set.count}`, position, 'SE', 1, se[0]);
+      this.setIssue(set, X12_CODES.setSegmentCountMismatch, `SE01 says ${echoText(se[0] ?? '(missing)')} segments; the set has ${set.count}`, position, 'SE', 1, se[0]);
     }
     if (se[1] !== set.controlNumber) {
-      this.setIssue(set, X12_CODES.setControlMismatch, `SE02 ${se[1] ?? '(missing)'} does not match ST02 ${set.controlNumber}`, position, 'SE', 2, se[1]);
+      this.setIssue(set, X12_CODES.setControlMismatch, `SE02 ${echoText(se[1] ?? '(missing)')} does not match ST02 ${echoText(set.controlNumber)}`, position, 'SE', 2, se[1]);
     }
     this.closeSet(set, se);
   }
@@ -225,13 +233,13 @@ export class EnvelopeScanner {
     this.groupSetControls = new Set();
     this.strayReported = 0;
     if (!/^\d{1,9}$/.test(group.controlNumber)) {
-      this.groupIssue(X12_CODES.groupControlSyntax, `GS06 '${group.controlNumber}' is not a 1-9 digit control number`, position, 'GS', 6, group.controlNumber);
+      this.groupIssue(X12_CODES.groupControlSyntax, `GS06 '${echoText(group.controlNumber)}' is not a 1-9 digit control number`, position, 'GS', 6, group.controlNumber);
     } else if (this.groupControls.has(group.controlNumber)) {
-      this.groupIssue(X12_CODES.groupControlNotUnique, `GS06 ${group.controlNumber} is used twice in the interchange`, position, 'GS', 6, group.controlNumber);
+      this.groupIssue(X12_CODES.groupControlNotUnique, `GS06 ${echoText(group.controlNumber)} is used twice in the interchange`, position, 'GS', 6, group.controlNumber);
     }
     this.groupControls.add(group.controlNumber);
-    if (!SUPPORTED_GROUP_VERSIONS.some((v) => group.version.startsWith(v))) {
-      this.groupIssue(X12_CODES.groupVersionUnsupported, `GS08 version '${group.version}' is not supported`, position, 'GS', 8, group.version);
+    if (!isSupportedGroupVersion(group.version)) {
+      this.groupIssue(X12_CODES.groupVersionUnsupported, `GS08 version '${echoText(group.version)}' is not supported`, position, 'GS', 8, group.version);
     }
   }
 
@@ -248,10 +256,10 @@ export class EnvelopeScanner {
     const ge = this.elements(a, b);
     const count = group.transactionSets.length;
     if (!isCount(ge[0], count)) {
-      this.groupIssue(X12_CODES.groupSetCountMismatch, `GE01 says ${ge[0] ?? '(missing)'} transaction sets; the group has ${count}`, position, 'GE', 1, ge[0]);
+      this.groupIssue(X12_CODES.groupSetCountMismatch, `GE01 says ${echoText(ge[0] ?? '(missing)')} transaction sets; the group has ${count}`, position, 'GE', 1, ge[0]);
     }
     if (!sameNumber(ge[1], group.controlNumber)) {
-      this.groupIssue(X12_CODES.groupControlMismatch, `GE02 ${ge[1] ?? '(missing)'} does not match GS06 ${group.controlNumber}`, position, 'GE', 2, ge[1]);
+      this.groupIssue(X12_CODES.groupControlMismatch, `GE02 ${echoText(ge[1] ?? '(missing)')} does not match GS06 ${echoText(group.controlNumber)}`, position, 'GE', 2, ge[1]);
     }
     group.ge = ge;
     this.closeGroup(group);
@@ -262,10 +270,10 @@ export class EnvelopeScanner {
     const iea = this.elements(a, b);
     this.iea = iea;
     if (!isCount(iea[0], this.groups.length)) {
-      this.interchangeIssue(X12_CODES.invalidGroupCount, `IEA01 says ${iea[0] ?? '(missing)'} functional groups; the interchange has ${this.groups.length}`, position, 'IEA', 1, iea[0]);
+      this.interchangeIssue(X12_CODES.invalidGroupCount, `IEA01 says ${echoText(iea[0] ?? '(missing)')} functional groups; the interchange has ${this.groups.length}`, position, 'IEA', 1, iea[0]);
     }
     if (!sameNumber(iea[1], this.isaControl)) {
-      this.interchangeIssue(X12_CODES.interchangeControlMismatch, `IEA02 ${iea[1] ?? '(missing)'} does not match ISA13 ${this.isaControl}`, position, 'IEA', 2, iea[1]);
+      this.interchangeIssue(X12_CODES.interchangeControlMismatch, `IEA02 ${echoText(iea[1] ?? '(missing)')} does not match ISA13 ${this.isaControl}`, position, 'IEA', 2, iea[1]);
     }
   }
 
@@ -291,7 +299,7 @@ export class EnvelopeScanner {
   private closeSetWithoutTrailer(position: number): void {
     const set = this.set;
     if (set === undefined) return;
-    this.setIssue(set, X12_CODES.setTrailerMissing, `transaction set ${set.id} ${set.controlNumber} has no SE trailer`, position, 'SE');
+    this.setIssue(set, X12_CODES.setTrailerMissing, `transaction set ${echoText(set.id)} ${echoText(set.controlNumber)} has no SE trailer`, position, 'SE');
     this.closeSet(set, undefined);
   }
 
@@ -306,7 +314,7 @@ export class EnvelopeScanner {
     const group = this.group;
     if (group === undefined) return;
     this.flushStray(position);
-    this.groupIssue(X12_CODES.groupTrailerMissing, `functional group ${group.controlNumber} has no GE trailer`, position, 'GE');
+    this.groupIssue(X12_CODES.groupTrailerMissing, `functional group ${echoText(group.controlNumber)} has no GE trailer`, position, 'GE');
     this.closeGroup(group);
   }
 

@@ -4,8 +4,13 @@ import { X12_CODES, type Delimiters, type X12Issue } from './x12.types.js';
 export const ISA_WIDTHS: readonly number[] = [2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1];
 /** ISA segment length including its terminator. */
 export const ISA_LENGTH = 106;
-/** Interchange control versions this gateway accepts (ISA12). */
-export const SUPPORTED_ISA_VERSIONS: readonly string[] = ['00401', '00501'];
+/** Interchange control versions this gateway accepts (ISA12): every version whose ISA has this layout. */
+export const ISA_VERSION_RANGE = { min: '00200', max: '00801' } as const;
+
+/** True for a 5-digit ISA12 from 00200 to 00801 (the same fixed ISA; ISA11 is the repetition separator from 00402). */
+export function isSupportedIsaVersion(version: string): boolean {
+  return /^\d{5}$/.test(version) && version >= ISA_VERSION_RANGE.min && version <= ISA_VERSION_RANGE.max;
+}
 
 export interface IsaHeader {
   isa: string[];
@@ -105,7 +110,7 @@ export function readIsa(input: string, start: number, issues: X12Issue[]): IsaHe
   const version = isa[11] ?? '';
   if (!/^\d{5}$/.test(version)) {
     issues.push(isaIssue(X12_CODES.invalidVersion, `ISA12 '${version}' is not a 5-digit version`, 12, version));
-  } else if (!SUPPORTED_ISA_VERSIONS.includes(version)) {
+  } else if (!isSupportedIsaVersion(version)) {
     issues.push(isaIssue(X12_CODES.controlVersionUnsupported, `ISA12 version ${version} is not supported`, 12, version));
   }
   const control = isa[12] ?? '';

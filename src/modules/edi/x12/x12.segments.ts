@@ -2,15 +2,25 @@ import type { Delimiters, Segment, TransactionSet } from './x12.types.js';
 
 const CR = 13;
 const LF = 10;
+const SPACE = 32;
+const TAB = 9;
 
 /** True for the line breaks tolerated around segment terminators. */
 export function isLineBreak(code: number): boolean {
   return code === LF || code === CR;
 }
 
-/** First index of the segment body in [a, b) once CR/LF left over from "~\r\n" style files are skipped. */
+/** Whitespace that may sit between a segment terminator and the next segment id ("~ \n", "~\r\n", indentation). */
+export function isLayoutSpace(code: number): boolean {
+  return code === LF || code === CR || code === SPACE || code === TAB;
+}
+
+/**
+ * First index of the segment body in [a, b) once layout left over from "~\r\n", "~ \n" or indented files is skipped.
+ * A segment id never starts with whitespace, so this eats no data; spaces inside and at the end of elements are kept.
+ */
 export function trimStart(source: string, a: number, b: number): number {
-  while (a < b && isLineBreak(source.charCodeAt(a))) a++;
+  while (a < b && isLayoutSpace(source.charCodeAt(a))) a++;
   return a;
 }
 

@@ -99,7 +99,7 @@ describe('build997', () => {
 
   it('rejects the group when GE01 is wrong, reporting what GE01 claimed', () => {
     const { acks } = acknowledge(readFixture('ge-iea-counts-wrong.x12'));
-    expect(readBack(acks[0]).body).toEqual(['AK1*PO*707', 'AK2*850*0001', 'AK5*A', 'AK9*R*3*1*0*5']);
+    expect(readBack(acks[0]).body).toEqual(['AK1*PO*707', 'AK2*850*0001', 'AK5*R', 'AK9*R*3*1*0*5']);
   });
 
   it('reports control number mismatches in AK5 and AK9', () => {
@@ -134,12 +134,12 @@ describe('build997', () => {
 
   it('rejects the group for a segment outside any set', () => {
     const { acks } = acknowledge(readFixture('stray-segment.x12'));
-    expect(readBack(acks[0]).body).toEqual(['AK1*PO*1212', 'AK2*850*0001', 'AK5*A', 'AK2*850*0002', 'AK5*A', 'AK9*R*2*2*0']);
+    expect(readBack(acks[0]).body).toEqual(['AK1*PO*1212', 'AK2*850*0001', 'AK5*R', 'AK2*850*0002', 'AK5*R', 'AK9*R*2*2*0*1']);
   });
 
   it('acknowledges what a truncated interchange contained', () => {
     const { acks } = acknowledge(readFixture('truncated-body.x12'));
-    expect(readBack(acks[0]).body).toEqual(['AK1*PO*1111', 'AK2*850*0001', 'AK5*A', 'AK2*850*0002', 'AK5*R*2', 'AK9*R*2*2*0*3']);
+    expect(readBack(acks[0]).body).toEqual(['AK1*PO*1111', 'AK2*850*0001', 'AK5*R', 'AK2*850*0002', 'AK5*R*2', 'AK9*R*2*2*0*3']);
   });
 
   it('switches to a spare delimiter when an echoed inbound value contains ours, and drops an unsafe AK404 copy', () => {

@@ -241,19 +241,19 @@ describe('parseX12 envelope findings', () => {
   it('reports duplicate ST02 in a group and an unsupported GS08', () => {
     const text = [
       ISA_4010,
-      'GS*PO*BUYERCO*TIREGW*20240115*1030*101*X*003040~',
+      'GS*PO*BUYERCO*TIREGW*20240115*1030*101*X*X12~',
       'ST*850*0001~BEG*00*SA*A**20240115~SE*3*0001~',
       'ST*850*0001~BEG*00*SA*B**20240115~SE*3*0001~',
       'GE*2*101~IEA*1*000000101~',
     ].join('');
     expect(parseX12(text).issues.map(brief)).toEqual([
-      { level: 'group', code: 'AK905:2', position: 2, segmentId: 'GS', element: 8, groupControl: '101', value: '003040' },
+      { level: 'group', code: 'AK905:2', position: 2, segmentId: 'GS', element: 8, groupControl: '101', value: 'X12' },
       { level: 'set', code: 'AK502:23', position: 6, segmentId: 'ST', element: 2, groupControl: '101', setControl: '0001', value: '0001' },
     ]);
   });
 
-  it('reports an unsupported ISA12 version and content after the IEA', () => {
-    const text = `${inline850(['BEG*00*SA*A**20240115']).replace('*00401*', '*00300*')}\nISA*00*`;
+  it('reports an ISA12 version past 00801 and content after the IEA', () => {
+    const text = `${inline850(['BEG*00*SA*A**20240115']).replace('*00401*', '*00900*')}\nISA*00*`;
     const result = parseX12(text);
     expect(result.ok).toBe(false);
     expect(result.issues.map((i) => [i.code, i.element, i.position])).toEqual([
