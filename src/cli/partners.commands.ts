@@ -1,11 +1,24 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { DEFAULT_SKU_QUALIFIERS, type PartnerView } from '../modules/edi/partners.service.js';
+import { REQUIRABLE_856 } from '../modules/edi/edi.schemas.js';
+import { DEFAULT_SKU_QUALIFIERS, type PartnerProfileInput, type PartnerView } from '../modules/edi/partners.service.js';
 import { print, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
-interface CreateOptions extends OutputOptions {
+interface ProfileOptions {
+  shipFrom?: string;
+  shipFromId?: string;
+  shipFromAddress?: string;
+  remitTo?: string;
+  remitToId?: string;
+  remitToAddress?: string;
+  terms?: string;
+  packaging?: string;
+  require?: string;
+}
+
+interface CreateOptions extends OutputOptions, ProfileOptions {
   org: string;
   name: string;
   isa: string;
@@ -15,6 +28,41 @@ interface CreateOptions extends OutputOptions {
   skuQualifiers?: string;
 }
 
+const PROFILE_FLAGS: (keyof ProfileOptions)[] = ['shipFrom', 'shipFromId', 'shipFromAddress', 'remitTo', 'remitToId', 'remitToAddress', 'terms', 'packaging', 'require'];
+
+/** The profile flags that were given (commander leaves the others undefined). */
+function profileInput(opts: ProfileOptions): PartnerProfileInput {
+  return Object.fromEntries(PROFILE_FLAGS.flatMap((flag) => (opts[flag] === undefined ? [] : [[flag, opts[flag]]])));
+}
+
+/** The flags of what a partner's guide asks of our 855/856/810. */
+function withProfileFlags(command: Command): Command {
+  return command
+    .option('--ship-from <name>', "the 856's ship-from (N1*SF): our warehouse's name")
+    .option('--ship-from-id <qualifier/id>', 'its N103/N104 as the partner knows it, e.g. 92/WH-1 or 1/123456789 (DUNS)')
+    .option('--ship-from-address <address>', 'its address: "street;city;state;postal code;country"')
+    .option('--remit-to <name>', "the 810's remit-to (N1*RE): who gets paid")
+    .option('--remit-to-id <qualifier/id>', 'its N103/N104, e.g. 1/123456789')
+    .option('--remit-to-address <address>', 'its address: "street;city;state;postal code;country"')
+    .option('--terms <terms>', "the 810's ITD terms: <net days> (30) or <discount %>/<discount days>/<net days> (2/10/30)")
+    .option('--packaging <code>', 'TD101 packaging code of the 856 (CTN25 cartons, PLT94 pallets); default CTN25')
+    .option('--require <list>', `856 segments the partner requires, comma-separated: ${REQUIRABLE_856.join(', ')}; a shipped move without their data is refused`);
+}
+
+function describeDocuments(p: PartnerView): string[] {
+  const d = p.documents;
+  const party = (x: typeof d.ship_from): string =>
+    x === undefined ? '(none)' : [x.name, x.id === undefined ? '' : `${x.id_qualifier ?? ''}/${x.id}`, [...(x.street ?? []), x.city, x.state, x.postal, x.country].filter(Boolean).join(', ')].filter(Boolean).join(' | ');
+  const t = d.terms;
+  const terms = t === undefined ? '(none)' : `${t.discount_percent === undefined ? '' : `${t.discount_percent}% ${t.discount_days ?? ''} days, `}net ${t.net_days}`;
+  return [
+    `ship-from (856):  ${party(d.ship_from)}`,
+    `remit-to (810):   ${party(d.remit_to)}`,
+    `terms (810 ITD):  ${terms}`,
+    `856 requires:     ${(d.require_856 ?? []).join(',') || '(nothing beyond the basics)'}`,
+  ];
+}
+
 function describe(p: PartnerView): string {
   return [
     `partner ${p.name} (${p.id}) of org ${p.org}`,
@@ -22,14 +70,15 @@ function describe(p: PartnerView): string {
     `sends to (ours): ${p.our_isa ?? '(not set)'}`,
     `outbound URL:    ${p.outbound_url ?? '(none: documents are kept and sent to the hub only)'}`,
     `SKU qualifiers:  ${p.sku_qualifiers.join(',')}`,
+    ...describeDocuments(p),
   ].join('\n');
 }
 
 /** `partners create|list|show`: an org's EDI trading partners and its own interchange id. */
 export function registerPartnersCommands(program: Command, withGateway: WithGateway): void {
   const partners = program.command('partners').description('EDI trading partners');
-  partners
-    .command('create')
+  withProfileFlags(partners
+    .command('create'))
     .description("add a trading partner; --our-isa sets the org's own interchange id (required for the first partner)")
     .requiredOption('--org <slug>', 'org the partner trades with')
     .requiredOption('--name <name>', 'partner name, unique in the org')
@@ -49,9 +98,21 @@ export function registerPartnersCommands(program: Command, withGateway: WithGate
           ...(opts.ourIsa === undefined ? {} : { ourIsa: opts.ourIsa }),
           ...(opts.outboundUrl === undefined ? {} : { outboundUrl: opts.outboundUrl }),
           ...(opts.skuQualifiers === undefined ? {} : { skuQualifiers: opts.skuQualifiers }),
+          ...profileInput(opts),
         }),
       );
       print(opts, created, (p) => `created ${describe(p)}`);
+    }));
+  withProfileFlags(
+    partners
+      .command('profile <idOrName>')
+      .description("change what the partner's guide asks of our 855/856/810; flags left out keep their value")
+      .requiredOption('--org <slug>', 'org the partner belongs to'),
+  )
+    .option('--json', 'machine-readable output')
+    .action(run(async (ref: string, opts: OutputOptions & ProfileOptions & { org: string }) => {
+      const partner = await withGateway((gw) => gw.services.ediPartners.setProfile(opts.org, ref, profileInput(opts)));
+      print(opts, partner, (p) => `updated ${describe(p)}`);
     }));
   partners
     .command('list')

@@ -131,7 +131,42 @@ const storedLineSchema = z.object({
   unit: z.string(),
   unit_price: z.string(),
   accepted: z.boolean(),
+  /** Every product id pair of the PO1 (PO106 onwards), echoed as sent; absent on lines stored before [7/12]. */
+  product_ids: z.array(z.object({ qualifier: z.string(), id: z.string() })).optional(),
+  /** PO105, the price basis (e.g. PE, NT), echoed in the 855. */
+  price_basis: z.string().optional(),
 });
+
+/** An N1 loop: name, identification (N103/N104: e.g. 92 and a store number) and address (N3/N4). */
+export const partySchema = z.object({
+  name: z.string(),
+  id_qualifier: z.string().optional(),
+  id: z.string().optional(),
+  street: z.array(z.string()).optional(),
+  city: z.string().optional(),
+  state: z.string().optional(),
+  postal: z.string().optional(),
+  country: z.string().optional(),
+});
+export type Party = z.infer<typeof partySchema>;
+
+/** 856 segments a partner's guide can make mandatory; a shipped move without their data is refused. */
+export const REQUIRABLE_856 = ['N1-SF', 'TD1', 'TD5', 'REF-BM', 'REF-CN', 'MAN'] as const;
+export type Requirable856 = (typeof REQUIRABLE_856)[number];
+
+/** edi_partners.document_profile: what a partner's guide asks of the documents we send. */
+export const documentProfileSchema = z.object({
+  /** N1*SF of the 856. */
+  ship_from: partySchema.optional(),
+  /** N1*RE of the 810. */
+  remit_to: partySchema.optional(),
+  /** ITD of the 810: net days, with an optional early-payment discount (percent as decimal text, days). */
+  terms: z.object({ net_days: z.number().int(), discount_percent: z.string().optional(), discount_days: z.number().int().optional() }).optional(),
+  /** TD101 packaging code (CTN25 cartons, PLT94 pallets, ...). */
+  packaging: z.string().optional(),
+  require_856: z.array(z.enum(REQUIRABLE_856)).optional(),
+});
+export type DocumentProfile = z.infer<typeof documentProfileSchema>;
 export type StoredLine = z.infer<typeof storedLineSchema>;
 
 /** edi_documents.detail */
@@ -140,5 +175,7 @@ export const documentDetailSchema = z.object({
   version: z.enum(['004010', '005010']).optional(),
   po_date: z.string().optional(),
   lines: z.array(storedLineSchema).optional(),
+  /** The 850's N1*ST loop, echoed in the 856 and 810. */
+  ship_to: partySchema.optional(),
 });
 export type DocumentDetail = z.infer<typeof documentDetailSchema>;

@@ -22,7 +22,17 @@ export interface EdiPartnersTable {
   outbound_url: string | null;
   /** Comma-separated PO1 product id qualifiers, in the order they are tried for the SKU. */
   sku_qualifiers: string;
+  /** JSON (DocumentProfile): ship-from, remit-to, terms and the 856 segments the partner's guide requires. */
+  document_profile: string;
   created_at: string;
+}
+
+/** The shipment an EDI order shipped with (JSON of the status change's `shipment`). */
+export interface EdiShipmentsTable {
+  org_id: string;
+  order_id: string;
+  shipped_at: string;
+  shipment: string;
 }
 
 /** One interchange received or sent, raw bytes included. */
@@ -81,5 +91,6 @@ declare module '../../platform/db/schema.js' {
     edi_messages: EdiMessagesTable;
     edi_documents: EdiDocumentsTable;
     edi_interchanges: EdiInterchangesTable;
+    edi_shipments: EdiShipmentsTable;
   }
 }

@@ -1,5 +1,6 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { ediOperations } from './edi.operations.js';
+import * as m0005 from './migrations/0005_edi_outbound_profile.js';
 import { EdiService } from './edi.service.js';
 import { EdiPartnersService } from './partners.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -27,4 +28,5 @@ export const ediModule: ModuleDefinition = {
     return { edi, ediPartners: new EdiPartnersService(db, clock, orgs) };
   },
   operations: (services) => ediOperations(services.edi),
+  migrations: { '0005_edi_outbound_profile': m0005 },
 };

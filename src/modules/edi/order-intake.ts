@@ -35,6 +35,8 @@ export function ackLine(line: StoredLine): OutboundLine {
     quantity: line.quantity,
     unit: line.unit,
     unitPrice: line.unit_price,
+    ...(line.product_ids === undefined ? {} : { productIds: line.product_ids }),
+    ...(line.price_basis === undefined ? {} : { priceBasis: line.price_basis }),
   };
 }
 
@@ -64,7 +66,18 @@ export async function takePurchaseOrder(
   });
   const catalog = await deps.products.findBySkus(tx, input.orgId, skus);
   const lines = judgeLines(po.lines, input.qualifiers, catalog);
-  const detail: DocumentDetail = { errors: lines.errors, version: versionOf(input.gs08), po_date: po.poDate, lines: lines.stored };
+  // Stored lines follow the 850's PO1s one for one: add what the documents echo back (every product id, PO105).
+  const stored = lines.stored.map((line, i) => {
+    const sent = po.lines[i];
+    return sent === undefined ? line : { ...line, product_ids: sent.productIds, ...(sent.priceBasis === '' ? {} : { price_basis: sent.priceBasis }) };
+  });
+  const detail: DocumentDetail = {
+    errors: lines.errors,
+    version: versionOf(input.gs08),
+    po_date: po.poDate,
+    lines: stored,
+    ...(po.shipToParty === undefined ? {} : { ship_to: po.shipToParty }),
+  };
   const header = orderable(po.purpose, po.shipTo, lines.accepted.length);
   if (input.test) {
     const note = { code: 'test_interchange', message: 'ISA15 is T (test): checked and acknowledged; no order was made' };

@@ -45,6 +45,11 @@ export async function findPartnersByIds(db: Executor, orgId: string, ids: string
   return db.selectFrom('edi_partners').selectAll().where('org_id', '=', orgId).where('id', 'in', ids).execute();
 }
 
+/** Replaces what the partner's guide asks of our documents (JSON DocumentProfile). */
+export async function updateDocumentProfile(db: Executor, orgId: string, id: string, profile: string): Promise<void> {
+  await db.updateTable('edi_partners').set({ document_profile: profile }).where('org_id', '=', orgId).where('id', '=', id).execute();
+}
+
 export async function findProfile(db: Executor, orgId: string): Promise<ProfileRow | undefined> {
   return db.selectFrom('edi_profiles').selectAll().where('org_id', '=', orgId).executeTakeFirst();
 }

@@ -4,6 +4,7 @@ import type { Db } from '../../platform/db/schema.js';
 import { conflict, invalidInput, notFound } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
+import { type DocumentProfile, documentProfileSchema, type Party, REQUIRABLE_856 } from './edi.schemas.js';
 import * as repo from './partners.repository.js';
 
 /** PO1 product id qualifiers tried for the SKU when a partner names none: vendor part, vendor item, buyer part, SKU, UPC. */
@@ -25,6 +26,90 @@ const isaSchema = (flag: string) =>
     return { qualifier, id };
   });
 
+// N102 is AN 1/60, N104 AN 2/80; letters, digits and a few marks keep them clear of any delimiter choice.
+const PARTY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{1,79}$/;
+const X12_TEXT = /^[A-Za-z0-9 .,&'#()/-]*$/;
+
+const partyName = (flag: string) => z.string().trim().min(1, `${flag} must not be empty`).max(60, `${flag} is at most 60 characters`).regex(X12_TEXT, `${flag} may hold letters, digits, spaces and . , & ' # ( ) / -`);
+const partyId = (flag: string) =>
+  z.string().transform((value, ctx) => {
+    const slash = value.indexOf('/');
+    const qualifier = value.slice(0, slash);
+    const id = value.slice(slash + 1);
+    if (slash === -1 || !/^[A-Z0-9]{1,2}$/.test(qualifier) || !PARTY_ID.test(id)) {
+      ctx.addIssue({ code: 'custom', message: `${flag} must be <qualifier>/<id>: an N103 code (92 assigned by buyer, 1 DUNS, ...) and an id of 2-80 letters or digits` });
+      return z.NEVER;
+    }
+    return { id_qualifier: qualifier, id };
+  });
+const partyAddress = (flag: string) =>
+  z.string().transform((value, ctx) => {
+    const [street = '', city = '', state = '', postal = '', country = '', ...rest] = value.split(';').map((p) => p.trim());
+    const parts = [street, city, state, postal, country];
+    if (rest.length > 0 || parts.some((p) => !X12_TEXT.test(p) || p.length > 55) || street === '') {
+      ctx.addIssue({ code: 'custom', message: `${flag} must be "street;city;state;postal code;country", each up to 55 letters, digits or spaces` });
+      return z.NEVER;
+    }
+    return { street: [street], ...Object.fromEntries(Object.entries({ city, state, postal, country }).filter(([, v]) => v !== '')) };
+  });
+
+/** `30` (net 30) or `2/10/30` (2 % off within 10 days, net 30). */
+const termsSchema = z.string().transform((value, ctx) => {
+  const m = /^(?:(\d{1,2}(?:\.\d{1,2})?)\/(\d{1,3})\/)?(\d{1,3})$/.exec(value.trim());
+  if (m === null) {
+    ctx.addIssue({ code: 'custom', message: '--terms must be <net days> (30) or <discount %>/<discount days>/<net days> (2/10/30)' });
+    return z.NEVER;
+  }
+  const [, percent, days, net] = m;
+  return { net_days: Number(net), ...(percent === undefined || days === undefined ? {} : { discount_percent: percent, discount_days: Number(days) }) };
+});
+
+const profileInput = z.object({
+  shipFrom: partyName('--ship-from').optional(),
+  shipFromId: partyId('--ship-from-id').optional(),
+  shipFromAddress: partyAddress('--ship-from-address').optional(),
+  remitTo: partyName('--remit-to').optional(),
+  remitToId: partyId('--remit-to-id').optional(),
+  remitToAddress: partyAddress('--remit-to-address').optional(),
+  terms: termsSchema.optional(),
+  packaging: z.string().regex(/^[A-Z0-9]{3}[0-9]{2}$/, '--packaging must be a TD101 code: 3 letters and 2 digits (CTN25, PLT94)').optional(),
+  require: z
+    .string()
+    .transform((v) => v.split(',').map((q) => q.trim().toUpperCase()).filter(Boolean))
+    .refine((list) => list.every((code) => (REQUIRABLE_856 as readonly string[]).includes(code)), `--require takes a comma-separated list of ${REQUIRABLE_856.join(', ')}`)
+    .transform((list) => [...new Set(list)] as DocumentProfile['require_856'])
+    .optional(),
+});
+export type PartnerProfileInput = z.input<typeof profileInput>;
+
+function party(name: string | undefined, id: { id_qualifier: string; id: string } | undefined, address: Partial<Party> | undefined, flag: string): Party | undefined {
+  if (name === undefined) {
+    if (id !== undefined || address !== undefined) throw invalidInput(`${flag}-id and ${flag}-address need ${flag} <name>`);
+    return undefined;
+  }
+  return { name, ...id, ...address };
+}
+
+/** The flags given, laid over the profile the partner has: a flag left out keeps what is there. */
+function mergeProfile(current: DocumentProfile, p: z.infer<typeof profileInput>): DocumentProfile {
+  const next: DocumentProfile = { ...current };
+  const shipFrom = party(p.shipFrom, p.shipFromId, p.shipFromAddress, '--ship-from');
+  if (shipFrom !== undefined) next.ship_from = shipFrom;
+  const remitTo = party(p.remitTo, p.remitToId, p.remitToAddress, '--remit-to');
+  if (remitTo !== undefined) next.remit_to = remitTo;
+  if (p.terms !== undefined) next.terms = p.terms;
+  if (p.packaging !== undefined) next.packaging = p.packaging;
+  if (p.require !== undefined) next.require_856 = p.require;
+  if (next.require_856?.includes('N1-SF') && next.ship_from === undefined) throw invalidInput('--require N1-SF needs --ship-from <name>');
+  return next;
+}
+
+function parseProfileInput(raw: PartnerProfileInput): z.infer<typeof profileInput> {
+  const parsed = profileInput.safeParse(raw);
+  if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => i.message).join('; '));
+  return parsed.data;
+}
+
 const createInput = z.object({
   org: z.string().min(1),
   name: z.string().trim().min(1, '--name is required').max(100),
@@ -42,7 +127,7 @@ const createInput = z.object({
     .refine((list) => new Set(list).size === list.length, '--sku-qualifiers lists a code twice')
     .optional(),
 });
-export type CreatePartnerInput = z.input<typeof createInput>;
+export type CreatePartnerInput = z.input<typeof createInput> & PartnerProfileInput;
 
 export interface PartnerView {
   id: string;
@@ -53,6 +138,8 @@ export interface PartnerView {
   gs: string | null;
   outbound_url: string | null;
   sku_qualifiers: string[];
+  /** What the partner's guide asks of our documents: ship-from, remit-to, terms, TD101 packaging, required 856 segments. */
+  documents: DocumentProfile;
   /** The org's own interchange id: what the partner sends to, what our documents come from. */
   our_isa: string | null;
   created_at: string;
@@ -67,6 +154,7 @@ function toView(row: repo.PartnerRow, org: string, profile: repo.ProfileRow | un
     gs: row.gs_id,
     outbound_url: row.outbound_url,
     sku_qualifiers: row.sku_qualifiers.split(','),
+    documents: documentProfileSchema.parse(JSON.parse(row.document_profile)),
     our_isa: profile === undefined ? null : `${profile.isa_qualifier}/${profile.isa_id}`,
     created_at: row.created_at,
   };
@@ -84,6 +172,7 @@ export class EdiPartnersService {
     const parsed = createInput.safeParse(raw);
     if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => i.message).join('; '));
     const input = parsed.data;
+    const documents = mergeProfile({}, parseProfileInput(raw));
     const org = await this.orgs.bySlug(input.org);
     const at = this.clock.now().toISOString();
     if (input.ourIsa === undefined && (await repo.findProfile(this.db, org.id)) === undefined) {
@@ -102,6 +191,7 @@ export class EdiPartnersService {
       gs_id: input.gs ?? null,
       outbound_url: input.outboundUrl ?? null,
       sku_qualifiers: (input.skuQualifiers ?? DEFAULT_SKU_QUALIFIERS).join(','),
+      document_profile: JSON.stringify(documents),
       created_at: at,
     };
     await this.db.transaction().execute(async (tx) => {
@@ -109,6 +199,17 @@ export class EdiPartnersService {
       await repo.insertPartner(tx, row);
     });
     return toView(row, org.slug, await repo.findProfile(this.db, org.id));
+  }
+
+  /** Changes what the partner's guide asks of our documents; flags left out keep their value. */
+  async setProfile(orgSlug: string, ref: string, raw: PartnerProfileInput): Promise<PartnerView> {
+    const input = parseProfileInput(raw);
+    const org = await this.orgs.bySlug(orgSlug);
+    const row = await repo.findPartnerByRef(this.db, org.id, ref);
+    if (row === undefined) throw notFound(`partner ${ref} of org ${orgSlug}`);
+    const documents = mergeProfile(documentProfileSchema.parse(JSON.parse(row.document_profile)), input);
+    await repo.updateDocumentProfile(this.db, org.id, row.id, JSON.stringify(documents));
+    return toView({ ...row, document_profile: JSON.stringify(documents) }, org.slug, await repo.findProfile(this.db, org.id));
   }
 
   async list(orgSlug: string): Promise<PartnerView[]> {

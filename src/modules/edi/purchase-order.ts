@@ -1,3 +1,4 @@
+import type { Party } from './edi.schemas.js';
 import type { Segment } from './x12/x12.types.js';
 
 /** One PO1 line as sent: values stay text until they are checked against the order rules. */
@@ -10,6 +11,8 @@ export interface PoLine {
   unit: string;
   /** PO104 */
   unitPrice: string;
+  /** PO105 */
+  priceBasis: string;
   /** PO106/PO107, PO108/PO109, ... in order. */
   productIds: { qualifier: string; id: string }[];
 }
@@ -24,6 +27,8 @@ export interface PurchaseOrder {
   poDate: string;
   /** The N1*ST loop as address lines; undefined without one. */
   shipTo: string | undefined;
+  /** The same loop as its parts, for the documents that echo it. */
+  shipToParty: Party | undefined;
   /** Header MSG01 and NTE02 texts. */
   notes: string | undefined;
   lines: PoLine[];
@@ -49,6 +54,10 @@ function partyName(n1: Segment): string {
   return el(n1, 2) !== '' ? el(n1, 2) : el(n1, 4);
 }
 
+function nonEmpty(fields: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== ''));
+}
+
 function readLine(po1: Segment, ordinal: number): PoLine {
   const productIds: { qualifier: string; id: string }[] = [];
   for (let i = 6; i + 1 <= po1.elements.length; i += 2) {
@@ -57,13 +66,14 @@ function readLine(po1: Segment, ordinal: number): PoLine {
     if (qualifier !== '' && id !== '') productIds.push({ qualifier, id });
   }
   const lineId = el(po1, 1);
-  return { lineId: lineId === '' ? String(ordinal) : lineId, quantity: el(po1, 2), unit: el(po1, 3), unitPrice: el(po1, 4), productIds };
+  return { lineId: lineId === '' ? String(ordinal) : lineId, quantity: el(po1, 2), unit: el(po1, 3), unitPrice: el(po1, 4), priceBasis: el(po1, 5), productIds };
 }
 
 /** Reads an 850's segments (ST..SE, as validated) into a purchase order; checking its values is the caller's job. */
 export function readPurchaseOrder(segments: readonly Segment[]): PurchaseOrder {
   let beg: Segment | undefined;
   const shipTo: string[] = [];
+  let party: Party | undefined;
   const notes: string[] = [];
   const lines: PoLine[] = [];
   let inShipTo = false;
@@ -82,13 +92,18 @@ export function readPurchaseOrder(segments: readonly Segment[]): PurchaseOrder {
     if (id === 'N1') {
       // The first N1*ST wins; a second one would be a second ship-to the order cannot hold.
       inShipTo = el(segment, 1) === 'ST' && shipTo.length === 0;
-      if (inShipTo) shipTo.push(partyName(segment));
+      if (inShipTo) {
+        shipTo.push(partyName(segment));
+        party = { name: el(segment, 2), ...(el(segment, 3) !== '' && el(segment, 4) !== '' ? { id_qualifier: el(segment, 3), id: el(segment, 4) } : {}) };
+      }
       continue;
     }
-    if (!inShipTo) continue;
+    if (!inShipTo || party === undefined) continue;
     if (!N1_LOOP.has(id)) inShipTo = false;
     else if (id === 'N2' || id === 'N3') shipTo.push(joinNonEmpty([el(segment, 1), el(segment, 2)], ' '));
     else if (id === 'N4') shipTo.push(cityLine(segment));
+    if (id === 'N3') party.street = [...(party.street ?? []), ...[el(segment, 1), el(segment, 2)].filter((v) => v !== '')];
+    if (id === 'N4') Object.assign(party, nonEmpty({ city: el(segment, 1), state: el(segment, 2), postal: el(segment, 3), country: el(segment, 4) }));
   }
   const address = shipTo.filter((line) => line !== '');
   return {
@@ -96,6 +111,8 @@ export function readPurchaseOrder(segments: readonly Segment[]): PurchaseOrder {
     poNumber: beg === undefined ? '' : el(beg, 3),
     poDate: beg === undefined ? '' : el(beg, 5),
     shipTo: address.length === 0 ? undefined : address.join('\n'),
+    // N1 needs a name or an id (X12 R0203); a loop with neither is not echoed.
+    shipToParty: party !== undefined && (party.name !== '' || party.id !== undefined) ? party : undefined,
     notes: notes.length === 0 ? undefined : notes.join('\n'),
     lines,
   };

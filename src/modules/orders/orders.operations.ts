@@ -21,6 +21,7 @@ const exampleOrder = {
   delivery: { status: 'delivered', attempts: 1, last_error: null },
 };
 const exampleConfirmed = { ...exampleOrder, status: 'confirmed', updated_at: '2026-06-01T12:05:00.000Z' };
+const exampleShipped = { ...exampleOrder, status: 'shipped', updated_at: '2026-06-03T09:30:00.000Z', delivery: { status: 'queued', attempts: 0, last_error: null } };
 
 const MOVES =
   'submitted -> confirmed or cancelled; confirmed -> processing or cancelled; processing -> shipped or cancelled; shipped -> delivered';
@@ -125,18 +126,39 @@ export function ordersOperations(orders: OrdersService): Operation[] {
       summary: "Change an order's status",
       description:
         `Move an order along: ${MOVES}. The change is forwarded to the hub. ` +
-        'Asking for the current status changes nothing; any other move fails with a conflict whose details list the allowed next statuses.',
+        'Asking for the current status changes nothing; any other move fails with a conflict whose details list the allowed next statuses. ' +
+        'A move to `shipped` may carry a `shipment` (carrier SCAC, tracking and bill of lading numbers, weight, packs with their SSCC-18 and ' +
+        "contents); an order that came in by EDI sends it to the partner in its 856 ship notice. A shipment with any other status is refused.",
       params: orderRefParams,
       body: setStatusInput,
       output: orderOut,
       result: 'order',
       status: 200,
       returns: 'the order in its new status.',
-      errors: { not_found: NO_ORDER, conflict: `${FORBIDDEN_MOVE} Also when another change to the order keeps winning; try again.` },
+      errors: {
+        not_found: NO_ORDER,
+        conflict: `${FORBIDDEN_MOVE} Also when another change to the order keeps winning; try again.`,
+        unprocessable:
+          "An EDI order's trading partner requires shipment data this call did not send (e.g. packs with SSCC-18, a bill of lading): " +
+          '`details` lists what is missing.',
+      },
       // Can cancel an order: that cannot be undone.
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: true },
-      example: { params: { id_or_po_number: 'PO-2026-0142' }, body: { status: 'confirmed' }, response: { order: exampleConfirmed } },
-      handle: (auth, { params, body }) => orders.setStatus(auth, params.id_or_po_number, body.status),
+      example: {
+        params: { id_or_po_number: 'PO-2026-0142' },
+        body: {
+          status: 'shipped',
+          shipment: {
+            carrier: 'UPSN',
+            tracking_number: '1Z999AA10123456784',
+            bill_of_lading: 'BOL-88213',
+            weight: { value: 92.5, unit: 'LB' },
+            packs: [{ sscc: '000123456789012343', lines: [{ line_no: 1, quantity: 4 }] }],
+          },
+        },
+        response: { order: exampleShipped },
+      },
+      handle: (auth, { params, body }) => orders.setStatus(auth, params.id_or_po_number, body.status, body.shipment),
     }),
   ];
 }

@@ -105,7 +105,80 @@ export const orderRefParams = z.strictObject({
   ),
 });
 
+/** GS1 mod-10: weights 3,1,3,... from the digit left of the check digit; the check digit makes the sum a multiple of 10. */
+export function gs1CheckDigitOk(digits: string): boolean {
+  let sum = 0;
+  for (let i = digits.length - 2, weight = 3; i >= 0; i--, weight = 4 - weight) sum += Number(digits[i]) * weight;
+  return (10 - (sum % 10)) % 10 === Number(digits[digits.length - 1]);
+}
+
+export const WEIGHT_UNITS = ['LB', 'KG'] as const;
+const MAX_PACKS = 1000;
+const MAX_WEIGHT = 1_000_000;
+
+const packLineInput = z.strictObject({
+  line_no: z.number().int('line_no must be a whole number').min(1).max(10_000).describe("The order line's `line_no` (1-based) packed here."),
+  quantity: z
+    .number()
+    .int('quantity must be a whole number')
+    .positive('quantity must be positive')
+    .max(MAX_QUANTITY)
+    .describe('Units of that line in this pack, a whole number.'),
+});
+
+const packInput = z.strictObject({
+  sscc: z
+    .string()
+    .regex(/^\d{18}$/, 'sscc must be 18 digits (an SSCC-18, without the 00 application identifier)')
+    .refine(gs1CheckDigitOk, 'sscc check digit (GS1 mod 10) is wrong')
+    .describe('The SSCC-18 on the pack label: 18 digits, the last a GS1 mod-10 check digit (without the "(00)" application identifier).'),
+  lines: z
+    .array(packLineInput)
+    .min(1, 'a pack holds at least one line')
+    .max(500)
+    .refine((lines) => new Set(lines.map((l) => l.line_no)).size === lines.length, 'a pack lists a line_no twice')
+    .describe('What the pack holds: order lines and quantities; each line_no at most once per pack.'),
+});
+
+export const shipmentInput = z
+  .strictObject({
+    carrier: z
+      .string()
+      .regex(/^[A-Z]{2,4}$/, 'carrier must be a SCAC: 2-4 capital letters (e.g. UPSN, FDEG)')
+      .describe('The carrier\'s SCAC (Standard Carrier Alpha Code): 2-4 capital letters, e.g. UPSN, FDEG, ODFL.'),
+    service: freeText(35, { min: 1, trim: true, what: 'shipment.service' })
+      .optional()
+      .describe('The carrier\'s service or routing as text (e.g. "GROUND"), up to 35 characters (trimmed).'),
+    tracking_number: identifier(30, 'shipment.tracking_number').optional().describe('The carrier tracking (PRO) number, 1-30 characters without spaces.'),
+    bill_of_lading: identifier(30, 'shipment.bill_of_lading').optional().describe('The bill of lading number, 1-30 characters without spaces.'),
+    weight: z
+      .strictObject({
+        value: z
+          .number()
+          .positive('weight must be positive')
+          .max(MAX_WEIGHT)
+          .refine((v) => Math.round(v * 1000) / 1000 === v, 'weight has at most 3 decimals')
+          .describe(`Gross weight, more than 0 and up to ${MAX_WEIGHT.toLocaleString('en-US')}, at most 3 decimals.`),
+        unit: z.enum(WEIGHT_UNITS).describe('LB (pounds) or KG (kilograms).'),
+      })
+      .optional()
+      .describe('Gross weight of the shipment.'),
+    packs: z
+      .array(packInput)
+      .min(1, 'packs must not be empty; leave it out when packs are not known')
+      .max(MAX_PACKS)
+      .refine((packs) => new Set(packs.map((p) => p.sscc)).size === packs.length, 'two packs share an sscc')
+      .optional()
+      .describe(
+        `The cartons or pallets, 1-${MAX_PACKS} of them, each with its SSCC-18 and contents. When given they must hold every order line's ` +
+          'full quantity, no more and no less (one shipment per order).',
+      ),
+  })
+  .describe('What shipped and how: only with status `shipped`. EDI orders send it to the partner in their 856 ship notice.');
+export type ShipmentInput = z.infer<typeof shipmentInput>;
+
 export const setStatusInput = z.strictObject({
   status: z.enum(TARGET_STATUSES).describe('The status to move to: confirmed, processing, shipped, delivered or cancelled (never submitted).'),
+  shipment: shipmentInput.optional(),
 });
 export type SetStatusInput = z.infer<typeof setStatusInput>;

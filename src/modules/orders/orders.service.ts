@@ -20,6 +20,7 @@ import {
   type Order,
   type OrderData,
   type ORDER_SOURCES,
+  type ShipmentInput,
 } from './orders.schemas.js';
 import * as repo from './orders.repository.js';
 
@@ -37,6 +38,43 @@ export interface OrderStatusChange {
   order: OrderData;
   from: OrderStatus;
   to: OrderStatus;
+  /** Money as stored (integer 1/10000), so documents built from the change never pass prices through a float. */
+  units: OrderUnits;
+  /** Sent with a move to `shipped` only; checked against the order's lines. */
+  shipment?: ShipmentInput;
+}
+
+export interface OrderUnits {
+  subtotal: bigint;
+  /** By line_no. */
+  lines: ReadonlyMap<number, { unitPrice: bigint; lineTotal: bigint }>;
+}
+
+function unitsOf(row: repo.OrderRow, lines: repo.OrderLineRow[]): OrderUnits {
+  return {
+    subtotal: BigInt(row.subtotal),
+    lines: new Map(lines.map((l) => [Number(l.line_no), { unitPrice: BigInt(l.unit_price), lineTotal: BigInt(l.line_total) }])),
+  };
+}
+
+/** Packs, when given, hold every line's full quantity: one shipment per order, nothing left behind or packed twice. */
+function checkPacks(shipment: ShipmentInput, lines: readonly repo.OrderLineRow[]): void {
+  if (shipment.packs === undefined) return;
+  const ordered = new Map(lines.map((l) => [Number(l.line_no), Number(l.quantity)]));
+  const packed = new Map<number, number>();
+  const problems: { path: string; message: string }[] = [];
+  shipment.packs.forEach((pack, p) =>
+    pack.lines.forEach((line, i) => {
+      if (!ordered.has(line.line_no)) problems.push({ path: `shipment.packs.${p}.lines.${i}.line_no`, message: `the order has no line ${line.line_no}` });
+      packed.set(line.line_no, (packed.get(line.line_no) ?? 0) + line.quantity);
+    }),
+  );
+  for (const [lineNo, quantity] of ordered) {
+    const got = packed.get(lineNo) ?? 0;
+    if (got !== quantity) problems.push({ path: 'shipment.packs', message: `line ${lineNo}: ${quantity} ordered, ${got} packed` });
+  }
+  const first = problems[0];
+  if (first) throw invalidInput(`${first.path}: ${first.message}`, problems);
 }
 
 const cursorSchema = z.object({ c: z.string(), i: z.string() });
@@ -151,10 +189,11 @@ export class OrdersService {
     return this.setStatus(auth, idOrPoNumber, 'confirmed');
   }
 
-  async setStatus(auth: AuthContext, idOrPoNumber: string, to: TargetStatus): Promise<Order> {
+  async setStatus(auth: AuthContext, idOrPoNumber: string, to: TargetStatus, shipment?: ShipmentInput): Promise<Order> {
     requireScope(auth, 'orders:write');
+    if (shipment !== undefined && to !== 'shipped') throw invalidInput(`shipment: only a move to shipped carries a shipment, not one to ${to}`);
     const { data, lastEventId, changed, atCommit } = await this.db.transaction().execute(async (tx) => {
-      const moved = await this.move(tx, auth.orgId, idOrPoNumber, to);
+      const moved = await this.move(tx, auth.orgId, idOrPoNumber, to, shipment);
       // A change's new event is queued; a no-op shows the delivery of the order's last event as it stands.
       const delivery = moved.changed ? undefined : (await this.deliveryStates.publicStates(tx, [moved.lastEventId])).get(moved.lastEventId);
       const answer = withDelivery(moved.data, delivery);
@@ -170,12 +209,15 @@ export class OrdersService {
     orgId: string,
     idOrPoNumber: string,
     to: TargetStatus,
+    shipment: ShipmentInput | undefined,
   ): Promise<{ data: OrderData; lastEventId: string; changed: boolean }> {
     for (let attempt = 0; attempt < CONCURRENT_RETRIES; attempt++) {
       const row = await repo.findOrder(tx, orgId, idOrPoNumber);
       if (!row) throw notFound(`order ${idOrPoNumber}`);
+      const lines = await repo.findLines(tx, orgId, [row.id]);
+      if (shipment !== undefined) checkPacks(shipment, lines);
       const from = row.status;
-      if (from === to) return { data: toOrderData(row, await repo.findLines(tx, orgId, [row.id])), lastEventId: row.last_event_id, changed: false };
+      if (from === to) return { data: toOrderData(row, lines), lastEventId: row.last_event_id, changed: false };
       if (!canMove(from, to)) {
         throw conflict(`order ${row.po_number} is ${from} and cannot move to ${to}`, { status: from, allowed: nextStatuses(from) });
       }
@@ -185,7 +227,7 @@ export class OrdersService {
       const updated = await repo.updateStatus(tx, orgId, row.id, { from, to, at, eventId });
       // Another change won the race: look again at what it left.
       if (!updated) continue;
-      const data = toOrderData(updated, await repo.findLines(tx, orgId, [row.id]));
+      const data = toOrderData(updated, lines);
       await enqueueHubEvent(tx, {
         type: 'order.status_changed',
         orgId,
@@ -193,7 +235,8 @@ export class OrdersService {
         at: now,
         data: { order_id: row.id, po_number: row.po_number, from, to, changed_at: at },
       });
-      for (const listener of this.listeners) await listener(tx, { orgId, order: data, from, to });
+      const change: OrderStatusChange = { orgId, order: data, from, to, units: unitsOf(updated, lines), ...(shipment === undefined ? {} : { shipment }) };
+      for (const listener of this.listeners) await listener(tx, change);
       return { data, lastEventId: eventId, changed: true };
     }
     throw conflict(`order ${idOrPoNumber} is being changed by another request; try again`);

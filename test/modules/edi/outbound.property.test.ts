@@ -8,7 +8,7 @@ import { readBack } from './edi-support.js';
 
 const profile: ProfileRow = { org_id: 'org_1', isa_qualifier: 'ZZ', isa_id: 'TIREGATEWAY', last_control_number: 0, created_at: '', updated_at: '' };
 const partner: PartnerRow = {
-  id: 'tp_1', org_id: 'org_1', name: 'BuyerCo', isa_qualifier: 'ZZ', isa_id: 'BUYERCO', gs_id: null, outbound_url: null, sku_qualifiers: 'VP', created_at: '',
+  id: 'tp_1', org_id: 'org_1', name: 'BuyerCo', isa_qualifier: 'ZZ', isa_id: 'BUYERCO', gs_id: null, outbound_url: null, sku_qualifiers: 'VP', document_profile: '{}', created_at: '',
 };
 
 // Printable ASCII: every default delimiter and every spare the writer could swap in.

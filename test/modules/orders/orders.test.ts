@@ -523,7 +523,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       expect(hints.orders_ack).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true });
       expect(hints.orders_set_status).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true });
       const setStatus = tools.find((t) => t.name === 'orders_set_status');
-      expect(Object.keys(setStatus?.inputSchema.properties ?? {}).sort()).toEqual(['id_or_po_number', 'idempotency_key', 'status']);
+      expect(Object.keys(setStatus?.inputSchema.properties ?? {}).sort()).toEqual(['id_or_po_number', 'idempotency_key', 'shipment', 'status']);
       const get = tools.find((t) => t.name === 'orders_get');
       expect(Object.keys(get?.inputSchema.properties ?? {})).toEqual(['id_or_po_number']);
     });
