@@ -9,7 +9,7 @@ export type InterchangeRow = EdiInterchangesTable;
 export type MessageSummaryRow = Omit<MessageRow, 'raw' | 'result' | 'errors'>;
 
 /** Rows per multi-row insert: well under SQLite's 32,766 bound parameters. */
-const DOCUMENT_CHUNK = 500;
+const DOCUMENT_CHUNK = 1000;
 
 const SUMMARY_COLUMNS = [
   'id', 'org_id', 'direction', 'partner_id', 'type', 'control_number', 'status', 'size', 'sha256', 'http_status',
@@ -18,6 +18,15 @@ const SUMMARY_COLUMNS = [
 
 export async function insertMessage(db: Executor, row: MessageRow): Promise<void> {
   await db.insertInto('edi_messages').values(row).execute();
+}
+
+/** Rows per multi-row insert of messages: 17 columns each stays well under SQLite's 32,766 bound parameters. */
+const MESSAGE_CHUNK = 1000;
+
+export async function insertMessages(db: Executor, rows: readonly MessageRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += MESSAGE_CHUNK) {
+    await db.insertInto('edi_messages').values(rows.slice(i, i + MESSAGE_CHUNK)).execute();
+  }
 }
 
 export async function updateMessage(
@@ -63,7 +72,7 @@ export async function listMessages(db: Executor, orgId: string, o: ListOptions):
   return query.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(o.limit).execute();
 }
 
-export async function insertDocuments(db: Executor, rows: DocumentRow[]): Promise<void> {
+export async function insertDocuments(db: Executor, rows: readonly DocumentRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += DOCUMENT_CHUNK) {
     await db.insertInto('edi_documents').values(rows.slice(i, i + DOCUMENT_CHUNK)).execute();
   }

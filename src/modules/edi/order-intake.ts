@@ -7,6 +7,7 @@ import { judgeLines, pickProductId } from './order-lines.js';
 import type { AckType, OutboundLine, PoAcknowledgment } from './outbound-sets.js';
 import { versionOf } from './outbound.js';
 import { readPurchaseOrder } from './purchase-order.js';
+import { readSegments } from './x12/x12.parser.js';
 import type { TransactionSet } from './x12/x12.types.js';
 
 /** Orders keep at most this much of the 850's notes. */
@@ -59,7 +60,8 @@ export async function takePurchaseOrder(
   deps: OrderIntakeDeps,
   input: { orgId: string; qualifiers: readonly string[]; set: TransactionSet; gs08: string; test: boolean },
 ): Promise<PurchaseOrderOutcome> {
-  const po = readPurchaseOrder(input.set.segments);
+  // Read without caching the segments on the set: a large interchange never holds every order's segments at once.
+  const po = readPurchaseOrder(readSegments(input.set));
   const skus = po.lines.flatMap((line) => {
     const picked = pickProductId(line, input.qualifiers);
     return picked === undefined ? [] : [picked.id];

@@ -1,6 +1,6 @@
 import type { Tx } from '../../platform/db/schema.js';
 import { newId } from '../../platform/ids.js';
-import { enqueueDelivery, enqueueHubEvent, PARTNER_DESTINATION } from '../../platform/outbox/outbox.js';
+import { type DeliveryInput, enqueueDeliveries, hubDelivery, PARTNER_DESTINATION } from '../../platform/outbox/outbox.js';
 import { sha256Hex } from './interchange-bytes.js';
 import * as messages from './messages.repository.js';
 import type { PartnerRow, ProfileRow } from './partners.repository.js';
@@ -63,7 +63,8 @@ export function wrapSet(type: OutboundType, body: Body, env: Envelope): string {
 export interface OutboundRecord {
   orgId: string;
   partner: PartnerRow;
-  type: OutboundType;
+  // A TA1 has no functional group, so it is no OutboundType of wrapSet.
+  type: OutboundType | 'TA1';
   x12: string;
   controlNumber: number;
   /** The inbound message this answers. */
@@ -77,31 +78,42 @@ export interface OutboundRecord {
 
 /** Stores a generated document and queues it for the partner's URL and the hub, in the caller's transaction. */
 export async function recordOutbound(tx: Tx, r: OutboundRecord): Promise<string> {
-  const at = r.at.toISOString();
-  const id = newId('msg', r.at);
-  const raw = Buffer.from(r.x12, 'utf8');
-  const controlNumber = String(r.controlNumber).padStart(9, '0');
-  await messages.insertMessage(tx, {
-    id,
-    org_id: r.orgId,
-    direction: 'outbound',
-    partner_id: r.partner.id,
-    type: r.type,
-    control_number: controlNumber,
-    status: 'generated',
-    size: raw.length,
-    sha256: sha256Hex(raw),
-    raw,
-    errors: null,
-    http_status: null,
-    result: null,
-    related_id: r.relatedId,
-    order_id: r.orderId,
-    created_at: at,
-    updated_at: at,
-  });
-  await messages.insertDocuments(tx, [
-    {
+  const [id] = await recordOutbounds(tx, [r]);
+  return id as string;
+}
+
+/** recordOutbound for many documents: a few multi-row statements, all in the caller's transaction; returns their message ids in order. */
+export async function recordOutbounds(tx: Tx, records: readonly OutboundRecord[]): Promise<string[]> {
+  const ids: string[] = [];
+  const rows: messages.MessageRow[] = [];
+  const documents: messages.DocumentRow[] = [];
+  const deliveries: DeliveryInput[] = [];
+  for (const r of records) {
+    const at = r.at.toISOString();
+    const id = newId('msg', r.at);
+    const raw = Buffer.from(r.x12, 'utf8');
+    const controlNumber = String(r.controlNumber).padStart(9, '0');
+    ids.push(id);
+    rows.push({
+      id,
+      org_id: r.orgId,
+      direction: 'outbound',
+      partner_id: r.partner.id,
+      type: r.type,
+      control_number: controlNumber,
+      status: 'generated',
+      size: raw.length,
+      sha256: sha256Hex(raw),
+      raw,
+      errors: null,
+      http_status: null,
+      result: null,
+      related_id: r.relatedId,
+      order_id: r.orderId,
+      created_at: at,
+      updated_at: at,
+    });
+    documents.push({
       message_id: id,
       seq: 1,
       org_id: r.orgId,
@@ -112,36 +124,41 @@ export async function recordOutbound(tx: Tx, r: OutboundRecord): Promise<string>
       po_number: r.poNumber,
       order_id: r.orderId,
       detail: JSON.stringify({ errors: [] }),
-    },
-  ]);
-  if (r.deliver && r.partner.outbound_url !== null) {
-    // The outbox row takes the message id: one delivery per document, and the partner's Idempotency-Key.
-    await enqueueDelivery(tx, {
-      id,
-      orgId: r.orgId,
-      destination: PARTNER_DESTINATION,
-      target: r.partner.outbound_url,
-      type: 'edi.document',
-      contentType: 'text/plain',
-      payload: r.x12,
-      createdAt: at,
     });
+    if (r.deliver && r.partner.outbound_url !== null) {
+      // The outbox row takes the message id: one delivery per document, and the partner's Idempotency-Key.
+      deliveries.push({
+        id,
+        orgId: r.orgId,
+        destination: PARTNER_DESTINATION,
+        target: r.partner.outbound_url,
+        type: 'edi.document',
+        contentType: 'text/plain',
+        payload: r.x12,
+        createdAt: at,
+      });
+    }
+    deliveries.push(
+      hubDelivery({
+        type: 'edi.document',
+        orgId: r.orgId,
+        at: r.at,
+        data: {
+          message_id: id,
+          direction: 'outbound',
+          type: r.type,
+          partner: { id: r.partner.id, name: r.partner.name },
+          control_number: controlNumber,
+          related_message_id: r.relatedId,
+          order_id: r.orderId,
+          po_number: r.poNumber,
+          x12: r.x12,
+        },
+      }),
+    );
   }
-  await enqueueHubEvent(tx, {
-    type: 'edi.document',
-    orgId: r.orgId,
-    at: r.at,
-    data: {
-      message_id: id,
-      direction: 'outbound',
-      type: r.type,
-      partner: { id: r.partner.id, name: r.partner.name },
-      control_number: controlNumber,
-      related_message_id: r.relatedId,
-      order_id: r.orderId,
-      po_number: r.poNumber,
-      x12: r.x12,
-    },
-  });
-  return id;
+  await messages.insertMessages(tx, rows);
+  await messages.insertDocuments(tx, documents);
+  await enqueueDeliveries(tx, deliveries);
+  return ids;
 }

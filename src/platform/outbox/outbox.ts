@@ -29,30 +29,41 @@ export interface DeliveryInput {
   createdAt: string;
 }
 
+/** Rows per multi-row insert: 15 columns each keeps a statement well under SQLite's 32,766 bound parameters. */
+const DELIVERY_CHUNK = 1000;
+
+function deliveryRow(input: DeliveryInput) {
+  return {
+    id: input.id,
+    org_id: input.orgId,
+    destination: input.destination,
+    target: input.target,
+    type: input.type,
+    content_type: input.contentType,
+    payload: input.payload,
+    status: 'queued' as const,
+    attempts: 0,
+    next_attempt_at: DUE_NOW,
+    lease_owner: null,
+    lease_until: null,
+    last_error: null,
+    created_at: input.createdAt,
+    delivered_at: null,
+  };
+}
+
 /** Writes one delivery in the caller's transaction; an id already queued is kept as it is (replays are no-ops). */
 export async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
-  await tx
-    .insertInto('outbox')
-    .values({
-      id: input.id,
-      org_id: input.orgId,
-      destination: input.destination,
-      target: input.target,
-      type: input.type,
-      content_type: input.contentType,
-      payload: input.payload,
-      status: 'queued',
-      attempts: 0,
-      next_attempt_at: DUE_NOW,
-      lease_owner: null,
-      lease_until: null,
-      last_error: null,
-      created_at: input.createdAt,
-      delivered_at: null,
-    })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
+  await enqueueDeliveries(tx, [input]);
   return input.id;
+}
+
+/** enqueueDelivery for many, a few multi-row statements in the caller's transaction. */
+export async function enqueueDeliveries(tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> {
+  for (let i = 0; i < inputs.length; i += DELIVERY_CHUNK) {
+    const rows = inputs.slice(i, i + DELIVERY_CHUNK).map(deliveryRow);
+    await tx.insertInto('outbox').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
+  }
 }
 
 /**
@@ -60,18 +71,22 @@ export async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<str
  * when it occurred and when it was queued. Pass `id` to make it deterministic (the hub deduplicates by
  * id); it must be unique across orgs, so derive it from something that is (a record id, a connection id).
  */
-export async function enqueueHubEvent(tx: Tx, event: { type: string; orgId: string; data: unknown; at: Date; id?: string }): Promise<string> {
+export async function enqueueHubEvent(tx: Tx, event: HubEvent): Promise<string> {
+  return enqueueDelivery(tx, hubDelivery(event));
+}
+
+export interface HubEvent {
+  type: string;
+  orgId: string;
+  data: unknown;
+  at: Date;
+  id?: string;
+}
+
+/** The outbox row of a hub event, for enqueueDeliveries. */
+export function hubDelivery(event: HubEvent): DeliveryInput {
   const createdAt = event.at.toISOString();
   const id = event.id ?? newId('evt', event.at);
   const payload = JSON.stringify({ id, type: event.type, org_id: event.orgId, occurred_at: createdAt, data: event.data });
-  return enqueueDelivery(tx, {
-    orgId: event.orgId,
-    destination: HUB_DESTINATION,
-    target: null,
-    type: event.type,
-    contentType: 'application/json',
-    payload,
-    id,
-    createdAt,
-  });
+  return { orgId: event.orgId, destination: HUB_DESTINATION, target: null, type: event.type, contentType: 'application/json', payload, id, createdAt };
 }
