@@ -124,6 +124,25 @@ export function registerPartnersCommands(program: Command, withGateway: WithGate
         table(l.map((p) => ({ ...p, sku_qualifiers: p.sku_qualifiers.join(',') })), ['name', 'id', 'isa', 'gs', 'outbound_url', 'sku_qualifiers']),
       );
     }));
+  const ourIds = partners.command('our-ids').description("the interchange ids (ISA07/ISA08) partners may address the org under");
+  ourIds
+    .command('add')
+    .description('add an interchange id the org also receives under; 997s and TA1s answer from the id the partner addressed')
+    .requiredOption('--org <slug>', 'the org')
+    .requiredOption('--isa <qualifier/id>', 'the further ISA07/ISA08, e.g. ZZ/OTHERID')
+    .option('--json', 'machine-readable output')
+    .action(run(async (opts: OutputOptions & { org: string; isa: string }) => {
+      const added = await withGateway((gw) => gw.services.ediPartners.addInterchangeId(opts.org, opts.isa));
+      print(opts, added, (v) => `added interchange id ${v.isa} to org ${v.org}`);
+    }));
+  ourIds
+    .command('list')
+    .requiredOption('--org <slug>', 'the org')
+    .option('--json', 'machine-readable output')
+    .action(run(async (opts: OutputOptions & { org: string }) => {
+      const list = await withGateway((gw) => gw.services.ediPartners.listInterchangeIds(opts.org));
+      print(opts, list, (l) => table(l.map((v) => ({ ...v, main: v.main ? 'yes' : '' })), ['isa', 'main', 'created_at']));
+    }));
   partners
     .command('show <idOrName>')
     .requiredOption('--org <slug>', 'org the partner belongs to')

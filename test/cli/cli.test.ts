@@ -65,6 +65,30 @@ describe('./bin/gateway', () => {
     expect((await gateway('settings', 'set', '--help')).stdout).toMatch(/stock\.backorder_threshold \(default 0\): stock_qty at or below this is backorder/);
   });
 
+  it('adds and lists the interchange ids an org receives under', async () => {
+    const noProfile = await gateway('partners', 'our-ids', 'add', '--org', 'acme', '--isa', 'ZZ/OTHERID');
+    expect(noProfile.code).toBe(1);
+    expect(noProfile.stderr).toMatch(/no EDI interchange id yet/);
+    await gateway('partners', 'create', '--org', 'acme', '--name', 'BuyerCo', '--isa', 'ZZ/BUYERCO', '--our-isa', 'ZZ/TIREGATEWAY', '--json');
+    const added = json<{ isa: string; main: boolean }>(await gateway('partners', 'our-ids', 'add', '--org', 'acme', '--isa', 'ZZ/OTHERID', '--json'));
+    expect(added).toMatchObject({ isa: 'ZZ/OTHERID', main: false });
+    const listed = json<{ isa: string; main: boolean }[]>(await gateway('partners', 'our-ids', 'list', '--org', 'acme', '--json'));
+    expect(listed.map((v) => [v.isa, v.main])).toEqual([
+      ['ZZ/TIREGATEWAY', true],
+      ['ZZ/OTHERID', false],
+    ]);
+    expect((await gateway('partners', 'our-ids', 'list', '--org', 'acme')).stdout).toContain('ZZ/OTHERID');
+    for (const isa of ['ZZ/OTHERID', 'ZZ/TIREGATEWAY']) {
+      const dup = await gateway('partners', 'our-ids', 'add', '--org', 'acme', '--isa', isa);
+      expect(dup.code).toBe(1);
+      expect(dup.stderr).toMatch(/already has interchange id/);
+    }
+    const bad = await gateway('partners', 'our-ids', 'add', '--org', 'acme', '--isa', 'OTHERID');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/--isa must be <qualifier>\/<id>/);
+    expect((await gateway('partners', 'our-ids', 'list', '--org', 'ghost')).stderr).toMatch(/org ghost not found/);
+  });
+
   it('fails at start with one clear line on bad configuration', async () => {
     const { code, stderr } = await cliRunner({ ...env, PORT: 'eighty' })('orgs', 'list');
     expect(code).toBe(1);

@@ -15,7 +15,7 @@ const X12_MEDIA_TYPES = ['text/plain', 'application/edi-x12'];
 
 /** A small 004010 850 from BuyerCo (the ISA is fixed-width: 106 characters up to the segment terminator). */
 const exampleInterchange = [
-  'ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*U*00401*000000101*0*P*>~',
+  'ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*U*00401*000000101*1*P*>~',
   'GS*PO*BUYERCO*TIREGW*20260601*1200*101*X*004010~',
   'ST*850*0001~',
   'BEG*00*SA*PO-1001**20260601~',
@@ -46,11 +46,20 @@ const exampleAck = [
   '',
 ].join('\n');
 
+/** The TA1 it asks for (ISA14 1). */
+const exampleTa1 = [
+  'ISA*00*          *00*          *ZZ*TIREGATEWAY    *ZZ*BUYERCO        *260601*1200*U*00401*000000002*0*P*>~',
+  'TA1*000000101*260601*1200*A*000~',
+  'IEA*0*000000002~',
+  '',
+].join('\n');
+
 const exampleSubmitResult = {
   message_id: 'msg_01kt1gw6g0hmayjrj388ew3c7v',
   partner: { id: 'tp_01kt1gw6g0dc6kwst4tpbhv76q', name: 'BuyerCo' },
   acknowledgments: [{ group: '101', code: 'A', message_id: 'msg_01kt1gw6g0ppnky9mp1q0pk3x2', x12: exampleAck }],
   documents: [{ type: '850', control_number: '0001', status: 'accepted', po_number: 'PO-1001', order_id: 'ord_01kt1gw6g0nfyphgwaq4w7pxm0' }],
+  interchange_ack: { code: 'A', note: '000', message_id: 'msg_01kt1gw6g0qb1xyz7m2n4p6r8s', x12: exampleTa1 },
 };
 
 const exampleSummary = {
@@ -61,7 +70,7 @@ const exampleSummary = {
   partner: { id: 'tp_01kt1gw6g0dc6kwst4tpbhv76q', name: 'BuyerCo' },
   control_number: '000000101',
   size: 399,
-  sha256: '71cd966c2e09022215a4a8d9c66bd757d3cc28d581253dd7451a7eedbe0c4028',
+  sha256: '1346f80faa40849e9d2206e31017727027fb7aa493e07a4d83b0f10bafbdbd29',
   related_message_id: null,
   order_id: null,
   delivery: null,
@@ -92,8 +101,9 @@ export function ediOperations(edi: EdiService): Operation[] {
         'of each functional group as X12 text; an 855 goes to the partner for a refused PO or refused lines. Not X12 -> ' +
         'invalid_input (400). X12 errors, an unknown sender or another receiver -> unprocessable (422) whose `details` carry ' +
         '`errors` (segment position, segment id, element, X12 code) plus, once the interchange was processed, the same fields ' +
-        'as a success, the 997s included. Resending the same interchange (same ISA13, same bytes) returns the stored answer ' +
-        'and creates nothing twice; the same ISA13 with other bytes -> conflict (409).',
+        'as a success, the 997s included. A TA1 (`interchange_ack`) answers when ISA14 is 1 or the envelope is rejected. ' +
+        'Resending the same interchange (same ISA13, same bytes) returns the stored answer and creates nothing twice; the ' +
+        'same ISA13 with other bytes -> conflict (409) with a TA1 R 025 in `details.interchange_ack`.',
       rawBody: {
         field: 'x12',
         mediaTypes: X12_MEDIA_TYPES,

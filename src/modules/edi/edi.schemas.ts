@@ -8,7 +8,7 @@ export const MAX_INTERCHANGE_BYTES = 10 * 1024 * 1024;
 
 const EDI_DIRECTIONS = ['inbound', 'outbound'] as const;
 export type EdiDirection = (typeof EDI_DIRECTIONS)[number];
-const EDI_TYPES = ['850', '855', '856', '810', '997'] as const;
+const EDI_TYPES = ['850', '855', '856', '810', '997', 'TA1'] as const;
 
 /** `received` while processing; `duplicate`/`conflict` are resends; `failed` kept the body through an internal error. */
 const MESSAGE_STATUSES = ['received', 'accepted', 'partial', 'rejected', 'not_x12', 'duplicate', 'conflict', 'failed', 'generated'] as const;
@@ -45,6 +45,10 @@ const documentSchema = z
     po_number: z.string().optional().describe('BEG03 of an 850'),
     order_id: z.string().optional().describe('the order made from it'),
     errors: z.array(ediErrorSchema).optional().describe('why it was refused, in whole or in part'),
+    notes: z
+      .array(z.string())
+      .optional()
+      .describe('how it was checked when that is not the usual way, e.g. against the nearest version\'s table because the gateway has none for its GS08'),
   })
   .meta({ id: 'EdiDocument', description: 'One transaction set of an interchange and what became of it.' });
 export type DocumentView = z.infer<typeof documentSchema>;
@@ -58,12 +62,23 @@ const acknowledgmentSchema = z.object({
   x12: z.string().describe('the 997 interchange as X12 text'),
 });
 
+export const interchangeAckSchema = z
+  .object({
+    code: z.enum(['A', 'E', 'R']).describe('TA104: A accepted, E accepted with errors noted, R rejected'),
+    note: z.string().describe("TA105 note code: '000' no error, '025' duplicate control number, ..."),
+    message_id: z.string().describe('the TA1 as an outbound EDI message'),
+    x12: z.string().describe('the TA1 interchange as X12 text'),
+  })
+  .meta({ id: 'EdiInterchangeAck', description: 'A TA1 interchange acknowledgment: sent when ISA14 is 1 or the interchange envelope is rejected.' });
+export type InterchangeAck = z.infer<typeof interchangeAckSchema>;
+
 export const submitResultSchema = z
   .object({
     message_id: z.string().describe('the interchange as a stored inbound EDI message'),
     partner: partnerRefSchema,
     acknowledgments: z.array(acknowledgmentSchema).describe('one 997 per functional group, except inbound 997 (FA) groups'),
     documents: z.array(documentSchema).describe('one per transaction set, in the order sent'),
+    interchange_ack: interchangeAckSchema.optional().describe('the TA1, when the partner asked for one (ISA14 1) or the envelope was rejected'),
   })
   .meta({ id: 'EdiSubmitResult', description: 'What became of a submitted interchange.' });
 export type SubmitResult = z.infer<typeof submitResultSchema>;

@@ -12,6 +12,14 @@ export interface EdiProfilesTable {
   updated_at: string;
 }
 
+/** A further interchange id (ISA07/ISA08) partners may address the org under; edi_profiles holds the main one. */
+export interface EdiInterchangeIdsTable {
+  org_id: string;
+  isa_qualifier: string;
+  isa_id: string;
+  created_at: string;
+}
+
 export interface EdiPartnersTable {
   id: string;
   org_id: string;
@@ -92,5 +100,6 @@ declare module '../../platform/db/schema.js' {
     edi_documents: EdiDocumentsTable;
     edi_interchanges: EdiInterchangesTable;
     edi_shipments: EdiShipmentsTable;
+    edi_interchange_ids: EdiInterchangeIdsTable;
   }
 }

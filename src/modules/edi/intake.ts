@@ -8,6 +8,7 @@ import {
   type DocumentStatus,
   type DocumentView,
   type EdiError,
+  type InterchangeAck,
   type MessageStatus,
   type StoredAnswer,
   storedAnswerSchema,
@@ -17,13 +18,16 @@ import { decodeInterchange, sha256Hex } from './interchange-bytes.js';
 import * as messages from './messages.repository.js';
 import { takePurchaseOrder, type OrderIntakeDeps, type PurchaseOrderOutcome } from './order-intake.js';
 import { type PoAcknowledgment, purchaseOrderAck } from './outbound-sets.js';
-import { recordOutbound, wrapSet } from './outbound.js';
+import { recordOutbound, recordOutbounds, wrapSet } from './outbound.js';
 import * as partners from './partners.repository.js';
 import { readPurchaseOrder } from './purchase-order.js';
 import { setImmediate } from 'node:timers/promises';
 import { assess997Async, build997Async, type GroupVerdict, type SetVerdict } from './x12/x12.ack997.js';
 import { echoText } from './x12/x12.delimiters.js';
-import { parseX12, readSegments, validateInterchange } from './x12/x12.parser.js';
+import { parseX12, readSegments } from './x12/x12.parser.js';
+import { buildTa1, TA1_NOTES, type Ta1Code, ta1Verdict } from './x12/x12.ta1.js';
+import { checkInterchange, type TableUse } from './x12/x12.validate.js';
+import type { Party } from './x12/x12.writer.js';
 import { type FunctionalGroup, type PartialInterchange, type TransactionSet, X12_CODES, type X12Issue } from './x12/x12.types.js';
 import { summarize, toEdiError } from './x12-errors.js';
 
@@ -52,6 +56,29 @@ interface Checked {
   issues: X12Issue[];
   partner: partners.PartnerRow;
   profile: partners.ProfileRow;
+  /** The interchange id the partner addressed (ISA07/ISA08): the 997s and the TA1 come from it. */
+  ours: Party;
+  /** What parseX12 found: the interchange-level ones decide the TA1. */
+  envelopeIssues: readonly X12Issue[];
+  /** Notes per set (key: group and set control numbers), e.g. a check against the nearest version's table. */
+  notes: Map<string, string[]>;
+}
+
+/** TA104/TA105 of a TA1 to send. */
+interface Ta1Verdict {
+  code: Ta1Code;
+  noteCode: string;
+}
+
+/** The sets checked against another version's table, as notes for the JSON answer (a 997 has no place for free text). */
+function fallbackNotes(tables: readonly TableUse[]): Map<string, string[]> {
+  const notes = new Map<string, string[]>();
+  for (const t of tables) {
+    if (!t.fallback || t.note === undefined) continue;
+    const key = JSON.stringify([t.groupControl, t.setControl]);
+    notes.set(key, [...(notes.get(key) ?? []), t.note]);
+  }
+  return notes;
 }
 
 /** An 855 owed at receipt. */
@@ -186,34 +213,51 @@ export class InterchangeIntake {
     const partner = await partners.findPartnerByIsa(this.d.db, r.orgId, envelope.senderQualifier, envelope.senderId);
     if (partner === undefined) return refuse('unknown_partner', `unknown trading partner ${sender} (ISA05/ISA06)`, 6, envelope.senderId, null);
     const profile = await partners.findProfile(this.d.db, r.orgId);
-    if (profile === undefined || envelope.receiverQualifier !== profile.isa_qualifier || envelope.receiverId !== profile.isa_id) {
+    const main = profile !== undefined && envelope.receiverQualifier === profile.isa_qualifier && envelope.receiverId === profile.isa_id;
+    const addressed = main || (profile !== undefined && (await partners.isExtraInterchangeId(this.d.db, r.orgId, envelope.receiverQualifier, envelope.receiverId)));
+    if (profile === undefined || !addressed) {
       const receiver = `${envelope.receiverQualifier}/${envelope.receiverId}`;
       const ours = profile === undefined ? '(none set)' : `${profile.isa_qualifier}/${profile.isa_id}`;
       return refuse('wrong_receiver', `ISA07/ISA08 ${receiver} is not this organisation's interchange id ${ours}`, 8, envelope.receiverId, partner.id);
     }
+    const ours: Party = { qualifier: envelope.receiverQualifier, id: envelope.receiverId };
     const seen = await messages.findInterchange(this.d.db, r.orgId, partner.id, envelope.controlNumber);
-    if (seen !== undefined) return this.replay(r, seen, partner, identity.type);
+    if (seen !== undefined) return this.replay(r, seen, partner, identity.type, envelope.isa, ours);
     // Checked before the transaction opens: validation is the CPU-heavy part and holds no lock.
-    const issues = [...parsed.issues, ...validateInterchange(envelope), ...unsupportedSets(envelope)];
+    const checks = checkInterchange(envelope);
+    const issues = [...parsed.issues, ...checks.issues, ...unsupportedSets(envelope)];
     if (!parsed.ok) issues.push(...envelope.groups.map(interchangeRejected));
-    const checked: Checked = { envelope, issues, partner, profile };
+    const checked: Checked = { envelope, issues, partner, profile, ours, envelopeIssues: parsed.issues, notes: fallbackNotes(checks.tables) };
     const answer = await this.d.db.transaction().execute((tx) => this.processInterchange(tx, r, checked));
     if (answer !== undefined) return answer;
     // A resend raced this one and won the key: answer as the resend we turned out to be.
     const winner = await messages.findInterchange(this.d.db, r.orgId, partner.id, envelope.controlNumber);
     if (winner === undefined) throw new Error(`interchange ${envelope.controlNumber} was claimed but is not recorded`);
-    return this.replay(r, winner, partner, identity.type);
+    return this.replay(r, winner, partner, identity.type, envelope.isa, ours);
   }
 
   /** The same ISA13 from the same partner: the same bytes get the stored answer, different bytes a 409. */
-  private async replay(r: Received, seen: messages.InterchangeRow, partner: partners.PartnerRow, type: string | null): Promise<StoredAnswer> {
+  private async replay(
+    r: Received,
+    seen: messages.InterchangeRow,
+    partner: partners.PartnerRow,
+    type: string | null,
+    isa: readonly string[],
+    ours: Party,
+  ): Promise<StoredAnswer> {
     const settled = { partner_id: partner.id, control_number: seen.control_number, related_id: seen.message_id, type };
     if (seen.sha256 !== r.sha) {
       const message =
         `interchange ${seen.control_number} from ${partner.name} was already received with different content ` +
         `(message ${seen.message_id}); send a changed interchange with a new ISA13`;
       const errors: EdiError[] = [{ code: 'duplicate_control_number', message, level: 'interchange', position: 1, segment_id: 'ISA', element: 13, value: seen.control_number }];
-      return this.settle(this.d.db, r, { status: 'conflict', ...settled }, errors, failure('conflict', message, { message_id: r.messageId, original_message_id: seen.message_id }));
+      // The TA1 (R 025) and the 409 are recorded together: a counter number is never spent on an unrecorded TA1.
+      return this.d.db.transaction().execute(async (tx) => {
+        const controlNumber = await partners.reserveControlNumbers(tx, r.orgId, 1);
+        const ack = await this.sendTa1(tx, r, partner, isa, ours, { code: 'R', noteCode: TA1_NOTES.duplicateControlNumber }, controlNumber);
+        const details = { message_id: r.messageId, original_message_id: seen.message_id, interchange_ack: ack };
+        return this.settle(tx, r, { status: 'conflict', ...settled }, errors, failure('conflict', message, details));
+      });
     }
     const original = await messages.findMessage(this.d.db, r.orgId, seen.message_id);
     const stored = storedAnswerSchema.parse(JSON.parse(original?.result ?? 'null'));
@@ -234,9 +278,12 @@ export class InterchangeIntake {
     if (!claimed) return undefined;
     const verdicts = await assess997Async(envelope, issues);
     const { documents, owed } = await this.takeDocuments(tx, r, c, verdicts);
+    // A TA1 when the partner asks for one (ISA14 1) or the envelope is rejected; none when no TA105 code fits.
+    const interchange = ta1Verdict(c.envelopeIssues);
+    const ta1 = interchange !== undefined && (interchange.code === 'R' || envelope.isa[13] === '1') ? interchange : undefined;
 
     // Control numbers are taken last, so the counter row is locked only for the few writes below.
-    const needed = verdicts.length + owed.length;
+    const needed = verdicts.length + owed.length + (ta1 === undefined ? 0 : 1);
     let next = needed === 0 ? 0 : await partners.reserveControlNumbers(tx, r.orgId, needed);
     const take = (): number => next++;
     const acks = await build997Async(envelope, issues, {
@@ -244,24 +291,37 @@ export class InterchangeIntake {
         const n = take();
         return { interchange: n, group: n };
       },
-      ourIdentity: { qualifier: profile.isa_qualifier, id: profile.isa_id },
+      ourIdentity: c.ours,
       date: r.at,
     });
     const out = { orgId: r.orgId, partner, relatedId: r.messageId, at: r.at };
     const acknowledgments: SubmitResult['acknowledgments'] = [];
-    for (const [i, ack] of acks.entries()) {
-      const id = await recordOutbound(tx, { ...out, type: '997', x12: ack.x12, controlNumber: ack.interchangeControlNumber, orderId: null, poNumber: null, deliver: false });
-      acknowledgments.push({ group: echoText(ack.groupControlNumber), code: ack.code, message_id: id, x12: ack.x12 });
-      await pace(i);
+    // Multi-row writes, PACE * 2 documents at a time with a yield between: one large body never starves other requests.
+    for (let i = 0; i < acks.length; i += PACE * 2) {
+      const slice = acks.slice(i, i + PACE * 2);
+      const ids = await recordOutbounds(
+        tx,
+        slice.map((ack) => ({ ...out, type: '997' as const, x12: ack.x12, controlNumber: ack.interchangeControlNumber, orderId: null, poNumber: null, deliver: false })),
+      );
+      slice.forEach((ack, j) => acknowledgments.push({ group: echoText(ack.groupControlNumber), code: ack.code, message_id: ids[j] as string, x12: ack.x12 }));
+      await setImmediate();
     }
-    for (const { outcome, ack } of owed) {
+    const sent = owed.map(({ outcome, ack }) => {
       const controlNumber = take();
       const version = outcome.detail.version ?? '004010';
       const x12 = wrapSet('855', purchaseOrderAck(ack), { profile, partner, version, controlNumber, date: r.at });
-      await recordOutbound(tx, { ...out, type: '855', x12, controlNumber, orderId: outcome.orderId ?? null, poNumber: outcome.poNumber, deliver: true });
-    }
+      return { ...out, type: '855' as const, x12, controlNumber, orderId: outcome.orderId ?? null, poNumber: outcome.poNumber, deliver: true };
+    });
+    await recordOutbounds(tx, sent);
 
-    const result: SubmitResult = { message_id: r.messageId, partner: { id: partner.id, name: partner.name }, acknowledgments, documents };
+    const interchangeAck = ta1 === undefined ? undefined : await this.sendTa1(tx, r, partner, envelope.isa, c.ours, ta1, take());
+    const result: SubmitResult = {
+      message_id: r.messageId,
+      partner: { id: partner.id, name: partner.name },
+      acknowledgments,
+      documents,
+      ...(interchangeAck === undefined ? {} : { interchange_ack: interchangeAck }),
+    };
     const errors = issues.map(toEdiError);
     const answer: StoredAnswer =
       errors.length === 0
@@ -281,7 +341,8 @@ export class InterchangeIntake {
     const setVerdicts = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
     for (const g of verdicts) for (const s of g.sets) setVerdicts.set(s.set, { set: s, groupIssues: g.issues });
     const documents: DocumentView[] = [];
-    const rows: messages.DocumentRow[] = [];
+    // Written PACE * 2 at a time in this transaction: a large body never holds every document's stored detail at once.
+    let rows: messages.DocumentRow[] = [];
     const owed: Owed[] = [];
     const qualifiers = c.partner.sku_qualifiers.split(',');
     // Findings of inbound 997 sets, filed once rather than searched per set.
@@ -294,7 +355,7 @@ export class InterchangeIntake {
     }
     for (const group of c.envelope.groups) {
       for (const set of group.transactionSets) {
-        await pace(rows.length);
+        await pace(documents.length);
         const verdict = setVerdicts.get(set);
         let view: DocumentView;
         let detail: DocumentDetail;
@@ -314,10 +375,12 @@ export class InterchangeIntake {
           detail = outcome.detail;
           view = documentView(set.id, set, outcome.status, detail.errors, outcome);
         }
+        const notes = c.notes.get(JSON.stringify([group.controlNumber, set.controlNumber]));
+        if (notes !== undefined) view = { ...view, notes };
         documents.push(view);
         rows.push({
           message_id: r.messageId,
-          seq: rows.length + 1,
+          seq: documents.length,
           org_id: r.orgId,
           type: set.id,
           group_control: group.controlNumber,
@@ -327,10 +390,21 @@ export class InterchangeIntake {
           order_id: view.order_id ?? null,
           detail: JSON.stringify(detail),
         });
+        if (rows.length === PACE * 2) {
+          await messages.insertDocuments(tx, rows);
+          rows = [];
+        }
       }
     }
     await messages.insertDocuments(tx, rows);
     return { documents, owed };
+  }
+
+  /** Builds a TA1 addressed back to the sender and records it like a 997: kept and answered inline, not delivered. */
+  private async sendTa1(tx: Tx, r: Received, partner: partners.PartnerRow, isa: readonly string[], ours: Party, verdict: Ta1Verdict, controlNumber: number): Promise<InterchangeAck> {
+    const x12 = buildTa1({ isa, code: verdict.code, noteCode: verdict.noteCode, controlNumber, ourIdentity: ours, date: r.at });
+    const id = await recordOutbound(tx, { orgId: r.orgId, partner, relatedId: r.messageId, at: r.at, type: 'TA1', x12, controlNumber, orderId: null, poNumber: null, deliver: false });
+    return { code: verdict.code, note: verdict.noteCode, message_id: id, x12 };
   }
 
   /**

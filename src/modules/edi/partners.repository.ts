@@ -63,6 +63,32 @@ export async function saveIdentity(db: Executor, orgId: string, qualifier: strin
     .execute();
 }
 
+export async function insertInterchangeId(db: Executor, orgId: string, qualifier: string, id: string, at: string): Promise<void> {
+  await db.insertInto('edi_interchange_ids').values({ org_id: orgId, isa_qualifier: qualifier, isa_id: id, created_at: at }).execute();
+}
+
+export async function listInterchangeIds(db: Executor, orgId: string): Promise<{ isa_qualifier: string; isa_id: string; created_at: string }[]> {
+  return db
+    .selectFrom('edi_interchange_ids')
+    .select(['isa_qualifier', 'isa_id', 'created_at'])
+    .where('org_id', '=', orgId)
+    .orderBy('isa_qualifier')
+    .orderBy('isa_id')
+    .execute();
+}
+
+/** Whether ISA07/ISA08 is one of the org's further interchange ids (the main one is in edi_profiles). */
+export async function isExtraInterchangeId(db: Executor, orgId: string, qualifier: string, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('edi_interchange_ids')
+    .select('org_id')
+    .where('org_id', '=', orgId)
+    .where('isa_qualifier', '=', qualifier)
+    .where('isa_id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The first of `count` fresh control numbers; the row stays locked until commit, so no two requests share one. */
 export async function reserveControlNumbers(tx: Tx, orgId: string, count: number): Promise<number> {
   const row = await tx

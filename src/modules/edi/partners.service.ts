@@ -160,6 +160,14 @@ function toView(row: repo.PartnerRow, org: string, profile: repo.ProfileRow | un
   };
 }
 
+/** One interchange id the org is addressed under; `main` is the one its documents come from (edi_profiles). */
+export interface InterchangeIdView {
+  org: string;
+  isa: string;
+  main: boolean;
+  created_at: string;
+}
+
 /** Operator-side trading partner management (CLI `partners`); not reachable through the org-scoped API. */
 export class EdiPartnersService {
   constructor(
@@ -210,6 +218,31 @@ export class EdiPartnersService {
     const documents = mergeProfile(documentProfileSchema.parse(JSON.parse(row.document_profile)), input);
     await repo.updateDocumentProfile(this.db, org.id, row.id, JSON.stringify(documents));
     return toView({ ...row, document_profile: JSON.stringify(documents) }, org.slug, await repo.findProfile(this.db, org.id));
+  }
+
+  /** Adds an interchange id partners may address the org under (ISA07/ISA08); our documents keep coming from the main one. */
+  async addInterchangeId(orgSlug: string, isa: string): Promise<InterchangeIdView> {
+    const parsed = isaSchema('--isa').safeParse(isa);
+    if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => i.message).join('; '));
+    const { qualifier, id } = parsed.data;
+    const org = await this.orgs.bySlug(orgSlug);
+    const profile = await repo.findProfile(this.db, org.id);
+    if (profile === undefined) throw invalidInput(`org ${org.slug} has no EDI interchange id yet: create a partner with --our-isa <qualifier>/<id> first`);
+    const taken = (profile.isa_qualifier === qualifier && profile.isa_id === id) || (await repo.isExtraInterchangeId(this.db, org.id, qualifier, id));
+    if (taken) throw conflict(`org ${org.slug} already has interchange id ${qualifier}/${id}`);
+    const at = this.clock.now().toISOString();
+    await repo.insertInterchangeId(this.db, org.id, qualifier, id, at);
+    return { org: org.slug, isa: `${qualifier}/${id}`, main: false, created_at: at };
+  }
+
+  /** The main interchange id first, then the further ones. */
+  async listInterchangeIds(orgSlug: string): Promise<InterchangeIdView[]> {
+    const org = await this.orgs.bySlug(orgSlug);
+    const profile = await repo.findProfile(this.db, org.id);
+    const main: InterchangeIdView[] =
+      profile === undefined ? [] : [{ org: org.slug, isa: `${profile.isa_qualifier}/${profile.isa_id}`, main: true, created_at: profile.created_at }];
+    const extra = (await repo.listInterchangeIds(this.db, org.id)).map((r) => ({ org: org.slug, isa: `${r.isa_qualifier}/${r.isa_id}`, main: false, created_at: r.created_at }));
+    return [...main, ...extra];
   }
 
   async list(orgSlug: string): Promise<PartnerView[]> {

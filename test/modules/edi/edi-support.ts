@@ -18,7 +18,8 @@ export interface SubmitBody {
   message_id: string;
   partner: { id: string; name: string };
   acknowledgments: { group: string; code: string; message_id: string; x12: string }[];
-  documents: { type: string; control_number: string; status: string; po_number?: string; order_id?: string; errors?: { code: string; message: string; line?: string; position?: number; segment_id?: string; element?: number }[] }[];
+  documents: { type: string; control_number: string; status: string; po_number?: string; order_id?: string; errors?: { code: string; message: string; line?: string; position?: number; segment_id?: string; element?: number }[]; notes?: string[] }[];
+  interchange_ack?: { code: string; note: string; message_id: string; x12: string };
 }
 
 export interface EdiErrorBody {

@@ -153,6 +153,8 @@ export class EnvelopeScanner {
 
   /** A segment that is not inside ST..SE: the group (or, outside any group, the interchange) is malformed. */
   private stray(a: number, b: number, position: number): void {
+    // A TA1 (the partner acknowledging one of our interchanges) sits between the ISA and the first GS.
+    if (this.group === undefined && this.groups.length === 0 && segmentIdAt(this.s, a, b, this.d.element) === 'TA1') return;
     if (this.strayReported >= MAX_STRAY_REPORTS) {
       this.strayDropped++;
       return;
