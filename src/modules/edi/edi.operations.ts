@@ -72,6 +72,7 @@ const exampleSummary = {
   size: 399,
   sha256: '1346f80faa40849e9d2206e31017727027fb7aa493e07a4d83b0f10bafbdbd29',
   related_message_id: null,
+  parent_message_id: null,
   order_id: null,
   delivery: null,
   created_at: '2026-06-01T12:00:00.000Z',

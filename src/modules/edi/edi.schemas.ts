@@ -72,15 +72,43 @@ export const interchangeAckSchema = z
   .meta({ id: 'EdiInterchangeAck', description: 'A TA1 interchange acknowledgment: sent when ISA14 is 1 or the interchange envelope is rejected.' });
 export type InterchangeAck = z.infer<typeof interchangeAckSchema>;
 
-export const submitResultSchema = z
+/** What became of one interchange: the whole answer for a body of one, each entry of `interchanges` for a body of several. */
+const interchangeResultSchema = z.object({
+  message_id: z.string().describe('the interchange as a stored inbound EDI message'),
+  partner: partnerRefSchema,
+  acknowledgments: z.array(acknowledgmentSchema).describe('one 997 per functional group, except inbound 997 (FA) groups'),
+  documents: z.array(documentSchema).describe('one per transaction set, in the order sent'),
+  interchange_ack: interchangeAckSchema.optional().describe('the TA1, when the partner asked for one (ISA14 1) or the envelope was rejected'),
+});
+export type InterchangeResult = z.infer<typeof interchangeResultSchema>;
+
+/** One interchange of a body that carried several, answered as if it had come alone. */
+export const interchangeEntrySchema = z
   .object({
-    message_id: z.string().describe('the interchange as a stored inbound EDI message'),
-    partner: partnerRefSchema,
-    acknowledgments: z.array(acknowledgmentSchema).describe('one 997 per functional group, except inbound 997 (FA) groups'),
-    documents: z.array(documentSchema).describe('one per transaction set, in the order sent'),
-    interchange_ack: interchangeAckSchema.optional().describe('the TA1, when the partner asked for one (ISA14 1) or the envelope was rejected'),
+    message_id: z.string().describe('the interchange as its own stored inbound EDI message'),
+    control_number: z.string().nullable().describe('ISA13; null when the ISA could not be read'),
+    status: z.number().int().describe('the HTTP status the interchange alone would have been answered with'),
+    result: interchangeResultSchema.optional().describe('its answer, when it was taken (status 200)'),
+    error: z
+      .object({ code: z.string(), message: z.string(), details: z.unknown().optional() })
+      .optional()
+      .describe('why it was refused, in whole or in part (the error envelope it alone would have had)'),
   })
-  .meta({ id: 'EdiSubmitResult', description: 'What became of a submitted interchange.' });
+  .meta({ id: 'EdiInterchangeEntry', description: 'One interchange of a body that carried several (ISA...IEA ISA...IEA).' });
+export type InterchangeEntry = z.infer<typeof interchangeEntrySchema>;
+
+export const submitResultSchema = interchangeResultSchema
+  .extend({
+    message_id: z.string().describe('the body as a stored inbound EDI message'),
+    partner: partnerRefSchema.describe('the trading partner (of the first interchange, when the body carried several)'),
+    acknowledgments: z.array(acknowledgmentSchema).describe('one 997 per functional group, except inbound 997 (FA) groups, over every interchange'),
+    documents: z.array(documentSchema).describe('one per transaction set, in the order sent, over every interchange'),
+    interchanges: z
+      .array(interchangeEntrySchema)
+      .optional()
+      .describe('present when the body carried several interchanges: each one answered on its own, in order'),
+  })
+  .meta({ id: 'EdiSubmitResult', description: 'What became of a submitted interchange (or of each of several in one body).' });
 export type SubmitResult = z.infer<typeof submitResultSchema>;
 
 const errorCodes = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
@@ -109,6 +137,7 @@ export const messageSummarySchema = z
     size: z.number().int().describe('bytes as received or sent'),
     sha256: z.string().describe('of the bytes, hex'),
     related_message_id: z.string().nullable().describe('the inbound interchange an outbound document answers, or the original of a resend'),
+    parent_message_id: z.string().nullable().describe('the body an interchange came in, when that body carried several interchanges'),
     order_id: z.string().nullable(),
     delivery: deliverySchema.nullable(),
     created_at: z.string().describe('ISO 8601 UTC'),

@@ -109,6 +109,7 @@ export class EdiService {
         size: Number(row.size),
         sha256: row.sha256,
         related_message_id: row.related_id,
+        parent_message_id: row.parent_id,
         order_id: row.order_id,
         delivery: states.get(row.id) ?? null,
         created_at: row.created_at,

@@ -64,6 +64,8 @@ export interface EdiMessagesTable {
   result: string | null;
   /** Outbound: the inbound message it answers; inbound duplicate or conflict: the original. */
   related_id: string | null;
+  /** Inbound: the body this interchange came in, when the body carried several. */
+  parent_id: string | null;
   order_id: string | null;
   created_at: string;
   updated_at: string;

@@ -2,6 +2,7 @@ import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { ediOperations } from './edi.operations.js';
 import * as m0005 from './migrations/0005_edi_outbound_profile.js';
 import * as m0006 from './migrations/0006_edi_interchange_ids.js';
+import * as m0007 from './migrations/0007_edi_message_parent.js';
 import { EdiService } from './edi.service.js';
 import { EdiPartnersService } from './partners.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -29,5 +30,5 @@ export const ediModule: ModuleDefinition = {
     return { edi, ediPartners: new EdiPartnersService(db, clock, orgs) };
   },
   operations: (services) => ediOperations(services.edi),
-  migrations: { '0005_edi_outbound_profile': m0005, '0006_edi_interchange_ids': m0006 },
+  migrations: { '0005_edi_outbound_profile': m0005, '0006_edi_interchange_ids': m0006, '0007_edi_message_parent': m0007 },
 };

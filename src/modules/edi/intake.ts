@@ -9,6 +9,7 @@ import {
   type DocumentView,
   type EdiError,
   type InterchangeAck,
+  type InterchangeEntry,
   type MessageStatus,
   type StoredAnswer,
   storedAnswerSchema,
@@ -24,11 +25,12 @@ import { readPurchaseOrder } from './purchase-order.js';
 import { setImmediate } from 'node:timers/promises';
 import { assess997Async, build997Async, type GroupVerdict, type SetVerdict } from './x12/x12.ack997.js';
 import { echoText } from './x12/x12.delimiters.js';
+import { skipLeadingNoise } from './x12/x12.isa.js';
 import { parseX12, readSegments } from './x12/x12.parser.js';
 import { buildTa1, TA1_NOTES, type Ta1Code, ta1Verdict } from './x12/x12.ta1.js';
 import { checkInterchange, type TableUse } from './x12/x12.validate.js';
 import type { Party } from './x12/x12.writer.js';
-import { type FunctionalGroup, type PartialInterchange, type TransactionSet, X12_CODES, type X12Issue } from './x12/x12.types.js';
+import { type FunctionalGroup, type ParseResult, type PartialInterchange, type TransactionSet, X12_CODES, type X12Issue } from './x12/x12.types.js';
 import { summarize, toEdiError } from './x12-errors.js';
 
 export interface IntakeDeps extends OrderIntakeDeps {
@@ -92,6 +94,54 @@ interface Received {
   messageId: string;
   sha: string;
   at: Date;
+  /** The body's message, when this is one of several interchanges in it. */
+  parentId?: string;
+}
+
+/** Interchanges one body may carry: each is its own message and transaction, so a body of many ISAs stays bounded. */
+export const MAX_INTERCHANGES_PER_BODY = 1000;
+
+/** The bytes of text[start, end) as received: one byte per character when the body was, else UTF-8 (it was valid UTF-8). */
+function bytesOf(raw: Buffer, text: string, start: number, end: number): Buffer {
+  return Buffer.from(text.slice(start, end), raw.length === text.length ? 'latin1' : 'utf8');
+}
+
+/** The interchanges of a body one after another: each parse says where the next ISA starts. */
+function readInterchanges(text: string, first: ParseResult): { parsed: ParseResult; start: number; end: number }[] | 'too_many' {
+  const found = [{ parsed: first, start: skipLeadingNoise(text), end: first.next ?? text.length }];
+  for (let at = first.next; at !== undefined; ) {
+    if (found.length === MAX_INTERCHANGES_PER_BODY) return 'too_many';
+    const parsed = parseX12(text, at);
+    found.push({ parsed, start: at, end: parsed.next ?? text.length });
+    at = parsed.next;
+  }
+  return found;
+}
+
+/** The body's answer from each interchange's: 200 when every one was taken, else the one error code they share (or 422). */
+function combine(messageId: string, entries: readonly InterchangeEntry[]): StoredAnswer {
+  const taken = entries.flatMap((e) => (e.result === undefined ? [] : [e.result]));
+  const first = entries[0]?.result?.partner ?? { id: '', name: '' };
+  const together = {
+    message_id: messageId,
+    acknowledgments: taken.flatMap((t) => t.acknowledgments),
+    documents: taken.flatMap((t) => t.documents),
+    interchanges: [...entries],
+  };
+  const refused = entries.filter((e) => e.error !== undefined);
+  if (refused.length === 0) return { kind: 'ok', body: { ...together, partner: first } };
+  const codes = new Set(refused.map((e) => e.error?.code));
+  const [only] = codes;
+  const code: ErrorCode = codes.size === 1 && only !== undefined && only in ERROR_STATUS ? (only as ErrorCode) : 'unprocessable';
+  const reasons = refused.slice(0, 3).map((e) => `interchange ${echoText(e.control_number ?? '?')}: ${e.error?.message ?? ''}`);
+  const message = `${refused.length} of ${entries.length} interchanges in the body were refused (${reasons.join('; ')}${refused.length > 3 ? '; ...' : ''})`;
+  return failure(code, message, together);
+}
+
+function entryOf(messageId: string, controlNumber: string | null, answer: StoredAnswer): InterchangeEntry {
+  if (answer.kind === 'ok') return { message_id: messageId, control_number: controlNumber, status: 200, result: answer.body };
+  const { code, message, details } = answer;
+  return { message_id: messageId, control_number: controlNumber, status: ERROR_STATUS[code], error: { code, message, details } };
 }
 
 function failure(code: ErrorCode, message: string, details: Record<string, unknown>): StoredAnswer {
@@ -161,9 +211,61 @@ export class InterchangeIntake {
   async receive(orgId: string, raw: Buffer): Promise<StoredAnswer> {
     const at = this.d.clock.now();
     const r: Received = { orgId, messageId: newId('msg', at), sha: sha256Hex(raw), at };
-    await messages.insertMessage(this.d.db, {
+    await messages.insertMessage(this.d.db, this.receivedRow(r, raw));
+    try {
+      const text = decodeInterchange(raw);
+      const first = parseX12(text);
+      return first.next === undefined ? await this.process(r, first) : await this.processSeveral(r, raw, text, first);
+    } catch (err) {
+      // The body stays stored; marking it failed is best effort on top of the error already being answered.
+      await messages.updateMessage(this.d.db, orgId, r.messageId, { status: 'failed', updated_at: this.d.clock.now().toISOString() }).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** A body of several interchanges: each is stored as its own message and answered as if it had come alone. */
+  private async processSeveral(r: Received, raw: Buffer, text: string, first: ParseResult): Promise<StoredAnswer> {
+    const found = readInterchanges(text, first);
+    if (found === 'too_many') {
+      const message = `the body carries more than ${MAX_INTERCHANGES_PER_BODY} interchanges; send at most ${MAX_INTERCHANGES_PER_BODY} in one request`;
+      const errors: EdiError[] = [{ code: 'too_many_interchanges', message, level: 'interchange' }];
+      return this.settle(this.d.db, r, { status: 'rejected' }, errors, failure('unprocessable', message, { message_id: r.messageId, errors }));
+    }
+    const entries: InterchangeEntry[] = [];
+    const partnerIds = new Set<string | null>();
+    for (const { parsed, start, end } of found) {
+      const bytes = bytesOf(raw, text, start, end);
+      const at = this.d.clock.now();
+      const child: Received = { orgId: r.orgId, messageId: newId('msg', at), sha: sha256Hex(bytes), at, parentId: r.messageId };
+      await messages.insertMessage(this.d.db, this.receivedRow(child, bytes));
+      const answer = await this.process(child, parsed).catch(async (err: unknown) => {
+        await messages.updateMessage(this.d.db, r.orgId, child.messageId, { status: 'failed', updated_at: this.d.clock.now().toISOString() });
+        throw err;
+      });
+      const envelope = parsed.ok ? parsed.interchange : parsed.envelope;
+      const entry = entryOf(child.messageId, envelope?.controlNumber ?? null, answer);
+      partnerIds.add(entry.result?.partner.id ?? null);
+      entries.push(entry);
+    }
+    const answer = combine(r.messageId, entries);
+    const documents = entries.flatMap((e) => e.result?.documents ?? []);
+    const refused = entries.some((e) => e.error !== undefined);
+    const status = messageStatus(documents, refused);
+    const types = [...new Set(entries.flatMap((e) => e.result?.documents.map((d) => d.type) ?? []))].join(',');
+    const [partnerId] = partnerIds;
+    const settled: Settled = {
+      status: refused && status === 'accepted' ? 'partial' : status,
+      type: types === '' ? null : types,
+      ...(partnerIds.size === 1 && partnerId !== undefined ? { partner_id: partnerId } : {}),
+    };
+    // In a transaction so that the outcome recorded for an idempotency key commits with the body's row.
+    return this.d.db.transaction().execute((tx) => this.settle(tx, r, settled, [], answer));
+  }
+
+  private receivedRow(r: Received, raw: Buffer): messages.MessageRow {
+    return {
       id: r.messageId,
-      org_id: orgId,
+      org_id: r.orgId,
       direction: 'inbound',
       partner_id: null,
       type: null,
@@ -176,21 +278,14 @@ export class InterchangeIntake {
       http_status: null,
       result: null,
       related_id: null,
+      parent_id: r.parentId ?? null,
       order_id: null,
-      created_at: at.toISOString(),
-      updated_at: at.toISOString(),
-    });
-    try {
-      return await this.process(r, decodeInterchange(raw));
-    } catch (err) {
-      // The body stays stored; marking it failed is best effort on top of the error already being answered.
-      await messages.updateMessage(this.d.db, orgId, r.messageId, { status: 'failed', updated_at: this.d.clock.now().toISOString() }).catch(() => undefined);
-      throw err;
-    }
+      created_at: r.at.toISOString(),
+      updated_at: r.at.toISOString(),
+    };
   }
 
-  private async process(r: Received, text: string): Promise<StoredAnswer> {
-    const parsed = parseX12(text);
+  private async process(r: Received, parsed: ParseResult): Promise<StoredAnswer> {
     const envelope = parsed.ok ? parsed.interchange : parsed.envelope;
     if (envelope === undefined) {
       const errors = parsed.issues.map(toEdiError);
@@ -420,7 +515,8 @@ export class InterchangeIntake {
       result: JSON.stringify(answer),
       updated_at: this.d.clock.now().toISOString(),
     });
-    if (answer.kind === 'ok') await recordOutcome(db, answer.body);
+    // An interchange of a several-interchange body is not the call's outcome: the body's combined answer is.
+    if (answer.kind === 'ok' && r.parentId === undefined) await recordOutcome(db, answer.body);
     return answer;
   }
 }

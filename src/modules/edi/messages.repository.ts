@@ -13,7 +13,7 @@ const DOCUMENT_CHUNK = 1000;
 
 const SUMMARY_COLUMNS = [
   'id', 'org_id', 'direction', 'partner_id', 'type', 'control_number', 'status', 'size', 'sha256', 'http_status',
-  'related_id', 'order_id', 'created_at', 'updated_at',
+  'related_id', 'parent_id', 'order_id', 'created_at', 'updated_at',
 ] as const;
 
 export async function insertMessage(db: Executor, row: MessageRow): Promise<void> {

@@ -109,6 +109,7 @@ export async function recordOutbounds(tx: Tx, records: readonly OutboundRecord[]
       http_status: null,
       result: null,
       related_id: r.relatedId,
+      parent_id: null,
       order_id: r.orderId,
       created_at: at,
       updated_at: at,

@@ -34,6 +34,7 @@ describe.each(dialects)('batched intake writes (%s)', (dialect) => {
       http_status: null,
       result: null,
       related_id: null,
+      parent_id: null,
       order_id: null,
       created_at: stamp,
       updated_at: stamp,

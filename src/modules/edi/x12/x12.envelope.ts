@@ -73,6 +73,8 @@ interface OpenSet {
 export class EnvelopeScanner {
   readonly groups: FunctionalGroup[] = [];
   iea: string[] | undefined;
+  /** Where the next interchange of the body starts (its ISA), when another follows this one. */
+  next: number | undefined;
   private group: FunctionalGroup | undefined;
   private groupSetControls = new Set<string>();
   private readonly groupControls = new Set<string>();
@@ -123,9 +125,10 @@ export class EnvelopeScanner {
         this.afterIea(pos, position + 1);
         return;
       } else {
-        this.interchangeIssue(X12_CODES.invalidContent, 'ISA before the IEA of the previous interchange', position, 'ISA');
+        // This interchange has no IEA; the one starting here is read on its own.
         this.closeOpen(position);
-        this.interchangeIssue(X12_CODES.prematureEnd, 'interchange trailer IEA is missing', position, 'IEA');
+        this.interchangeIssue(X12_CODES.prematureEnd, 'interchange trailer IEA is missing before the next ISA', position, 'IEA');
+        this.next = a;
         return;
       }
     }
@@ -279,12 +282,16 @@ export class EnvelopeScanner {
     }
   }
 
-  /** Only whitespace may follow the IEA: one body carries one interchange. */
+  /** After the IEA comes whitespace, or the ISA of the next interchange in the body; anything else is invalid content. */
   private afterIea(pos: number, position: number): void {
     const s = this.s;
     for (let i = pos; i < s.length; i++) {
       const c = s.charCodeAt(i);
       if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && s[i] !== this.d.segment) {
+        if (s.startsWith('ISA', i)) {
+          this.next = i;
+          return;
+        }
         this.interchangeIssue(X12_CODES.invalidContent, 'content after the IEA trailer', position, segmentIdAt(s, i, Math.min(s.length, i + 4), this.d.element));
         return;
       }

@@ -7,13 +7,14 @@ export { readSegments } from './x12.segments.js';
 export { validateInterchange, validateTransactionSet } from './x12.validate.js';
 
 /**
- * Parses one X12 interchange. Never throws for bad input: `ok` is false when the interchange envelope itself
- * is unusable (not X12, bad ISA, IEA missing or wrong); group and set problems come back as issues with ok true.
+ * Parses one X12 interchange, the one starting at `from` (default: the first of the input). Never throws for bad
+ * input: `ok` is false when the interchange envelope itself is unusable (not X12, bad ISA, IEA missing or wrong); group
+ * and set problems come back as issues with ok true. `next` is where the following interchange of the input starts.
  * Transaction set contents are only counted here; run validateTransactionSet for segment and element checks.
  */
-export function parseX12(input: string): ParseResult {
+export function parseX12(input: string, from = 0): ParseResult {
   const issues: X12Issue[] = [];
-  const start = skipLeadingNoise(input);
+  const start = from === 0 ? skipLeadingNoise(input) : from;
   if (!input.startsWith('ISA', start)) {
     issues.push({ code: X12_CODES.notX12, message: 'input does not start with an ISA segment', level: 'interchange', position: 1 });
     return { ok: false, issues };
@@ -37,6 +38,7 @@ export function parseX12(input: string): ParseResult {
   };
   const iea = scanner.iea;
   if (iea !== undefined) envelope.iea = iea;
-  if (iea === undefined || issues.some((i) => i.level === 'interchange')) return { ok: false, issues, envelope };
-  return { ok: true, interchange: { ...envelope, iea }, issues };
+  const next = scanner.next === undefined ? {} : { next: scanner.next };
+  if (iea === undefined || issues.some((i) => i.level === 'interchange')) return { ok: false, issues, envelope, ...next };
+  return { ok: true, interchange: { ...envelope, iea }, issues, ...next };
 }

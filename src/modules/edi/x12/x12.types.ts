@@ -97,9 +97,10 @@ export interface X12Issue {
   value?: string;
 }
 
+/** `next`: where the input's following interchange starts (its ISA), when one follows. */
 export type ParseResult =
-  | { ok: true; interchange: Interchange; issues: X12Issue[] }
-  | { ok: false; issues: X12Issue[]; envelope?: PartialInterchange };
+  | { ok: true; interchange: Interchange; issues: X12Issue[]; next?: number }
+  | { ok: false; issues: X12Issue[]; envelope?: PartialInterchange; next?: number };
 
 /** Issue codes the library emits; kept together so tests and callers do not retype strings. */
 export const X12_CODES = {

@@ -253,13 +253,32 @@ describe('parseX12 envelope findings', () => {
   });
 
   it('reports an ISA12 version past 00801 and content after the IEA', () => {
-    const text = `${inline850(['BEG*00*SA*A**20240115']).replace('*00401*', '*00900*')}\nISA*00*`;
+    const text = `${inline850(['BEG*00*SA*A**20240115']).replace('*00401*', '*00900*')}\nJUNK*00*`;
     const result = parseX12(text);
     expect(result.ok).toBe(false);
+    expect(result.next).toBeUndefined();
     expect(result.issues.map((i) => [i.code, i.element, i.position])).toEqual([
       ['TA105:003', 12, 1],
       ['TA105:024', undefined, 8],
     ]);
+  });
+
+  it('says where the next interchange starts, after the IEA or in place of a missing one', () => {
+    const one = inline850(['BEG*00*SA*A**20240115']);
+    const two = `${one}\r\n  ${one.replace('*U*00401*', '*^*00501*')}`;
+    const first = parseX12(two);
+    expect(first.ok).toBe(true);
+    expect(first.next).toBe(one.length + 4);
+    const second = parseX12(two, first.next);
+    expect(second.ok && second.interchange.version).toBe('00501');
+    expect(second.next).toBeUndefined();
+
+    const cut = `${one.replace(/IEA\*[^~]*~$/, '')}${one}`;
+    const broken = parseX12(cut);
+    expect(broken.ok).toBe(false);
+    expect(broken.issues.map((i) => i.code)).toEqual(['TA105:023']);
+    expect(broken.next).toBe(cut.length - one.length);
+    expect(parseX12(cut, broken.next).ok).toBe(true);
   });
 
   it('reports a transaction set outside any functional group', () => {
