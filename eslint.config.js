@@ -28,6 +28,14 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The X12 library is used through its index only, so its files can change behind it.
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['src/modules/edi/x12/**', 'src/platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/x12/x12.*'], message: 'import the X12 library from x12/index.js' }] }],
+    },
+  },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   { files: ['eslint.config.js', 'vitest.config.ts'], rules: { 'no-restricted-exports': 'off' } },
 );

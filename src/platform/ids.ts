@@ -1,6 +1,21 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** Random bytes drawn 4 KiB at a time: one CSPRNG call per 256 ids rather than one each (bulk EDI makes thousands). */
+const pool = Buffer.alloc(4096);
+let offset = pool.length;
+
+function randomChars(n: number): string {
+  if (offset + n > pool.length) {
+    randomFillSync(pool);
+    offset = 0;
+  }
+  let out = '';
+  for (let i = 0; i < n; i++) out += CROCKFORD.charAt((pool[offset + i] ?? 0) % 32);
+  offset += n;
+  return out;
+}
 
 /** Prefixed, time-sortable id (`ord_01j...`): 48-bit millisecond time then 80 random bits, Crockford base32. */
 export function newId(prefix: string, at: Date): string {
@@ -10,8 +25,5 @@ export function newId(prefix: string, at: Date): string {
     head = CROCKFORD.charAt(time % 32) + head;
     time = Math.floor(time / 32);
   }
-  const bytes = randomBytes(16);
-  let tail = '';
-  for (let i = 0; i < 16; i++) tail += CROCKFORD.charAt((bytes[i] ?? 0) % 32);
-  return `${prefix}_${head}${tail}`;
+  return `${prefix}_${head}${randomChars(16)}`;
 }

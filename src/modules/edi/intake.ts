@@ -23,15 +23,29 @@ import { recordOutbound, recordOutbounds, wrapSet } from './outbound.js';
 import * as partners from './partners.repository.js';
 import { readPurchaseOrder } from './purchase-order.js';
 import { setImmediate } from 'node:timers/promises';
-import { assess997Async, build997Async, type GroupVerdict, type SetVerdict } from './x12/x12.ack997.js';
-import { echoText } from './x12/x12.delimiters.js';
-import { skipLeadingNoise } from './x12/x12.isa.js';
-import { parseX12, readSegments } from './x12/x12.parser.js';
-import { buildTa1, TA1_NOTES, type Ta1Code, ta1Verdict } from './x12/x12.ta1.js';
-import { checkInterchange, type TableUse } from './x12/x12.validate.js';
-import type { Party } from './x12/x12.writer.js';
-import { type FunctionalGroup, type ParseResult, type PartialInterchange, type TransactionSet, X12_CODES, type X12Issue } from './x12/x12.types.js';
-import { summarize, toEdiError } from './x12-errors.js';
+import { listErrors, summarize, toEdiError } from './x12-errors.js';
+import {
+  assess997Async,
+  build997Async,
+  buildTa1,
+  checkInterchange,
+  echoText,
+  type FunctionalGroup,
+  type GroupVerdict,
+  type ParseResult,
+  parseX12,
+  type PartialInterchange,
+  type Party,
+  readSegments,
+  type SetVerdict,
+  TA1_NOTES,
+  type Ta1Code,
+  ta1Verdict,
+  type TableUse,
+  type TransactionSet,
+  X12_CODES,
+  type X12Issue,
+} from './x12/index.js';
 
 export interface IntakeDeps extends OrderIntakeDeps {
   db: Db;
@@ -106,9 +120,9 @@ function bytesOf(raw: Buffer, text: string, start: number, end: number): Buffer 
   return Buffer.from(text.slice(start, end), raw.length === text.length ? 'latin1' : 'utf8');
 }
 
-/** The interchanges of a body one after another: each parse says where the next ISA starts. */
+/** The interchanges of a body one after another (the first with what precedes its ISA): each parse says where the next starts. */
 function readInterchanges(text: string, first: ParseResult): { parsed: ParseResult; start: number; end: number }[] | 'too_many' {
-  const found = [{ parsed: first, start: skipLeadingNoise(text), end: first.next ?? text.length }];
+  const found = [{ parsed: first, start: 0, end: first.next ?? text.length }];
   for (let at = first.next; at !== undefined; ) {
     if (found.length === MAX_INTERCHANGES_PER_BODY) return 'too_many';
     const parsed = parseX12(text, at);
@@ -296,7 +310,7 @@ export class InterchangeIntake {
             `not an X12 interchange: ${errors[0]?.message ?? 'it must start with ISA'}; send one interchange, ISA ... IEA (kept as message ${r.messageId})`,
             { message_id: r.messageId, errors },
           )
-        : failure('unprocessable', summarize(errors, 'the interchange header (ISA)'), { message_id: r.messageId, errors });
+        : failure('unprocessable', summarize(errors.length, errors, 'the interchange header (ISA)'), { message_id: r.messageId, errors });
       return this.settle(this.d.db, r, { status: notX12 ? 'not_x12' : 'rejected' }, errors, answer);
     }
     const identity = { control_number: envelope.controlNumber, type: setTypes(envelope) };
@@ -417,11 +431,11 @@ export class InterchangeIntake {
       documents,
       ...(interchangeAck === undefined ? {} : { interchange_ack: interchangeAck }),
     };
-    const errors = issues.map(toEdiError);
+    const errors = listErrors(issues);
     const answer: StoredAnswer =
       errors.length === 0
         ? { kind: 'ok', body: result }
-        : failure('unprocessable', summarize(errors, `interchange ${envelope.controlNumber}`), { ...result, errors });
+        : failure('unprocessable', summarize(issues.length, errors, `interchange ${envelope.controlNumber}`), { ...result, errors });
     const settled: Settled = {
       status: messageStatus(documents, errors.length > 0),
       partner_id: partner.id,

@@ -1,5 +1,5 @@
 import type { Party } from './edi.schemas.js';
-import type { X12Value } from './x12/x12.writer.js';
+import { type X12Value } from './x12/index.js';
 
 /** Bodies (between ST and SE) of the documents the gateway sends for an 850's order: 855, 856, 810. */
 

@@ -5,8 +5,7 @@ import { sha256Hex } from './interchange-bytes.js';
 import * as messages from './messages.repository.js';
 import type { PartnerRow, ProfileRow } from './partners.repository.js';
 import type { Body } from './outbound-sets.js';
-import { chooseDelimiters, scrub } from './x12/x12.delimiters.js';
-import { buildInterchange, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501 } from './x12/x12.writer.js';
+import { buildInterchange, chooseDelimiters, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, scrub } from './x12/index.js';
 
 export type GroupVersion = '004010' | '005010';
 export type OutboundType = '855' | '856' | '810' | '997';

@@ -1,5 +1,5 @@
 import type { Party } from './edi.schemas.js';
-import type { Segment } from './x12/x12.types.js';
+import { type Segment } from './x12/index.js';
 
 /** One PO1 line as sent: values stay text until they are checked against the order rules. */
 export interface PoLine {

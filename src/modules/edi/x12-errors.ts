@@ -1,6 +1,5 @@
 import type { EdiError } from './edi.schemas.js';
-import { echoText, JSON_ECHO_MAX } from './x12/x12.delimiters.js';
-import type { X12Issue } from './x12/x12.types.js';
+import { echoText, JSON_ECHO_MAX, type X12Issue } from './x12/index.js';
 
 /** A message quotes at most a few echoed values, each already cut; this bounds one that quotes more. */
 const MAX_MESSAGE = 4 * JSON_ECHO_MAX;
@@ -29,8 +28,19 @@ export function describeError(e: EdiError): string {
 }
 
 /** One line naming the first few findings, for the error message REST and MCP both show. */
-export function summarize(errors: readonly EdiError[], what: string): string {
+export function summarize(total: number, errors: readonly EdiError[], what: string): string {
   const shown = errors.slice(0, 3).map(describeError).join('; ');
-  const more = errors.length > 3 ? `; and ${errors.length - 3} more` : '';
-  return `${what} has ${errors.length} X12 error${errors.length === 1 ? '' : 's'}: ${shown}${more}`;
+  const more = total > 3 ? `; and ${total - 3} more` : '';
+  return `${what} has ${total} X12 error${total === 1 ? '' : 's'}: ${shown}${more}`;
+}
+
+/** Findings listed in an answer's `errors` (every document still lists its own): a body of 40,000 bad sets stays readable. */
+export const MAX_LISTED_ERRORS = 1000;
+
+/** The first MAX_LISTED_ERRORS findings, then one entry saying how many more there are. */
+export function listErrors(issues: readonly X12Issue[]): EdiError[] {
+  const listed = issues.slice(0, MAX_LISTED_ERRORS).map(toEdiError);
+  const more = issues.length - listed.length;
+  if (more > 0) listed.push({ code: 'more_errors', message: `${more} more findings are not listed here; each document lists its own` });
+  return listed;
 }

@@ -135,6 +135,10 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
     expect(error.details.acknowledgments).toHaveLength(many);
     expect(error.details.documents).toHaveLength(many);
     expect(error.details.acknowledgments.every((a) => a.code === 'R')).toBe(true);
+    // Each rejected document lists its findings; the answer's own list stops at 1,000 and says how many more.
+    expect(error.details.documents.every((d) => (d.errors ?? []).length > 0)).toBe(true);
+    expect(error.details.errors).toHaveLength(1001);
+    expect(error.details.errors.at(-1)).toMatchObject({ code: 'more_errors', message: expect.stringMatching(/^\d+ more findings/) as unknown });
     expect(answeredDuring).toBeGreaterThan(0);
   }, 120_000);
 });

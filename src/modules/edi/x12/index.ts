@@ -1,0 +1,36 @@
+// The X12 library's public surface: the rest of the gateway reads, checks, acknowledges and writes X12 through these
+// names only (eslint keeps it so); the files behind them are free to change.
+
+// Parse: the envelope in one pass, set contents left in the source text until asked for.
+export { parseX12, readSegments } from './x12.parser.js';
+// Validate: segment tables per version, element types, relational rules, code lists.
+export { checkInterchange, validateInterchange, validateTransactionSet, type TableUse } from './x12.validate.js';
+// Acknowledge: 997 per functional group, TA1 per interchange.
+export { assess997Async, build997, build997Async, type Ack997, type GroupVerdict, type SetVerdict } from './x12.ack997.js';
+export { buildTa1, TA1_NOTES, type Ta1Code, ta1Verdict } from './x12.ta1.js';
+// Write: interchanges from element arrays, with delimiters that do not occur in the data.
+export {
+  buildInterchange,
+  DEFAULT_DELIMITERS_00401,
+  DEFAULT_DELIMITERS_00501,
+  writeX12,
+  type BuildGroup,
+  type BuildInterchangeInput,
+  type BuildSet,
+  type InterchangeInput,
+  type Party,
+  type X12Value,
+} from './x12.writer.js';
+// Echo: what may be quoted back into X12 or JSON, capped and cleaned.
+export { chooseDelimiters, echoText, JSON_ECHO_MAX, scrub } from './x12.delimiters.js';
+export {
+  X12_CODES,
+  type Delimiters,
+  type FunctionalGroup,
+  type Interchange,
+  type ParseResult,
+  type PartialInterchange,
+  type Segment,
+  type TransactionSet,
+  type X12Issue,
+} from './x12.types.js';
