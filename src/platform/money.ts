@@ -14,6 +14,23 @@ export function toUnits(amount: number): number | undefined {
   return units;
 }
 
+/** Digits with an optional point and at most 4 decimals: X12 R forms ('129.99', '.5', '5.', '0012.50'); no sign or exponent. */
+const DECIMAL_TEXT = /^(?=\.?\d)(\d*)(?:\.(\d{0,4}))?$/;
+
+/** Decimal text -> units, digit by digit so no binary fraction is involved; undefined when not that form or past a safe integer. */
+export function unitsFromDecimalText(text: string): number | undefined {
+  const match = DECIMAL_TEXT.exec(text);
+  if (match === null) return undefined;
+  const units = BigInt(`${match[1] ?? ''}${(match[2] ?? '').padEnd(4, '0')}`);
+  return units <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(units) : undefined;
+}
+
+/** Decimal text that holds a whole number ('12', '12.', '12.00') -> that number: counts read with the same grammar as prices. */
+export function wholeFromDecimalText(text: string): number | undefined {
+  const units = unitsFromDecimalText(text);
+  return units !== undefined && units % UNITS_PER_WHOLE === 0 ? units / UNITS_PER_WHOLE : undefined;
+}
+
 /** Units -> the JSON number whose shortest decimal form is the exact amount (19.9999, 0.1). */
 export function fromUnits(units: number): number {
   return units / UNITS_PER_WHOLE;

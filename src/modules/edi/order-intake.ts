@@ -3,12 +3,11 @@ import { AppError } from '../../platform/http/errors.js';
 import type { OrdersService } from '../orders/orders.service.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { DocumentDetail, DocumentStatus, EdiError, StoredLine } from './edi.schemas.js';
-import { judgeLines, pickProductId } from './order-lines.js';
+import { judgePoLines } from './order-lines.js';
 import type { AckType, OutboundLine, PoAcknowledgment } from './outbound-sets.js';
 import { versionOf } from './outbound.js';
 import { readPurchaseOrder } from './purchase-order.js';
-import { readSegments } from './x12/x12.parser.js';
-import type { TransactionSet } from './x12/x12.types.js';
+import { readSegments, type TransactionSet } from './x12/index.js';
 
 /** Orders keep at most this much of the 850's notes. */
 const MAX_NOTES = 4000;
@@ -62,12 +61,7 @@ export async function takePurchaseOrder(
 ): Promise<PurchaseOrderOutcome> {
   // Read without caching the segments on the set: a large interchange never holds every order's segments at once.
   const po = readPurchaseOrder(readSegments(input.set));
-  const skus = po.lines.flatMap((line) => {
-    const picked = pickProductId(line, input.qualifiers);
-    return picked === undefined ? [] : [picked.id];
-  });
-  const catalog = await deps.products.findBySkus(tx, input.orgId, skus);
-  const lines = judgeLines(po.lines, input.qualifiers, catalog);
+  const lines = await judgePoLines(tx, deps.orders, { orgId: input.orgId, lines: po.lines, qualifiers: input.qualifiers });
   // Stored lines follow the 850's PO1s one for one: add what the documents echo back (every product id, PO105).
   const stored = lines.stored.map((line, i) => {
     const sent = po.lines[i];
@@ -80,7 +74,7 @@ export async function takePurchaseOrder(
     lines: stored,
     ...(po.shipToParty === undefined ? {} : { ship_to: po.shipToParty }),
   };
-  const header = orderable(po.purpose, po.shipTo, lines.accepted.length);
+  const header = orderable(po.purpose, po.shipTo, lines.priced.length);
   if (input.test) {
     const note = { code: 'test_interchange', message: 'ISA15 is T (test): checked and acknowledged; no order was made' };
     detail.errors = [...('error' in header ? [header.error] : []), ...lines.errors, note];
@@ -98,7 +92,7 @@ export async function takePurchaseOrder(
         po_number: po.poNumber,
         ship_to: header.shipTo,
         notes: po.notes === undefined ? null : po.notes.slice(0, MAX_NOTES),
-        lines: lines.accepted.map((a) => ({ sku: a.product.sku, quantity: a.quantity, unit_price: a.unitPrice })),
+        priced: lines.priced,
       },
       tx,
     );

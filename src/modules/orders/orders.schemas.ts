@@ -50,6 +50,12 @@ function createOrderInputWith(maxLines: number) {
 export const createOrderInput = createOrderInputWith(MAX_API_LINES);
 export const ediOrderInput = createOrderInputWith(MAX_EDI_LINES);
 export type CreateOrderInput = z.infer<typeof createOrderInput>;
+export type OrderHeader = Omit<CreateOrderInput, 'lines'>;
+
+/** An EDI order with lines the orders service judged already: the header as above, the lines only counted. */
+export const ediPricedOrderInput = ediOrderInput.omit({ lines: true }).extend({
+  priced: z.array(z.unknown()).min(1, 'at least one line is required').max(MAX_EDI_LINES, `at most ${MAX_EDI_LINES} lines`),
+});
 
 /** Money on the wire is a JSON number: unit_price exact to 4 decimals, totals rounded to cents (docs/decisions.md). */
 const orderLineSchema = z.object({

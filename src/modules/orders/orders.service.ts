@@ -11,14 +11,19 @@ import { type DeliveriesService, type PublicDelivery, toPublicDelivery } from '.
 import type { DeliverAfterCommit } from '../../platform/outbox/delivery-worker.js';
 import { recordOutcome } from '../../platform/operations/idempotency.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
+import type { Product } from '../products/products.schemas.js';
 import type { ProductsService } from '../products/products.service.js';
 import { canMove, nextStatuses, type OrderStatus, type TargetStatus } from './order-status.js';
 import {
   type CreateOrderInput,
   ediOrderInput,
+  ediPricedOrderInput,
+  MAX_QUANTITY,
+  MAX_UNIT_PRICE,
   type ListOrdersQuery,
   type Order,
   type OrderData,
+  type OrderHeader,
   type ORDER_SOURCES,
   type ShipmentInput,
 } from './orders.schemas.js';
@@ -77,6 +82,46 @@ function checkPacks(shipment: ShipmentInput, lines: readonly repo.OrderLineRow[]
   if (first) throw invalidInput(`${first.path}: ${first.message}`, problems);
 }
 
+/** One order line to judge, its price already in units so no caller passes money through a float. */
+export interface LineRequest {
+  sku: string;
+  quantity: number;
+  unitPriceUnits: number;
+}
+
+/** A line the catalog and the order rules accept: ready to become an order line. */
+export interface PricedLine {
+  product: Product;
+  quantity: number;
+  unitPriceUnits: number;
+}
+
+export interface LineProblem {
+  code: 'unknown_sku' | 'inactive_sku' | 'invalid_quantity' | 'invalid_price';
+  /** The line's field at fault, as on the wire. */
+  field: 'sku' | 'quantity' | 'unit_price';
+  message: string;
+}
+
+export type LineVerdict = { ok: true; line: PricedLine } | { ok: false; problem: LineProblem };
+
+/** An EDI order whose lines were judged already (judgeLines): creating it reads the catalog no more. */
+export type PricedOrderInput = OrderHeader & { priced: PricedLine[] };
+
+const MAX_UNIT_PRICE_UNITS = toUnits(MAX_UNIT_PRICE) ?? 0;
+
+/** The order rules for one line whose product was found. */
+function judgeLine(line: LineRequest, product: Product): LineVerdict {
+  if (product.status !== 'active') return { ok: false, problem: { code: 'inactive_sku', field: 'sku', message: `sku ${line.sku} is ${product.status}` } };
+  if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > MAX_QUANTITY) {
+    return { ok: false, problem: { code: 'invalid_quantity', field: 'quantity', message: `quantity ${line.quantity} must be a whole number from 1 to ${MAX_QUANTITY}` } };
+  }
+  if (!Number.isSafeInteger(line.unitPriceUnits) || line.unitPriceUnits < 0 || line.unitPriceUnits > MAX_UNIT_PRICE_UNITS) {
+    return { ok: false, problem: { code: 'invalid_price', field: 'unit_price', message: `unit price ${fromUnits(line.unitPriceUnits)} must be from 0 to ${MAX_UNIT_PRICE}` } };
+  }
+  return { ok: true, line: { product, quantity: line.quantity, unitPriceUnits: line.unitPriceUnits } };
+}
+
 const cursorSchema = z.object({ c: z.string(), i: z.string() });
 
 /** An order priced and ready to write. */
@@ -107,6 +152,14 @@ function toOrderData(row: repo.OrderRow, lines: repo.OrderLineRow[]): OrderData 
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** EDI input the schema refuses is a 422 listing every issue, thrown before anything is read or written. */
+function ediValid<T>(schema: z.ZodType<T>, input: unknown): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const details = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+  throw unprocessable(`invalid order: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
 }
 
 function withDelivery(data: OrderData, delivery: PublicDelivery | undefined): Order {
@@ -166,22 +219,29 @@ export class OrdersService {
    * For EDI: creates an order with source `edi` (up to 10,000 lines). Inside the caller's transaction
    * when `tx` is given (the worker delivers the event after that commits); otherwise in its own, with
    * an immediate delivery attempt. Bad input throws 422 with details, a used PO number 409; both before anything
-   * is written, so the caller's transaction stays usable.
+   * is written, so the caller's transaction stays usable. Lines judged already (`priced`) are not looked up again.
    */
-  async createFromEdi(orgId: string, input: CreateOrderInput, tx?: Tx): Promise<Order> {
-    const parsed = ediOrderInput.safeParse(input);
-    if (!parsed.success) {
-      const details = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-      throw unprocessable(`invalid order: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
-    }
+  async createFromEdi(orgId: string, input: CreateOrderInput | PricedOrderInput, tx?: Tx): Promise<Order> {
+    const order =
+      'priced' in input
+        ? this.assemble(orgId, 'edi', ediValid(ediPricedOrderInput, input), input.priced)
+        : await this.build(tx ?? this.db, orgId, 'edi', ediValid(ediOrderInput, input));
     if (tx) {
-      const order = await this.build(tx, orgId, 'edi', parsed.data);
       await this.save(tx, order);
       return withDelivery(order.data, undefined);
     }
-    const order = await this.build(this.db, orgId, 'edi', parsed.data);
     await this.db.transaction().execute((t) => this.save(t, order));
     return this.afterCreate(order);
+  }
+
+  /** Reads the catalog once for all the lines and gives each its verdict, in the order given. */
+  async judgeLines(db: Executor, orgId: string, lines: readonly LineRequest[]): Promise<LineVerdict[]> {
+    const catalog = await this.products.findBySkus(db, orgId, lines.map((l) => l.sku));
+    return lines.map((line) => {
+      const product = catalog.get(line.sku.toLowerCase());
+      if (product === undefined) return { ok: false, problem: { code: 'unknown_sku', field: 'sku', message: `unknown sku ${line.sku}` } };
+      return judgeLine(line, product);
+    });
   }
 
   /** submitted -> confirmed; a confirmed order stays as it is; any other state -> 409. */
@@ -242,50 +302,56 @@ export class OrdersService {
     throw conflict(`order ${idOrPoNumber} is being changed by another request; try again`);
   }
 
-  /** Resolves SKUs and prices the lines. Reads only: it runs before the transaction opens, which stays short. */
+  /** Judges and prices the lines. Reads only: it runs before the transaction opens, which stays short. */
   private async build(db: Executor, orgId: string, source: OrderSource, input: CreateOrderInput): Promise<NewOrder> {
-    const catalog = await this.products.findBySkus(db, orgId, input.lines.map((l) => l.sku));
+    const requests = input.lines.map((line, index) => {
+      const unitPriceUnits = toUnits(line.unit_price);
+      if (unitPriceUnits === undefined) throw invalidInput(`lines.${index}.unit_price: at most 4 decimals`);
+      return { sku: line.sku, quantity: line.quantity, unitPriceUnits };
+    });
+    const verdicts = await this.judgeLines(db, orgId, requests);
     const problems: { path: string; index: number; sku: string; message: string }[] = [];
-    const now = this.clock.now();
-    const at = now.toISOString();
-    const id = newId('ord', now);
-    const lines: repo.OrderLineRow[] = [];
-    let subtotal = 0n;
-    let totalQuantity = 0;
-    input.lines.forEach((line, index) => {
-      const product = catalog.get(line.sku.toLowerCase());
-      if (!product || product.status !== 'active') {
-        const message = product ? `sku ${line.sku} is ${product.status}` : `unknown sku ${line.sku}`;
-        problems.push({ path: `lines.${index}.sku`, index, sku: line.sku, message });
-        return;
-      }
-      const unitPrice = toUnits(line.unit_price);
-      if (unitPrice === undefined) throw invalidInput(`lines.${index}.unit_price: at most 4 decimals`);
-      const lineTotal = lineTotalUnits(line.quantity, unitPrice);
-      subtotal += lineTotal;
-      totalQuantity += line.quantity;
-      lines.push({
-        order_id: id,
-        line_no: index + 1,
-        org_id: orgId,
-        sku: product.sku,
-        product_name: product.name,
-        quantity: line.quantity,
-        unit_price: unitPrice,
-        line_total: Number(lineTotal),
-      });
+    const priced: PricedLine[] = [];
+    verdicts.forEach((verdict, index) => {
+      if (verdict.ok) priced.push(verdict.line);
+      else problems.push({ path: `lines.${index}.${verdict.problem.field}`, index, sku: input.lines[index]?.sku ?? '', message: verdict.problem.message });
     });
     const first = problems[0];
     if (first) throw unprocessable(`lines[${first.index}]: ${first.message}`, problems);
+    return this.assemble(orgId, source, input, priced);
+  }
+
+  /** Numbers the lines from 1 and totals them in BigInt. */
+  private assemble(orgId: string, source: OrderSource, header: OrderHeader, priced: readonly PricedLine[]): NewOrder {
+    const now = this.clock.now();
+    const at = now.toISOString();
+    const id = newId('ord', now);
+    let subtotal = 0n;
+    let totalQuantity = 0;
+    const lines = priced.map((line, index): repo.OrderLineRow => {
+      const lineTotal = lineTotalUnits(line.quantity, line.unitPriceUnits);
+      subtotal += lineTotal;
+      totalQuantity += line.quantity;
+      return {
+        order_id: id,
+        line_no: index + 1,
+        org_id: orgId,
+        sku: line.product.sku,
+        product_name: line.product.name,
+        quantity: line.quantity,
+        unit_price: line.unitPriceUnits,
+        line_total: Number(lineTotal),
+      };
+    });
     if (subtotal > BigInt(Number.MAX_SAFE_INTEGER)) throw unprocessable('order subtotal is too large');
     const eventId = newId('evt', now);
     const row: repo.OrderRow = {
       id,
       org_id: orgId,
-      po_number: input.po_number,
+      po_number: header.po_number,
       status: 'submitted',
-      ship_to: input.ship_to,
-      notes: input.notes ?? null,
+      ship_to: header.ship_to,
+      notes: header.notes ?? null,
       source,
       line_count: lines.length,
       total_quantity: totalQuantity,
