@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseX12, readSegments } from '../src/modules/edi/x12/x12.parser.js';
+import { parseX12, readSegments } from '../src/modules/edi/x12/index.js';
 
 /**
  * Child process of benchX12: measures peak RSS of one mode in a fresh process, so nothing else in the bench skews it.

@@ -5,8 +5,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { X12Parser } from 'node-x12';
-import { parseX12, readSegments } from '../src/modules/edi/x12/x12.parser.js';
-import { buildInterchange, type BuildSet } from '../src/modules/edi/x12/x12.writer.js';
+import {
+  assess997Async,
+  build997Async,
+  buildInterchange,
+  type BuildGroup,
+  type BuildSet,
+  checkInterchange,
+  parseX12,
+  readSegments,
+} from '../src/modules/edi/x12/index.js';
 
 const run = promisify(execFile);
 
@@ -15,7 +23,14 @@ export interface X12Bench {
   mbPerSecOurs: number;
   /** parseX12 alone: envelope checks, segments left in the source text until asked for. */
   mbPerSecOursEnvelopeOnly: number;
+  /**
+   * What POST /v1/edi does to an interchange before the database, called as intake.ts calls it: parseX12,
+   * checkInterchange, assess997Async and build997Async (one 997 per group), on the same interchange as mbPerSecOurs.
+   */
+  mbPerSecValidation: number;
   mbPerSecNodeX12: number;
+  /** An interchange of many functional groups with one small 850 each, through the same validation path. */
+  manyGroups: { groups: number; bodyBytes: number; seconds: number; mbPerSec: number };
   /** mbPerSecOurs / mbPerSecNodeX12 (goal >= 3). */
   ratio: number;
   /** Size of the interchange timed in-process. */
@@ -35,7 +50,7 @@ export interface X12Bench {
   /** Peak RSS of a child that parses and then splits every segment of every set once. */
   materializeRssBytes: number;
   /** The rssBody interchange through POST /v1/edi in a warmed gateway (SQLite): its time and its peak over the warmed process. */
-  post: { ms: number; mbPerSec: number; peakOverWarmedBytes: number; ratio: number };
+  post: { sets: number; ms: number; mbPerSec: number; peakOverWarmedBytes: number; ratio: number };
 }
 
 interface PostReport {
@@ -69,27 +84,63 @@ function purchaseOrder(n: number, lines: number, poPrefix: string): BuildSet {
   return { id: '850', controlNumber: n, segments };
 }
 
-/** A multi-set 850 interchange built with our writer. */
-export function buildBenchInterchange(sets: number, lines: number, opts: { controlNumber?: number; poPrefix?: string } = {}): string {
-  const poPrefix = opts.poPrefix ?? 'PO-';
+const BENCH_SENDER = { qualifier: 'ZZ', id: 'BUYERCO' };
+const BENCH_RECEIVER = { qualifier: 'ZZ', id: 'TIREGATEWAY' };
+
+function poGroup(controlNumber: number, sets: BuildSet[]): BuildGroup {
+  return { functionalId: 'PO', senderCode: 'BUYERCO', receiverCode: 'TIREGW', controlNumber, version: '004010', sets };
+}
+
+function benchEnvelope(groups: BuildGroup[], controlNumber: number): string {
   return buildInterchange({
-    sender: { qualifier: 'ZZ', id: 'BUYERCO' },
-    receiver: { qualifier: 'ZZ', id: 'TIREGATEWAY' },
-    controlNumber: opts.controlNumber ?? 1,
+    sender: BENCH_SENDER,
+    receiver: BENCH_RECEIVER,
+    controlNumber,
     date: new Date('2024-01-15T10:30:00Z'),
     version: '00401',
     usage: 'P',
-    groups: [
-      {
-        functionalId: 'PO',
-        senderCode: 'BUYERCO',
-        receiverCode: 'TIREGW',
-        controlNumber: 1,
-        version: '004010',
-        sets: Array.from({ length: sets }, (_, i) => purchaseOrder(i + 1, lines, poPrefix)),
-      },
-    ],
+    groups,
   });
+}
+
+/** A multi-set 850 interchange built with our writer. */
+export function buildBenchInterchange(sets: number, lines: number, opts: { controlNumber?: number; poPrefix?: string } = {}): string {
+  const poPrefix = opts.poPrefix ?? 'PO-';
+  return benchEnvelope([poGroup(1, Array.from({ length: sets }, (_, i) => purchaseOrder(i + 1, lines, poPrefix)))], opts.controlNumber ?? 1);
+}
+
+/** An interchange of `groups` functional groups, each holding one 850 of `lines` lines. */
+export function buildManyGroupsInterchange(groups: number, lines: number): string {
+  return benchEnvelope(
+    Array.from({ length: groups }, (_, i) => poGroup(i + 1, [purchaseOrder(i + 1, lines, 'GRP-')])),
+    3,
+  );
+}
+
+/**
+ * The part of POST /v1/edi before the database, called as src/modules/edi/intake.ts calls it: parseX12, checkInterchange,
+ * the findings together, assess997Async, then build997Async with a control-number counter. Returns the 997s built and
+ * the findings, so a bench can tell it was not timing a rejection.
+ */
+export async function validationPath(body: string): Promise<{ acks: number; issues: number }> {
+  const parsed = parseX12(body);
+  const envelope = parsed.ok ? parsed.interchange : parsed.envelope;
+  if (envelope === undefined) throw new Error(`bench interchange did not parse: ${parsed.issues[0]?.message ?? ''}`);
+  const checks = checkInterchange(envelope);
+  // intake.ts adds its unsupported-set findings here; the bench interchanges carry 850s only, so there are none.
+  const issues = [...parsed.issues, ...checks.issues];
+  const verdicts = await assess997Async(envelope, issues);
+  let next = 1;
+  const acks = await build997Async(envelope, issues, {
+    nextControlNumbers: () => {
+      const n = next++;
+      return { interchange: n, group: n };
+    },
+    ourIdentity: { qualifier: envelope.receiverQualifier, id: envelope.receiverId },
+    date: new Date('2024-01-15T10:31:00Z'),
+  });
+  if (acks.length !== verdicts.length) throw new Error(`${verdicts.length} verdicts but ${acks.length} 997s`);
+  return { acks: acks.length, issues: issues.length };
 }
 
 function median(values: number[]): number {
@@ -105,6 +156,18 @@ function time(fn: () => unknown, warmup: number, reps: number): number {
   for (let i = 0; i < reps; i++) {
     const t0 = process.hrtime.bigint();
     fn();
+    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return median(samples);
+}
+
+/** `time` for an async function: median wall time in ms of `reps` awaited runs after `warmup` unmeasured ones. */
+async function timeAsync(fn: () => Promise<unknown>, warmup: number, reps: number): Promise<number> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = process.hrtime.bigint();
+    await fn();
     samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
   return median(samples);
@@ -134,17 +197,31 @@ async function childRss(mode: string, file: string): Promise<ChildReport> {
 }
 
 /** Runs the X12 benchmark: in-process speed against node-x12 on the same bytes, peak RSS in child processes. */
-export async function benchX12(options: { sets?: number; lines?: number; rssTargetBytes?: number; reps?: number } = {}): Promise<X12Bench> {
-  const { sets = 2000, lines = 50, rssTargetBytes = 10_000_000, reps = 5 } = options;
+export async function benchX12(
+  options: { sets?: number; lines?: number; rssTargetBytes?: number; reps?: number; groups?: number } = {},
+): Promise<X12Bench> {
+  const { sets = 2000, lines = 50, rssTargetBytes = 10_000_000, reps = 5, groups = 40_000 } = options;
   const body = buildBenchInterchange(sets, lines);
   const mb = body.length / 1e6;
   const oursMs = time(() => parseAndMaterialize(body), 2, reps);
   const envelopeMs = time(() => parseX12(body), 2, reps);
+  const checked = await validationPath(body);
+  if (checked.issues !== 0 || checked.acks !== 1) throw new Error(`bench interchange: ${checked.issues} findings, ${checked.acks} 997s (expected 0 and 1)`);
+  const validationMs = await timeAsync(() => validationPath(body), 2, reps);
   const nodeX12Ms = time(() => new X12Parser(true).parse(body), 1, reps);
+
+  // Many groups: one 997 each, so the per-group work of the path (verdicts, 997 writing) dominates, not the segments.
+  const groupsBody = buildManyGroupsInterchange(groups, 1);
+  const groupsChecked = await validationPath(groupsBody);
+  if (groupsChecked.issues !== 0 || groupsChecked.acks !== groups) {
+    throw new Error(`${groups}-group interchange: ${groupsChecked.issues} findings, ${groupsChecked.acks} 997s (expected 0 and ${groups})`);
+  }
+  const groupsMs = await timeAsync(() => validationPath(groupsBody), 1, Math.max(3, Math.ceil(reps / 2)));
 
   // The RSS interchange is scaled to the target size from the bytes per set of the timed one.
   const perSet = body.length / sets;
-  const rssBody = buildBenchInterchange(Math.max(1, Math.round(rssTargetBytes / perSet)), lines);
+  const rssSets = Math.max(1, Math.round(rssTargetBytes / perSet));
+  const rssBody = buildBenchInterchange(rssSets, lines);
   const dir = mkdtempSync(join(tmpdir(), 'x12-bench-'));
   try {
     const file = join(dir, 'interchange.x12');
@@ -163,7 +240,9 @@ export async function benchX12(options: { sets?: number; lines?: number; rssTarg
     return {
       mbPerSecOurs,
       mbPerSecOursEnvelopeOnly: mb / (envelopeMs / 1000),
+      mbPerSecValidation: mb / (validationMs / 1000),
       mbPerSecNodeX12,
+      manyGroups: { groups, bodyBytes: groupsBody.length, seconds: groupsMs / 1000, mbPerSec: groupsBody.length / 1e6 / (groupsMs / 1000) },
       ratio: mbPerSecOurs / mbPerSecNodeX12,
       bodyBytes: body.length,
       rssBodyBytes: rssBody.length,
@@ -174,6 +253,7 @@ export async function benchX12(options: { sets?: number; lines?: number; rssTarg
       rssRatioOverIdle: (parsed.maxRssBytes - idle.maxRssBytes) / rssBody.length,
       materializeRssBytes: materialized.maxRssBytes,
       post: {
+        sets: rssSets,
         ms: posted.ms,
         mbPerSec: posted.bodyBytes / 1e6 / (posted.ms / 1000),
         peakOverWarmedBytes,
