@@ -118,7 +118,7 @@ export function buildManyGroupsInterchange(groups: number, lines: number): strin
 }
 
 /**
- * The part of POST /v1/edi before the database, called as src/modules/edi/intake.ts calls it: parseX12, checkInterchange,
+ * The part of POST /v1/edi before the database, called as src/modules/edi/messages/intake.ts calls it: parseX12, checkInterchange,
  * the findings together, assess997Async, then build997Async with a control-number counter. Returns the 997s built and
  * the findings, so a bench can tell it was not timing a rejection.
  */

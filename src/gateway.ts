@@ -15,7 +15,7 @@ import type { Registry } from 'prom-client';
 import { sql } from 'kysely';
 import { MODULES } from './modules/index.js';
 import { buildServices, type ModuleDefinition, type Services } from './platform/module-definition.js';
-import { type OperationEntry, operationsOf } from './platform/operations/module.js';
+import { type OperationEntry, operationsOf, tagsOf } from './platform/operations/module.js';
 import { IdempotencyStore } from './platform/operations/idempotency.js';
 import { OperationInvoker } from './platform/operations/invoke.js';
 import type { OpenApiTag } from './platform/operations/openapi.js';
@@ -89,7 +89,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     metrics,
     delivery,
     operations: operationsOf(modules, services),
-    tags: modules.map((m) => m.tag),
+    tags: tagsOf(modules),
     invoker: new OperationInvoker(new IdempotencyStore(db, clock)),
     async close() {
       await delivery.close();

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { REQUIRABLE_856 } from '../modules/edi/edi.schemas.js';
-import { DEFAULT_SKU_QUALIFIERS, type PartnerProfileInput, type PartnerView } from '../modules/edi/partners.service.js';
+import { REQUIRABLE_856 } from '../modules/edi/partners/partners.schemas.js';
+import { DEFAULT_SKU_QUALIFIERS, type PartnerProfileInput, type PartnerView } from '../modules/edi/partners/partners.service.js';
 import { print, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;

@@ -8,14 +8,24 @@ export interface MigrationSource {
   migrations?: Record<string, Migration>;
 }
 
+/**
+ * Whose migration a name says it is: the module's name, or the folder it shares with sibling modules (`edi` for
+ * `edi-partners` and `edi-messages`, whose migrations were named before the folder was split and cannot be renamed).
+ */
+function ownsMigration(moduleName: string, migrationName: string): boolean {
+  if (!/^\d{4}_/.test(migrationName)) return false;
+  const rest = migrationName.slice(5);
+  const owners = new Set([moduleName.replaceAll('-', '_'), moduleName.split('-')[0] ?? moduleName]);
+  return [...owners].some((owner) => rest === owner || rest.startsWith(`${owner}_`));
+}
+
 /** The platform's migrations and every module's, by name; Kysely runs them in name order. */
 export function migrationsOf(modules: readonly MigrationSource[]): Record<string, Migration> {
   const all: Record<string, Migration> = { ...baseline };
   for (const m of modules) {
     for (const [name, migration] of Object.entries(m.migrations ?? {})) {
-      const rest = name.slice(5);
-      if (!/^\d{4}_/.test(name) || (rest !== m.name && !rest.startsWith(`${m.name}_`))) {
-        throw new Error(`migration ${name} of module ${m.name} must be named NNNN_${m.name} or NNNN_${m.name}_<what>`);
+      if (!ownsMigration(m.name, name)) {
+        throw new Error(`migration ${name} of module ${m.name} must be named NNNN_${m.name.replaceAll('-', '_')}[_<what>] (or its folder's name for the module part)`);
       }
       if (name in all) throw new Error(`migration ${name} is declared twice`);
       all[name] = migration;

@@ -7,15 +7,25 @@ export interface OperationEntry {
   tag: string;
 }
 
-/** What the operation layer needs of a module: its tag and its operations on the gateway's services. */
+/** What the operation layer needs of a module: its operations on the gateway's services and the tag they go under. */
 export interface OperationSource<S> {
-  tag: OpenApiTag;
-  operations(services: S): Operation[];
+  /** Required with operations; a module that serves none (its services are for other modules and the CLI) has none. */
+  tag?: OpenApiTag;
+  operations?(services: S): Operation[];
 }
 
-/** Every module's operations in list order; a name defined twice stops start-up. */
+/** The tags of the modules that serve operations, in list order (the OpenAPI document lists these). */
+export function tagsOf<S>(modules: readonly OperationSource<S>[]): OpenApiTag[] {
+  return modules.flatMap((m) => (m.operations === undefined || m.tag === undefined ? [] : [m.tag]));
+}
+
+/** Every module's operations in list order; a name defined twice, or operations without a tag, stop start-up. */
 export function operationsOf<S>(modules: readonly OperationSource<S>[], services: S): OperationEntry[] {
-  const entries = modules.flatMap((m) => m.operations(services).map((operation) => ({ operation, tag: m.tag.name })));
+  const entries = modules.flatMap((m) => {
+    const operations = m.operations?.(services) ?? [];
+    if (operations.length > 0 && m.tag === undefined) throw new Error(`a module serving ${operations[0]?.name ?? ''} has no OpenAPI tag`);
+    return operations.map((operation) => ({ operation, tag: m.tag?.name ?? '' }));
+  });
   const names = new Set<string>();
   for (const { operation } of entries) {
     if (names.has(operation.name)) throw new Error(`operation ${operation.name} is defined twice`);

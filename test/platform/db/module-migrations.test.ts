@@ -41,7 +41,10 @@ describe('module migrations: names', () => {
 
   it('refuses a migration not named after its module, and a name declared twice', () => {
     const gadgets = { name: 'gadgets', migrations: { '9001_widgets': createTable('x') } };
-    expect(() => migrationsOf([gadgets])).toThrow('migration 9001_widgets of module gadgets must be named NNNN_gadgets or NNNN_gadgets_<what>');
+    expect(() => migrationsOf([gadgets])).toThrow('migration 9001_widgets of module gadgets must be named NNNN_gadgets[_<what>]');
+    // Sibling modules of one folder (edi-partners, edi-messages) may name theirs after the folder, and only it.
+    expect(Object.keys(migrationsOf([{ name: 'shop-carts', migrations: { '9001_shop_old': createTable('a'), '9002_shop_carts_x': createTable('b') } }]))).toContain('9001_shop_old');
+    expect(() => migrationsOf([{ name: 'shop-carts', migrations: { '9003_carts': createTable('c') } }])).toThrow(/must be named NNNN_shop_carts/);
     expect(() => migrationsOf([{ name: 'widgets', migrations: { widgets_1: createTable('x') } }])).toThrow(/must be named NNNN_widgets/);
     expect(() => migrationsOf([widgets, widgets])).toThrow('migration 9001_widgets is declared twice');
   });

@@ -1,0 +1,31 @@
+import type { ModuleDefinition } from '../../../platform/module-definition.js';
+import { ediOperations } from './messages.operations.js';
+import * as m0007 from './migrations/0007_edi_message_parent.js';
+import { EdiService } from './messages.service.js';
+// Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
+import './messages.tables.js';
+
+declare module '../../../platform/module-definition.js' {
+  interface Services {
+    edi: EdiService;
+  }
+}
+
+/** X12 interchanges in (850s become orders, 997/TA1 answers), 855/856/810 out as orders move, and the log of both. */
+export const ediMessagesModule: ModuleDefinition = {
+  name: 'edi-messages',
+  tag: {
+    name: 'edi',
+    description:
+      'X12 EDI with trading partners: 850 purchase orders in (they become orders, each group answered with a 997), ' +
+      '855/856/810 out as orders move, and the log of every interchange received and document sent.',
+  },
+  services: ({ db, clock, services: { orders, ediPartners, deliveries } }) => {
+    const edi = new EdiService(db, clock, orders, ediPartners, deliveries);
+    // An order's status changes become 855/856/810 documents to its partner, in the change's transaction.
+    orders.onStatusChanged(edi.onOrderStatusChanged);
+    return { edi };
+  },
+  operations: (services) => ediOperations(services.edi),
+  migrations: { '0007_edi_message_parent': m0007 },
+};

@@ -1,0 +1,185 @@
+import { z } from 'zod';
+import { defineOperation, READ, type Operation } from '../../../platform/operations/operation.js';
+import {
+  listMessagesQuery,
+  MAX_INTERCHANGE_BYTES,
+  messageDetailSchema,
+  messageParams,
+  messageSummarySchema,
+  submitResultSchema,
+} from './messages.schemas.js';
+import type { EdiService } from './messages.service.js';
+
+/** X12's registered media type (RFC 1767) is taken as well as text/plain. */
+const X12_MEDIA_TYPES = ['text/plain', 'application/edi-x12'];
+
+/** A small 004010 850 from BuyerCo (the ISA is fixed-width: 106 characters up to the segment terminator). */
+const exampleInterchange = [
+  'ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*U*00401*000000101*1*P*>~',
+  'GS*PO*BUYERCO*TIREGW*20260601*1200*101*X*004010~',
+  'ST*850*0001~',
+  'BEG*00*SA*PO-1001**20260601~',
+  'N1*ST*ISAAC TIRE AND WHEEL*92*STORE42~',
+  'N3*100 Main St*Suite 5~',
+  'N4*Springfield*IL*62701*US~',
+  'PO1*1*4*EA*89.99**VP*TIRE-225~',
+  'PO1*2*1*EA*25.0125**VP*VALVE-KIT~',
+  'CTT*2~',
+  'SE*9*0001~',
+  'GE*1*101~',
+  'IEA*1*000000101~',
+  '',
+].join('\n');
+
+/** The 997 the gateway answers the example with. */
+const exampleAck = [
+  'ISA*00*          *00*          *ZZ*TIREGATEWAY    *ZZ*BUYERCO        *260601*1200*U*00401*000000001*0*P*>~',
+  'GS*FA*TIREGW*BUYERCO*20260601*1200*1*X*004010~',
+  'ST*997*0001~',
+  'AK1*PO*101~',
+  'AK2*850*0001~',
+  'AK5*A~',
+  'AK9*A*1*1*1~',
+  'SE*6*0001~',
+  'GE*1*1~',
+  'IEA*1*000000001~',
+  '',
+].join('\n');
+
+/** The TA1 it asks for (ISA14 1). */
+const exampleTa1 = [
+  'ISA*00*          *00*          *ZZ*TIREGATEWAY    *ZZ*BUYERCO        *260601*1200*U*00401*000000002*0*P*>~',
+  'TA1*000000101*260601*1200*A*000~',
+  'IEA*0*000000002~',
+  '',
+].join('\n');
+
+const exampleSubmitResult = {
+  message_id: 'msg_01kt1gw6g0hmayjrj388ew3c7v',
+  partner: { id: 'tp_01kt1gw6g0dc6kwst4tpbhv76q', name: 'BuyerCo' },
+  acknowledgments: [{ group: '101', code: 'A', message_id: 'msg_01kt1gw6g0ppnky9mp1q0pk3x2', x12: exampleAck }],
+  documents: [{ type: '850', control_number: '0001', status: 'accepted', po_number: 'PO-1001', order_id: 'ord_01kt1gw6g0nfyphgwaq4w7pxm0' }],
+  interchange_ack: { code: 'A', note: '000', message_id: 'msg_01kt1gw6g0qb1xyz7m2n4p6r8s', x12: exampleTa1 },
+};
+
+const exampleSummary = {
+  id: 'msg_01kt1gw6g0hmayjrj388ew3c7v',
+  direction: 'inbound',
+  type: '850',
+  status: 'accepted',
+  partner: { id: 'tp_01kt1gw6g0dc6kwst4tpbhv76q', name: 'BuyerCo' },
+  control_number: '000000101',
+  size: 399,
+  sha256: '1346f80faa40849e9d2206e31017727027fb7aa493e07a4d83b0f10bafbdbd29',
+  related_message_id: null,
+  parent_message_id: null,
+  order_id: null,
+  delivery: null,
+  created_at: '2026-06-01T12:00:00.000Z',
+};
+
+/** The raw body the invoker hands over (it refuses a missing or empty one before the handler runs). */
+function rawBytes(body: unknown): Buffer {
+  if (!Buffer.isBuffer(body)) throw new Error('edi_submit: the raw body is not a Buffer');
+  return body;
+}
+
+/** The EDI operations: each one REST route, one MCP tool and one OpenAPI operation. */
+export function ediOperations(edi: EdiService): Operation[] {
+  return [
+    defineOperation({
+      name: 'edi_submit',
+      method: 'POST',
+      path: '/v1/edi',
+      scope: 'edi:write',
+      summary: 'Submit an X12 interchange',
+      description:
+        'Submit one raw X12 interchange (ISA ... IEA) from one of your trading partners, addressed to your organisation: the ' +
+        "sender (ISA05/ISA06) must be one of your partners and the receiver (ISA07/ISA08) your organisation's interchange id. " +
+        'Over REST the interchange is the request body (`text/plain` or `application/edi-x12`, up to 10 MB), over MCP the ' +
+        '`x12` argument; it is stored byte for byte as received, whatever happens next. 850 purchase orders become orders. ' +
+        'The answer lists each transaction set with its status (accepted, partial, rejected, test) and the 997 acknowledgment ' +
+        'of each functional group as X12 text; an 855 goes to the partner for a refused PO or refused lines. Not X12 -> ' +
+        'invalid_input (400). X12 errors, an unknown sender or another receiver -> unprocessable (422) whose `details` carry ' +
+        '`errors` (segment position, segment id, element, X12 code) plus, once the interchange was processed, the same fields ' +
+        'as a success, the 997s included. A TA1 (`interchange_ack`) answers when ISA14 is 1 or the envelope is rejected. ' +
+        'Resending the same interchange (same ISA13, same bytes) returns the stored answer and creates nothing twice; the ' +
+        'same ISA13 with other bytes -> conflict (409) with a TA1 R 025 in `details.interchange_ack`.',
+      rawBody: {
+        field: 'x12',
+        mediaTypes: X12_MEDIA_TYPES,
+        maxBytes: MAX_INTERCHANGE_BYTES,
+        description:
+          'One X12 interchange, ISA ... IEA, at most 10 MB (over MCP the whole call must also fit the server request limit, ' +
+          '1 MB by default: send larger interchanges over REST). Any delimiters the ISA declares; a leading BOM or whitespace is ignored.',
+      },
+      output: submitResultSchema,
+      status: 200,
+      returns: 'what became of each transaction set, and the 997s.',
+      errors: {
+        invalid_input:
+          'An interchange that is not X12 (it must start with ISA) is kept as an EDI message and refused with `details` ' +
+          '`{ message_id, errors }`; a missing or empty one, with no details. Other invalid input as for every operation:',
+        unprocessable:
+          'X12 errors, an unreadable ISA, a sender that is not your trading partner or a receiver that is not your organisation: ' +
+          '`details` carry `message_id` and `errors` (position, segment_id, element, code), plus `partner`, `acknowledgments` and ' +
+          '`documents` once the interchange was processed (the 997s still apply).',
+        conflict: 'This partner already sent an interchange with this ISA13 and other content: send a changed interchange with a new ISA13.',
+        payload_too_large: 'The interchange is over 10 MB.',
+      },
+      // Makes orders and sends 855s (and hub events) out; the same interchange again gets the stored answer and changes
+      // nothing but a `duplicate` entry in the message log.
+      hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+      example: { body: exampleInterchange, response: exampleSubmitResult },
+      handle: (auth, { body }) => edi.submit(auth, rawBytes(body)),
+    }),
+    defineOperation({
+      name: 'edi_messages_list',
+      method: 'GET',
+      path: '/v1/edi/messages',
+      scope: 'edi:read',
+      summary: 'List EDI messages',
+      description:
+        'List EDI interchanges received and documents sent (997, 855, 856, 810), newest first, with status, partner and delivery state. ' +
+        'Filter by `direction` (inbound, outbound), `type` (850, 855, 856, 810, 997) and `partner` (id or name); pass `next_cursor` back as `cursor`.',
+      query: listMessagesQuery,
+      output: z.object({
+        messages: z.array(messageSummarySchema),
+        next_cursor: z.string().nullable().describe('cursor of the next page; null on the last'),
+      }),
+      status: 200,
+      returns: 'one page of EDI messages, newest first.',
+      errors: {},
+      hints: READ,
+      example: { query: { direction: 'inbound', type: '850', limit: '20' }, response: { messages: [exampleSummary], next_cursor: null } },
+      handle: (auth, { query }) => edi.listMessages(auth, query),
+    }),
+    defineOperation({
+      name: 'edi_messages_get',
+      method: 'GET',
+      path: '/v1/edi/messages/:id',
+      scope: 'edi:read',
+      summary: 'Get an EDI message',
+      description: 'Get one EDI message by id (msg_...): its summary, the status and errors of each transaction set, and the raw X12.',
+      params: messageParams,
+      output: z.object({ message: messageDetailSchema }),
+      result: 'message',
+      status: 200,
+      returns: 'the message with its raw X12.',
+      errors: { not_found: 'No EDI message with this id in your organisation.' },
+      hints: READ,
+      example: {
+        params: { id: exampleSummary.id },
+        response: {
+          message: {
+            ...exampleSummary,
+            documents: exampleSubmitResult.documents,
+            errors: [],
+            x12: exampleInterchange,
+          },
+        },
+      },
+      handle: (auth, { params }) => edi.getMessage(auth, params.id),
+    }),
+  ];
+}

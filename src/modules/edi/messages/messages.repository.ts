@@ -1,0 +1,118 @@
+import { sql } from 'kysely';
+import type { Executor, Tx } from '../../../platform/db/schema.js';
+import type { EdiDirection } from './messages.schemas.js';
+import type { EdiDocumentsTable, EdiInterchangesTable, EdiMessagesTable } from './messages.tables.js';
+
+export type MessageRow = EdiMessagesTable;
+export type DocumentRow = EdiDocumentsTable;
+export type InterchangeRow = EdiInterchangesTable;
+export type MessageSummaryRow = Omit<MessageRow, 'raw' | 'result' | 'errors'>;
+
+/** Rows per multi-row insert: well under SQLite's 32,766 bound parameters. */
+const DOCUMENT_CHUNK = 1000;
+
+const SUMMARY_COLUMNS = [
+  'id', 'org_id', 'direction', 'partner_id', 'type', 'control_number', 'status', 'size', 'sha256', 'http_status',
+  'related_id', 'parent_id', 'order_id', 'created_at', 'updated_at',
+] as const;
+
+export async function insertMessage(db: Executor, row: MessageRow): Promise<void> {
+  await db.insertInto('edi_messages').values(row).execute();
+}
+
+/** Rows per multi-row insert of messages: 17 columns each stays well under SQLite's 32,766 bound parameters. */
+const MESSAGE_CHUNK = 1000;
+
+export async function insertMessages(db: Executor, rows: readonly MessageRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += MESSAGE_CHUNK) {
+    await db.insertInto('edi_messages').values(rows.slice(i, i + MESSAGE_CHUNK)).execute();
+  }
+}
+
+export async function updateMessage(
+  db: Executor,
+  orgId: string,
+  id: string,
+  patch: Partial<Omit<MessageRow, 'id' | 'org_id' | 'direction' | 'raw' | 'size' | 'sha256' | 'created_at'>>,
+): Promise<void> {
+  await db.updateTable('edi_messages').set(patch).where('org_id', '=', orgId).where('id', '=', id).execute();
+}
+
+export async function findMessage(db: Executor, orgId: string, id: string): Promise<MessageRow | undefined> {
+  return db.selectFrom('edi_messages').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+}
+
+export interface ListOptions {
+  direction?: EdiDirection;
+  type?: string;
+  /** Partner id or name. */
+  partner?: string;
+  /** Rows created before this (created_at, id), newest first. */
+  before?: { createdAt: string; id: string };
+  limit: number;
+}
+
+export async function listMessages(db: Executor, orgId: string, o: ListOptions): Promise<MessageSummaryRow[]> {
+  let query = db.selectFrom('edi_messages as m').select(SUMMARY_COLUMNS.map((c) => `m.${c}` as const)).where('m.org_id', '=', orgId);
+  if (o.direction !== undefined) query = query.where('m.direction', '=', o.direction);
+  if (o.type !== undefined) {
+    // `type` lists every kind of set the message carries ("850,997"): match one entry of the list.
+    query = query.where(sql<string>`',' || m.type || ','`, 'like', `%,${o.type},%`);
+  }
+  if (o.partner !== undefined) {
+    const ref = o.partner;
+    query = query.where('m.partner_id', 'in', (eb) =>
+      eb.selectFrom('edi_partners as p').select('p.id').where('p.org_id', '=', orgId).where((w) => w.or([w('p.id', '=', ref), w('p.name', '=', ref)])),
+    );
+  }
+  if (o.before !== undefined) {
+    const b = o.before;
+    query = query.where((eb) => eb.or([eb('m.created_at', '<', b.createdAt), eb.and([eb('m.created_at', '=', b.createdAt), eb('m.id', '<', b.id)])]));
+  }
+  return query.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(o.limit).execute();
+}
+
+export async function insertDocuments(db: Executor, rows: readonly DocumentRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += DOCUMENT_CHUNK) {
+    await db.insertInto('edi_documents').values(rows.slice(i, i + DOCUMENT_CHUNK)).execute();
+  }
+}
+
+export async function findDocuments(db: Executor, orgId: string, messageId: string): Promise<DocumentRow[]> {
+  return db.selectFrom('edi_documents').selectAll().where('org_id', '=', orgId).where('message_id', '=', messageId).orderBy('seq').execute();
+}
+
+/** The 850 an order came from. */
+export async function findOrderSource(db: Executor, orgId: string, orderId: string): Promise<(DocumentRow & { partner_id: string | null }) | undefined> {
+  return db
+    .selectFrom('edi_documents as d')
+    .innerJoin('edi_messages as m', 'm.id', 'd.message_id')
+    .selectAll('d')
+    .select('m.partner_id')
+    .where('d.org_id', '=', orgId)
+    .where('m.org_id', '=', orgId)
+    .where('d.order_id', '=', orderId)
+    .where('m.direction', '=', 'inbound')
+    .where('d.type', '=', '850')
+    .executeTakeFirst();
+}
+
+/** Records that this interchange got an answer; false when the key is taken (a resend, or one racing this one). */
+export async function claimInterchange(tx: Tx, row: InterchangeRow): Promise<boolean> {
+  const result = await tx
+    .insertInto('edi_interchanges')
+    .values(row)
+    .onConflict((oc) => oc.columns(['org_id', 'partner_id', 'control_number']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+export async function findInterchange(db: Executor, orgId: string, partnerId: string, controlNumber: string): Promise<InterchangeRow | undefined> {
+  return db
+    .selectFrom('edi_interchanges')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('partner_id', '=', partnerId)
+    .where('control_number', '=', controlNumber)
+    .executeTakeFirst();
+}

@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import type { AuthContext } from '../../../platform/auth/scopes.js';
+import { requireScope } from '../../../platform/auth/scopes.js';
+import type { Clock } from '../../../platform/clock.js';
+import type { Db } from '../../../platform/db/schema.js';
+import { AppError, notFound } from '../../../platform/http/errors.js';
+import { decodeCursor, page } from '../../../platform/http/pagination.js';
+import type { DeliveriesService } from '../../../platform/outbox/deliveries.service.js';
+import type { OrdersService, OrderStatusListener } from '../../orders/orders.service.js';
+import {
+  documentDetailSchema,
+  type DocumentView,
+  ediErrorSchema,
+  type ListMessagesQuery,
+  type MessageDetail,
+  type MessageSummary,
+  type SubmitResult,
+} from './messages.schemas.js';
+import { InterchangeIntake } from './intake.js';
+import { decodeInterchange } from './interchange-bytes.js';
+import * as messages from './messages.repository.js';
+import type { EdiPartnersService } from '../partners/partners.service.js';
+import { statusDocuments } from './status-documents.js';
+
+const cursorSchema = z.object({ c: z.string(), i: z.string() });
+const errorsSchema = z.array(ediErrorSchema);
+
+function toDocumentView(row: messages.DocumentRow): DocumentView {
+  const { errors } = documentDetailSchema.parse(JSON.parse(row.detail));
+  return {
+    type: row.type,
+    control_number: row.control_number,
+    status: row.status,
+    ...(row.po_number === null ? {} : { po_number: row.po_number }),
+    ...(row.order_id === null ? {} : { order_id: row.order_id }),
+    ...(errors.length === 0 ? {} : { errors }),
+  };
+}
+
+/** The org-scoped EDI resource layer behind REST and MCP, and the orders hook that sends 855/856/810. */
+export class EdiService {
+  private readonly intake: InterchangeIntake;
+  /** Register with OrdersService.onStatusChanged. */
+  readonly onOrderStatusChanged: OrderStatusListener;
+
+  constructor(
+    private readonly db: Db,
+    clock: Clock,
+    orders: OrdersService,
+    private readonly partners: EdiPartnersService,
+    private readonly deliveries: DeliveriesService,
+  ) {
+    this.intake = new InterchangeIntake({ db, clock, orders, partners });
+    this.onOrderStatusChanged = statusDocuments(clock, partners);
+  }
+
+  /** Takes one raw interchange; a refusal (not X12, syntax, partner, resend conflict) throws with its details. */
+  async submit(auth: AuthContext, body: Buffer): Promise<SubmitResult> {
+    requireScope(auth, 'edi:write');
+    const answer = await this.intake.receive(auth.orgId, body);
+    if (answer.kind === 'ok') return answer.body;
+    throw new AppError(answer.code, answer.message, answer.details);
+  }
+
+  async listMessages(auth: AuthContext, query: ListMessagesQuery): Promise<{ messages: MessageSummary[]; next_cursor: string | null }> {
+    requireScope(auth, 'edi:read');
+    const after = decodeCursor(query.cursor, cursorSchema);
+    const rows = await messages.listMessages(this.db, auth.orgId, {
+      ...(query.direction === undefined ? {} : { direction: query.direction }),
+      ...(query.type === undefined ? {} : { type: query.type }),
+      ...(query.partner === undefined ? {} : { partner: query.partner }),
+      ...(after === undefined ? {} : { before: { createdAt: after.c, id: after.i } }),
+      limit: query.limit + 1,
+    });
+    const { items, next_cursor } = page(rows, query.limit, (row) => ({ c: row.created_at, i: row.id }));
+    return { messages: await this.summaries(auth.orgId, items), next_cursor };
+  }
+
+  async getMessage(auth: AuthContext, id: string): Promise<MessageDetail> {
+    requireScope(auth, 'edi:read');
+    const row = await messages.findMessage(this.db, auth.orgId, id);
+    if (row === undefined) throw notFound(`EDI message ${id}`);
+    const [summary] = await this.summaries(auth.orgId, [row]);
+    if (summary === undefined) throw notFound(`EDI message ${id}`);
+    const documents = await messages.findDocuments(this.db, auth.orgId, id);
+    return {
+      ...summary,
+      documents: documents.map(toDocumentView),
+      errors: row.errors === null ? [] : errorsSchema.parse(JSON.parse(row.errors)),
+      x12: decodeInterchange(row.raw),
+    };
+  }
+
+  private async summaries(orgId: string, rows: messages.MessageSummaryRow[]): Promise<MessageSummary[]> {
+    const partnerIds = [...new Set(rows.flatMap((r) => (r.partner_id === null ? [] : [r.partner_id])))];
+    const byId = new Map((await this.partners.partnersByIds(this.db, orgId, partnerIds)).map((p) => [p.id, p]));
+    // An outbound document sent to a partner URL is delivered under its own message id.
+    const states = await this.deliveries.publicStates(this.db, rows.filter((r) => r.direction === 'outbound').map((r) => r.id));
+    return rows.map((row) => {
+      const partner = row.partner_id === null ? undefined : byId.get(row.partner_id);
+      return {
+        id: row.id,
+        direction: row.direction,
+        type: row.type,
+        status: row.status,
+        partner: partner === undefined ? null : { id: partner.id, name: partner.name },
+        control_number: row.control_number,
+        size: Number(row.size),
+        sha256: row.sha256,
+        related_message_id: row.related_id,
+        parent_message_id: row.parent_id,
+        order_id: row.order_id,
+        delivery: states.get(row.id) ?? null,
+        created_at: row.created_at,
+      };
+    });
+  }
+}

@@ -1,0 +1,105 @@
+import type { Tx } from '../../../platform/db/schema.js';
+import { AppError } from '../../../platform/http/errors.js';
+import type { OrdersService } from '../../orders/orders.service.js';
+import type { DocumentDetail, DocumentStatus, EdiError, StoredLine } from './messages.schemas.js';
+import { judgePoLines } from './order-lines.js';
+import type { AckType, OutboundLine, PoAcknowledgment } from './outbound-sets.js';
+import { versionOf } from './outbound.js';
+import { readPurchaseOrder } from './purchase-order.js';
+import { readSegments, type TransactionSet } from '../x12/index.js';
+
+/** Orders keep at most this much of the 850's notes. */
+const MAX_NOTES = 4000;
+
+export interface OrderIntakeDeps {
+  orders: OrdersService;
+}
+
+export interface PurchaseOrderOutcome {
+  status: DocumentStatus;
+  poNumber: string;
+  orderId?: string;
+  detail: DocumentDetail;
+  /** An 855 owed right away: the PO or some of its lines were refused. */
+  ack?: PoAcknowledgment;
+}
+
+/** What an 855 shows of a stored line: ours where we took it, the partner's values where we did not. */
+export function ackLine(line: StoredLine): OutboundLine {
+  return {
+    lineId: line.line_id,
+    qualifier: line.qualifier ?? '',
+    productId: line.sku ?? line.product_id ?? '',
+    quantity: line.quantity,
+    unit: line.unit,
+    unitPrice: line.unit_price,
+    ...(line.product_ids === undefined ? {} : { productIds: line.product_ids }),
+    ...(line.price_basis === undefined ? {} : { priceBasis: line.price_basis }),
+  };
+}
+
+function acknowledgment(type: AckType, poNumber: string, detail: DocumentDetail, orderId?: string): PoAcknowledgment {
+  const lines = (detail.lines ?? []).map((l) => ({ line: ackLine(l), accepted: type !== 'RD' && l.accepted }));
+  return { type, poNumber, poDate: detail.po_date ?? '', lines, ...(orderId === undefined ? {} : { orderId }) };
+}
+
+/** Whether the header allows an order at all, and where it ships to. */
+function orderable(purpose: string, shipTo: string | undefined, acceptedLines: number): { shipTo: string } | { error: EdiError } {
+  if (purpose !== '00') return { error: { code: 'unsupported_purpose', message: `BEG01 purpose '${purpose}' is not supported: only original orders (00) are taken` } };
+  if (shipTo === undefined) return { error: { code: 'no_ship_to', message: 'no ship-to: the 850 has no N1*ST loop' } };
+  if (acceptedLines === 0) return { error: { code: 'no_lines', message: 'no line of the 850 could be taken' } };
+  return { shipTo };
+}
+
+/** One 850 the 997 accepts -> an order; business refusals are outcomes the 855 reports, never X12 errors. */
+export async function takePurchaseOrder(
+  tx: Tx,
+  deps: OrderIntakeDeps,
+  input: { orgId: string; qualifiers: readonly string[]; set: TransactionSet; gs08: string; test: boolean },
+): Promise<PurchaseOrderOutcome> {
+  // Read without caching the segments on the set: a large interchange never holds every order's segments at once.
+  const po = readPurchaseOrder(readSegments(input.set));
+  const lines = await judgePoLines(tx, deps.orders, { orgId: input.orgId, lines: po.lines, qualifiers: input.qualifiers });
+  // Stored lines follow the 850's PO1s one for one: add what the documents echo back (every product id, PO105).
+  const stored = lines.stored.map((line, i) => {
+    const sent = po.lines[i];
+    return sent === undefined ? line : { ...line, product_ids: sent.productIds, ...(sent.priceBasis === '' ? {} : { price_basis: sent.priceBasis }) };
+  });
+  const detail: DocumentDetail = {
+    errors: lines.errors,
+    version: versionOf(input.gs08),
+    po_date: po.poDate,
+    lines: stored,
+    ...(po.shipToParty === undefined ? {} : { ship_to: po.shipToParty }),
+  };
+  const header = orderable(po.purpose, po.shipTo, lines.priced.length);
+  if (input.test) {
+    const note = { code: 'test_interchange', message: 'ISA15 is T (test): checked and acknowledged; no order was made' };
+    detail.errors = [...('error' in header ? [header.error] : []), ...lines.errors, note];
+    return { status: 'test', poNumber: po.poNumber, detail };
+  }
+  const refuse = (error: EdiError): PurchaseOrderOutcome => {
+    detail.errors = [error, ...lines.errors];
+    return { status: 'rejected', poNumber: po.poNumber, detail, ack: acknowledgment('RD', po.poNumber, detail) };
+  };
+  if ('error' in header) return refuse(header.error);
+  try {
+    const order = await deps.orders.createFromEdi(
+      input.orgId,
+      {
+        po_number: po.poNumber,
+        ship_to: header.shipTo,
+        notes: po.notes === undefined ? null : po.notes.slice(0, MAX_NOTES),
+        priced: lines.priced,
+      },
+      tx,
+    );
+    if (lines.errors.length === 0) return { status: 'accepted', poNumber: po.poNumber, orderId: order.id, detail };
+    return { status: 'partial', poNumber: po.poNumber, orderId: order.id, detail, ack: acknowledgment('AC', po.poNumber, detail, order.id) };
+  } catch (err) {
+    // The orders service refuses before it writes anything, so the transaction is still good to carry on.
+    if (err instanceof AppError && err.code === 'conflict') return refuse({ code: 'duplicate_po', message: `PO ${po.poNumber} already exists` });
+    if (err instanceof AppError && (err.code === 'unprocessable' || err.code === 'invalid_input')) return refuse({ code: 'order_refused', message: err.message });
+    throw err;
+  }
+}

@@ -1,0 +1,297 @@
+import { z } from 'zod';
+import type { Clock } from '../../../platform/clock.js';
+import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
+import { conflict, invalidInput, notFound } from '../../../platform/http/errors.js';
+import { newId } from '../../../platform/ids.js';
+import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
+import { type DocumentProfile, documentProfileSchema, type Party, REQUIRABLE_856 } from './partners.schemas.js';
+import * as repo from './partners.repository.js';
+
+/** PO1 product id qualifiers tried for the SKU when a partner names none: vendor part, vendor item, buyer part, SKU, UPC. */
+export const DEFAULT_SKU_QUALIFIERS = ['VP', 'VN', 'BP', 'SK', 'UP'] as const;
+
+// Letters, digits and a few marks: an id has to survive any delimiter choice and fixed-width ISA padding.
+const ISA_ID = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,13}[A-Za-z0-9._-])?$/;
+const QUALIFIER = /^[A-Z0-9]{2}$/;
+
+const isaSchema = (flag: string) =>
+  z.string().transform((value, ctx) => {
+    const slash = value.indexOf('/');
+    const qualifier = value.slice(0, slash);
+    const id = value.slice(slash + 1);
+    if (slash === -1 || !QUALIFIER.test(qualifier) || !ISA_ID.test(id)) {
+      ctx.addIssue({ code: 'custom', message: `${flag} must be <qualifier>/<id>: a 2-character qualifier (ZZ, 01, 12, ...) and an id of 1-15 letters or digits` });
+      return z.NEVER;
+    }
+    return { qualifier, id };
+  });
+
+// N102 is AN 1/60, N104 AN 2/80; letters, digits and a few marks keep them clear of any delimiter choice.
+const PARTY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{1,79}$/;
+const X12_TEXT = /^[A-Za-z0-9 .,&'#()/-]*$/;
+
+const partyName = (flag: string) => z.string().trim().min(1, `${flag} must not be empty`).max(60, `${flag} is at most 60 characters`).regex(X12_TEXT, `${flag} may hold letters, digits, spaces and . , & ' # ( ) / -`);
+const partyId = (flag: string) =>
+  z.string().transform((value, ctx) => {
+    const slash = value.indexOf('/');
+    const qualifier = value.slice(0, slash);
+    const id = value.slice(slash + 1);
+    if (slash === -1 || !/^[A-Z0-9]{1,2}$/.test(qualifier) || !PARTY_ID.test(id)) {
+      ctx.addIssue({ code: 'custom', message: `${flag} must be <qualifier>/<id>: an N103 code (92 assigned by buyer, 1 DUNS, ...) and an id of 2-80 letters or digits` });
+      return z.NEVER;
+    }
+    return { id_qualifier: qualifier, id };
+  });
+const partyAddress = (flag: string) =>
+  z.string().transform((value, ctx) => {
+    const [street = '', city = '', state = '', postal = '', country = '', ...rest] = value.split(';').map((p) => p.trim());
+    const parts = [street, city, state, postal, country];
+    if (rest.length > 0 || parts.some((p) => !X12_TEXT.test(p) || p.length > 55) || street === '') {
+      ctx.addIssue({ code: 'custom', message: `${flag} must be "street;city;state;postal code;country", each up to 55 letters, digits or spaces` });
+      return z.NEVER;
+    }
+    return { street: [street], ...Object.fromEntries(Object.entries({ city, state, postal, country }).filter(([, v]) => v !== '')) };
+  });
+
+/** `30` (net 30) or `2/10/30` (2 % off within 10 days, net 30). */
+const termsSchema = z.string().transform((value, ctx) => {
+  const m = /^(?:(\d{1,2}(?:\.\d{1,2})?)\/(\d{1,3})\/)?(\d{1,3})$/.exec(value.trim());
+  if (m === null) {
+    ctx.addIssue({ code: 'custom', message: '--terms must be <net days> (30) or <discount %>/<discount days>/<net days> (2/10/30)' });
+    return z.NEVER;
+  }
+  const [, percent, days, net] = m;
+  return { net_days: Number(net), ...(percent === undefined || days === undefined ? {} : { discount_percent: percent, discount_days: Number(days) }) };
+});
+
+const profileInput = z.object({
+  shipFrom: partyName('--ship-from').optional(),
+  shipFromId: partyId('--ship-from-id').optional(),
+  shipFromAddress: partyAddress('--ship-from-address').optional(),
+  remitTo: partyName('--remit-to').optional(),
+  remitToId: partyId('--remit-to-id').optional(),
+  remitToAddress: partyAddress('--remit-to-address').optional(),
+  terms: termsSchema.optional(),
+  packaging: z.string().regex(/^[A-Z0-9]{3}[0-9]{2}$/, '--packaging must be a TD101 code: 3 letters and 2 digits (CTN25, PLT94)').optional(),
+  require: z
+    .string()
+    .transform((v) => v.split(',').map((q) => q.trim().toUpperCase()).filter(Boolean))
+    .refine((list) => list.every((code) => (REQUIRABLE_856 as readonly string[]).includes(code)), `--require takes a comma-separated list of ${REQUIRABLE_856.join(', ')}`)
+    .transform((list) => [...new Set(list)] as DocumentProfile['require_856'])
+    .optional(),
+});
+export type PartnerProfileInput = z.input<typeof profileInput>;
+
+function party(name: string | undefined, id: { id_qualifier: string; id: string } | undefined, address: Partial<Party> | undefined, flag: string): Party | undefined {
+  if (name === undefined) {
+    if (id !== undefined || address !== undefined) throw invalidInput(`${flag}-id and ${flag}-address need ${flag} <name>`);
+    return undefined;
+  }
+  return { name, ...id, ...address };
+}
+
+/** The flags given, laid over the profile the partner has: a flag left out keeps what is there. */
+function mergeProfile(current: DocumentProfile, p: z.infer<typeof profileInput>): DocumentProfile {
+  const next: DocumentProfile = { ...current };
+  const shipFrom = party(p.shipFrom, p.shipFromId, p.shipFromAddress, '--ship-from');
+  if (shipFrom !== undefined) next.ship_from = shipFrom;
+  const remitTo = party(p.remitTo, p.remitToId, p.remitToAddress, '--remit-to');
+  if (remitTo !== undefined) next.remit_to = remitTo;
+  if (p.terms !== undefined) next.terms = p.terms;
+  if (p.packaging !== undefined) next.packaging = p.packaging;
+  if (p.require !== undefined) next.require_856 = p.require;
+  if (next.require_856?.includes('N1-SF') && next.ship_from === undefined) throw invalidInput('--require N1-SF needs --ship-from <name>');
+  return next;
+}
+
+function parseProfileInput(raw: PartnerProfileInput): z.infer<typeof profileInput> {
+  const parsed = profileInput.safeParse(raw);
+  if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => i.message).join('; '));
+  return parsed.data;
+}
+
+const createInput = z.object({
+  org: z.string().min(1),
+  name: z.string().trim().min(1, '--name is required').max(100),
+  isa: isaSchema('--isa'),
+  gs: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]{1,14}$/, '--gs must be 2-15 letters or digits').optional(),
+  ourIsa: isaSchema('--our-isa').optional(),
+  outboundUrl: z
+    .string()
+    .refine((v) => URL.canParse(v) && ['http:', 'https:'].includes(new URL(v).protocol), '--outbound-url must be an http(s) URL')
+    .optional(),
+  skuQualifiers: z
+    .string()
+    .transform((v) => v.split(',').map((q) => q.trim().toUpperCase()).filter(Boolean))
+    .refine((list) => list.length > 0 && list.length <= 10 && list.every((q) => QUALIFIER.test(q)), '--sku-qualifiers must be 1-10 two-character codes, comma-separated')
+    .refine((list) => new Set(list).size === list.length, '--sku-qualifiers lists a code twice')
+    .optional(),
+});
+export type CreatePartnerInput = z.input<typeof createInput> & PartnerProfileInput;
+
+export interface PartnerView {
+  id: string;
+  org: string;
+  name: string;
+  /** ISA05/ISA06 the partner sends from (and our documents go to). */
+  isa: string;
+  gs: string | null;
+  outbound_url: string | null;
+  sku_qualifiers: string[];
+  /** What the partner's guide asks of our documents: ship-from, remit-to, terms, TD101 packaging, required 856 segments. */
+  documents: DocumentProfile;
+  /** The org's own interchange id: what the partner sends to, what our documents come from. */
+  our_isa: string | null;
+  created_at: string;
+}
+
+function toView(row: repo.PartnerRow, org: string, profile: repo.ProfileRow | undefined): PartnerView {
+  return {
+    id: row.id,
+    org,
+    name: row.name,
+    isa: `${row.isa_qualifier}/${row.isa_id}`,
+    gs: row.gs_id,
+    outbound_url: row.outbound_url,
+    sku_qualifiers: row.sku_qualifiers.split(','),
+    documents: documentProfileSchema.parse(JSON.parse(row.document_profile)),
+    our_isa: profile === undefined ? null : `${profile.isa_qualifier}/${profile.isa_id}`,
+    created_at: row.created_at,
+  };
+}
+
+/** One interchange id the org is addressed under; `main` is the one its documents come from (edi_profiles). */
+export interface InterchangeIdView {
+  org: string;
+  isa: string;
+  main: boolean;
+  created_at: string;
+}
+
+/** Operator-side trading partner management (CLI `partners`); not reachable through the org-scoped API. */
+/** A trading partner as EDI messages read it: who sends to us, and what their guide asks of what we send. */
+export type TradingPartner = repo.PartnerRow;
+/** The org's main interchange id and its control-number counter. */
+export type OurInterchangeProfile = repo.ProfileRow;
+
+export class EdiPartnersService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly orgs: OrgsService,
+  ) {}
+
+  async create(raw: CreatePartnerInput): Promise<PartnerView> {
+    const parsed = createInput.safeParse(raw);
+    if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => i.message).join('; '));
+    const input = parsed.data;
+    const documents = mergeProfile({}, parseProfileInput(raw));
+    const org = await this.orgs.bySlug(input.org);
+    const at = this.clock.now().toISOString();
+    if (input.ourIsa === undefined && (await repo.findProfile(this.db, org.id)) === undefined) {
+      throw invalidInput(`org ${org.slug} has no EDI interchange id yet: pass --our-isa <qualifier>/<id>`);
+    }
+    if (await repo.findPartnerByIsa(this.db, org.id, input.isa.qualifier, input.isa.id)) {
+      throw conflict(`org ${org.slug} already has a partner with interchange id ${input.isa.qualifier}/${input.isa.id}`);
+    }
+    if (await repo.findPartnerByName(this.db, org.id, input.name)) throw conflict(`org ${org.slug} already has a partner named ${input.name}`);
+    const row: repo.PartnerRow = {
+      id: newId('tp', this.clock.now()),
+      org_id: org.id,
+      name: input.name,
+      isa_qualifier: input.isa.qualifier,
+      isa_id: input.isa.id,
+      gs_id: input.gs ?? null,
+      outbound_url: input.outboundUrl ?? null,
+      sku_qualifiers: (input.skuQualifiers ?? DEFAULT_SKU_QUALIFIERS).join(','),
+      document_profile: JSON.stringify(documents),
+      created_at: at,
+    };
+    await this.db.transaction().execute(async (tx) => {
+      if (input.ourIsa !== undefined) await repo.saveIdentity(tx, org.id, input.ourIsa.qualifier, input.ourIsa.id, at);
+      await repo.insertPartner(tx, row);
+    });
+    return toView(row, org.slug, await repo.findProfile(this.db, org.id));
+  }
+
+  /** Changes what the partner's guide asks of our documents; flags left out keep their value. */
+  async setProfile(orgSlug: string, ref: string, raw: PartnerProfileInput): Promise<PartnerView> {
+    const input = parseProfileInput(raw);
+    const org = await this.orgs.bySlug(orgSlug);
+    const row = await repo.findPartnerByRef(this.db, org.id, ref);
+    if (row === undefined) throw notFound(`partner ${ref} of org ${orgSlug}`);
+    const documents = mergeProfile(documentProfileSchema.parse(JSON.parse(row.document_profile)), input);
+    await repo.updateDocumentProfile(this.db, org.id, row.id, JSON.stringify(documents));
+    return toView({ ...row, document_profile: JSON.stringify(documents) }, org.slug, await repo.findProfile(this.db, org.id));
+  }
+
+  /** Adds an interchange id partners may address the org under (ISA07/ISA08); our documents keep coming from the main one. */
+  async addInterchangeId(orgSlug: string, isa: string): Promise<InterchangeIdView> {
+    const parsed = isaSchema('--isa').safeParse(isa);
+    if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => i.message).join('; '));
+    const { qualifier, id } = parsed.data;
+    const org = await this.orgs.bySlug(orgSlug);
+    const profile = await repo.findProfile(this.db, org.id);
+    if (profile === undefined) throw invalidInput(`org ${org.slug} has no EDI interchange id yet: create a partner with --our-isa <qualifier>/<id> first`);
+    const taken = (profile.isa_qualifier === qualifier && profile.isa_id === id) || (await repo.isExtraInterchangeId(this.db, org.id, qualifier, id));
+    if (taken) throw conflict(`org ${org.slug} already has interchange id ${qualifier}/${id}`);
+    const at = this.clock.now().toISOString();
+    await repo.insertInterchangeId(this.db, org.id, qualifier, id, at);
+    return { org: org.slug, isa: `${qualifier}/${id}`, main: false, created_at: at };
+  }
+
+  /** The main interchange id first, then the further ones. */
+  async listInterchangeIds(orgSlug: string): Promise<InterchangeIdView[]> {
+    const org = await this.orgs.bySlug(orgSlug);
+    const profile = await repo.findProfile(this.db, org.id);
+    const main: InterchangeIdView[] =
+      profile === undefined ? [] : [{ org: org.slug, isa: `${profile.isa_qualifier}/${profile.isa_id}`, main: true, created_at: profile.created_at }];
+    const extra = (await repo.listInterchangeIds(this.db, org.id)).map((r) => ({ org: org.slug, isa: `${r.isa_qualifier}/${r.isa_id}`, main: false, created_at: r.created_at }));
+    return [...main, ...extra];
+  }
+
+  async list(orgSlug: string): Promise<PartnerView[]> {
+    const org = await this.orgs.bySlug(orgSlug);
+    const profile = await repo.findProfile(this.db, org.id);
+    return (await repo.listPartners(this.db, org.id)).map((row) => toView(row, org.slug, profile));
+  }
+
+  /** By id, or else by name. */
+  async show(orgSlug: string, ref: string): Promise<PartnerView> {
+    const org = await this.orgs.bySlug(orgSlug);
+    const row = await repo.findPartnerByRef(this.db, org.id, ref);
+    if (row === undefined) throw notFound(`partner ${ref} of org ${orgSlug}`);
+    return toView(row, org.slug, await repo.findProfile(this.db, org.id));
+  }
+
+  // What EDI messages read, in the caller's transaction when `db` is one (the counter always is).
+
+  /** The partner an interchange comes from (ISA05/ISA06). */
+  senderOf(db: Executor, orgId: string, qualifier: string, id: string): Promise<TradingPartner | undefined> {
+    return repo.findPartnerByIsa(db, orgId, qualifier, id);
+  }
+
+  partnerById(db: Executor, orgId: string, id: string): Promise<TradingPartner | undefined> {
+    return repo.findPartnerById(db, orgId, id);
+  }
+
+  partnersByIds(db: Executor, orgId: string, ids: string[]): Promise<TradingPartner[]> {
+    return repo.findPartnersByIds(db, orgId, ids);
+  }
+
+  ourProfile(db: Executor, orgId: string): Promise<OurInterchangeProfile | undefined> {
+    return repo.findProfile(db, orgId);
+  }
+
+  /** Whether ISA07/ISA08 addresses the org: its main interchange id or one added with `partners our-ids add`. */
+  async isOurInterchangeId(db: Executor, orgId: string, qualifier: string, id: string): Promise<boolean> {
+    const main = await repo.findProfile(db, orgId);
+    if (main !== undefined && main.isa_qualifier === qualifier && main.isa_id === id) return true;
+    return repo.isExtraInterchangeId(db, orgId, qualifier, id);
+  }
+
+  /** The first of `count` fresh control numbers (ISA13/GS06 of what we send); locked until the transaction ends. */
+  reserveControlNumbers(tx: Tx, orgId: string, count: number): Promise<number> {
+    return repo.reserveControlNumbers(tx, orgId, count);
+  }
+}
