@@ -56,6 +56,9 @@ export interface IntakeDeps extends OrderIntakeDeps {
 /** Documents or 997s written between two yields to the event loop, so one large body never starves other requests. */
 const PACE = 500;
 
+/** Document rows per insert: each carries its 850's stored detail (~13 KB for 50 lines), so small batches hold less at once. */
+const DOCUMENT_BATCH = 100;
+
 /** Lets the event loop run every PACE items: the database calls of a local SQLite settle without ever yielding. */
 async function pace(i: number): Promise<void> {
   if (i % PACE === PACE - 1) await setImmediate();
@@ -450,7 +453,7 @@ export class InterchangeIntake {
     const setVerdicts = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
     for (const g of verdicts) for (const s of g.sets) setVerdicts.set(s.set, { set: s, groupIssues: g.issues });
     const documents: DocumentView[] = [];
-    // Written PACE * 2 at a time in this transaction: a large body never holds every document's stored detail at once.
+    // Written DOCUMENT_BATCH at a time in this transaction: a large body never holds every document's stored detail at once.
     let rows: messages.DocumentRow[] = [];
     const owed: Owed[] = [];
     const qualifiers = c.partner.sku_qualifiers.split(',');
@@ -499,7 +502,7 @@ export class InterchangeIntake {
           order_id: view.order_id ?? null,
           detail: JSON.stringify(detail),
         });
-        if (rows.length === PACE * 2) {
+        if (rows.length === DOCUMENT_BATCH) {
           await messages.insertDocuments(tx, rows);
           rows = [];
         }
