@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
-import { parseX12, validateInterchange } from '../../../src/modules/edi/x12/x12.parser.js';
-import type { Interchange } from '../../../src/modules/edi/x12/x12.types.js';
-import type { Harness } from '../../support/harness.js';
+import { parseX12, validateInterchange } from '../../../src/modules/edi/x12/index.js';
+import type { Interchange } from '../../../src/modules/edi/x12/index.js';
+import { type DialectName, type Harness, startHarness } from '../../support/harness.js';
 
 /** Reads a hand-written interchange from ./fixtures byte for byte. */
 export function readEdiFixture(name: string): string {
@@ -139,4 +139,13 @@ export async function startPartnerEndpoint(): Promise<PartnerEndpoint> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** The usual EDI suite: org `acme` with the fixtures' catalog and partners, and a key for EDI and reading orders. */
+export async function startEdiHarness(dialect: DialectName): Promise<{ h: Harness; key: string }> {
+  const h = await startHarness(dialect);
+  await seedEdiCatalog(h, 'acme');
+  await seedPartners(h, 'acme');
+  const { key } = await h.key('acme', 'edi:read,edi:write,orders:read');
+  return { h, key };
 }

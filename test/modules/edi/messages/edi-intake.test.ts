@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, itChecksAuth } from '../../../support/auth-checks.js';
-import { dialects, type Harness, startHarness } from '../../../support/harness.js';
+import { dialects, type Harness } from '../../../support/harness.js';
 import type { OrderBody } from '../../orders/orders-support.js';
 import { readFixture } from '../x12/x12.fixtures.js';
-import { type EdiErrorBody, readBack, readEdiFixture, seedEdiCatalog, seedPartners, submit, type SubmitBody } from '../edi-support.js';
+import { type EdiErrorBody, readBack, readEdiFixture, seedEdiCatalog, seedPartners, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
 
 interface MessageBody {
   id: string;
@@ -29,10 +29,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
   let key: string;
 
   beforeAll(async () => {
-    h = await startHarness(dialect);
-    await seedEdiCatalog(h, 'acme');
-    await seedPartners(h, 'acme');
-    key = (await h.key('acme', 'edi:read,edi:write,orders:read')).key;
+    ({ h, key } = await startEdiHarness(dialect));
   });
   afterAll(() => h.close());
 

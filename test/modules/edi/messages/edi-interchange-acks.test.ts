@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../../support/auth-checks.js';
-import { dialects, type Harness, startHarness } from '../../../support/harness.js';
-import { readBack, readEdiFixture, seedEdiCatalog, seedPartners, submit, type SubmitBody } from '../edi-support.js';
+import { dialects, type Harness } from '../../../support/harness.js';
+import { readBack, readEdiFixture, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
 
 const PO = readEdiFixture('po-4010-single.x12');
 
@@ -23,10 +23,7 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
   let key: string;
 
   beforeAll(async () => {
-    h = await startHarness(dialect);
-    await seedEdiCatalog(h, 'acme');
-    await seedPartners(h, 'acme');
-    key = (await h.key('acme', 'edi:read,edi:write,orders:read')).key;
+    ({ h, key } = await startEdiHarness(dialect));
   });
   afterAll(() => h.close());
 

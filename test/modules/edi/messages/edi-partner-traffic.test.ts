@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseX12 } from '../../../../src/modules/edi/x12/x12.parser.js';
 import { expectError } from '../../../support/auth-checks.js';
-import { dialects, type Harness, startHarness } from '../../../support/harness.js';
-import { type EdiErrorBody, readBack, readEdiFixture, seedEdiCatalog, seedPartners, submit, type SubmitBody } from '../edi-support.js';
+import { dialects, type Harness } from '../../../support/harness.js';
+import { type EdiErrorBody, readBack, readEdiFixture, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
 import { expectConsistent997 } from '../x12/x12.ack-checks.js';
 
 type Unprocessable = SubmitBody & { errors: (EdiErrorBody & { value?: string })[] };
@@ -26,10 +26,7 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
   let key: string;
 
   beforeAll(async () => {
-    h = await startHarness(dialect);
-    await seedEdiCatalog(h, 'acme');
-    await seedPartners(h, 'acme');
-    key = (await h.key('acme', 'edi:read,edi:write,orders:read')).key;
+    ({ h, key } = await startEdiHarness(dialect));
   });
   afterAll(() => h.close());
 

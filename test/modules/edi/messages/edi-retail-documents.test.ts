@@ -1,12 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { registerCommands } from '../../../../src/cli/commands.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unitsToDecimal } from '../../../../src/modules/edi/messages/status-documents.js';
 import { AppError } from '../../../../src/platform/http/errors.js';
 import { expectError } from '../../../support/auth-checks.js';
+import { useInProcessCli } from '../../../support/cli.js';
 import { dialects, type Harness, startHarness } from '../../../support/harness.js';
 import { readBack, readEdiFixture, seedEdiCatalog, seedPartners, submit, type SubmitBody } from '../edi-support.js';
 
@@ -255,38 +251,7 @@ describe.each(dialects)('partner document profiles (%s)', (dialect) => {
 });
 
 describe('partners CLI: document profile flags', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-partner-profile-'));
-  const env = { DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: process.env.LOG_LEVEL };
-  beforeAll(() => {
-    process.env.DATABASE_URL = `sqlite:${join(dir, 'cli.sqlite')}`;
-    process.env.LOG_LEVEL = 'silent';
-  });
-  afterAll(() => {
-    for (const [name, value] of Object.entries(env)) {
-      if (value === undefined) Reflect.deleteProperty(process.env, name);
-      else process.env[name] = value;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  async function gateway(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const program = new Command().exitOverride();
-    registerCommands(program);
-    let stdout = '';
-    let stderr = '';
-    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-    process.exitCode = 0;
-    try {
-      await program.parseAsync(['node', 'gateway', ...args]);
-    } finally {
-      out.mockRestore();
-      err.mockRestore();
-    }
-    const code = Number(process.exitCode ?? 0);
-    process.exitCode = 0;
-    return { code, stdout, stderr };
-  }
+  const gateway = useInProcessCli('partner-profile');
 
   it('sets the profile on create, changes it with `partners profile`, shows it, and refuses bad flags', async () => {
     expect((await gateway('orgs', 'create', 'acme')).code).toBe(0);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_INTERCHANGES_PER_BODY } from '../../../../src/modules/edi/messages/intake.js';
 import { expectError } from '../../../support/auth-checks.js';
-import { dialects, type Harness, startHarness } from '../../../support/harness.js';
-import { readEdiFixture, seedEdiCatalog, seedPartners, submit, type SubmitBody } from '../edi-support.js';
+import { dialects, type Harness } from '../../../support/harness.js';
+import { readEdiFixture, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
 
 const PO = readEdiFixture('po-4010-single.x12');
 
@@ -30,10 +30,7 @@ describe.each(dialects)('POST /v1/edi with several interchanges in one body (%s)
   let key: string;
 
   beforeAll(async () => {
-    h = await startHarness(dialect);
-    await seedEdiCatalog(h, 'acme');
-    await seedPartners(h, 'acme');
-    key = (await h.key('acme', 'edi:read,edi:write,orders:read')).key;
+    ({ h, key } = await startEdiHarness(dialect));
   });
   afterAll(() => h.close());
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectError } from '../../../support/auth-checks.js';
-import { dialects, type Harness, startHarness } from '../../../support/harness.js';
+import { dialects, type Harness } from '../../../support/harness.js';
 import type { OrderBody } from '../../orders/orders-support.js';
 import { inline850 } from '../x12/x12.fixtures.js';
-import { seedEdiCatalog, seedPartners, submit, type SubmitBody } from '../edi-support.js';
+import { startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
 
 describe.each(dialects)('850 lines judged by the orders service (%s)', (dialect) => {
   let h: Harness;
@@ -11,10 +11,7 @@ describe.each(dialects)('850 lines judged by the orders service (%s)', (dialect)
   let control = 7100;
 
   beforeAll(async () => {
-    h = await startHarness(dialect);
-    await seedEdiCatalog(h, 'acme');
-    await seedPartners(h, 'acme');
-    key = (await h.key('acme', 'edi:read,edi:write,orders:read')).key;
+    ({ h, key } = await startEdiHarness(dialect));
   });
   afterAll(() => h.close());
 

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Command } from 'commander';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { registerCommands } from '../../../../src/cli/commands.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../../src/platform/http/errors.js';
 import { expectError } from '../../../support/auth-checks.js';
+import { useInProcessCli } from '../../../support/cli.js';
 import { dialects, type Harness, startHarness } from '../../../support/harness.js';
 import { readEdiFixture, submit } from '../edi-support.js';
 
@@ -90,39 +86,7 @@ describe.each(dialects)('trading partners (%s)', (dialect) => {
 });
 
 describe('partners CLI', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-partners-cli-'));
-  const env = { DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: process.env.LOG_LEVEL };
-  beforeAll(() => {
-    process.env.DATABASE_URL = `sqlite:${join(dir, 'cli.sqlite')}`;
-    process.env.LOG_LEVEL = 'silent';
-  });
-  afterAll(() => {
-    for (const [name, value] of Object.entries(env)) {
-      if (value === undefined) Reflect.deleteProperty(process.env, name);
-      else process.env[name] = value;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** Runs one CLI command in-process and returns what it printed and its exit code. */
-  async function gateway(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const program = new Command().exitOverride();
-    registerCommands(program);
-    let stdout = '';
-    let stderr = '';
-    const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-    process.exitCode = 0;
-    try {
-      await program.parseAsync(['node', 'gateway', ...args]);
-    } finally {
-      out.mockRestore();
-      err.mockRestore();
-    }
-    const code = Number(process.exitCode ?? 0);
-    process.exitCode = 0;
-    return { code, stdout, stderr };
-  }
+  const gateway = useInProcessCli('partners-cli');
 
   it('creates, lists and shows partners; refuses bad input with one line and exit code 1', async () => {
     expect((await gateway('orgs', 'create', 'acme')).code).toBe(0);
