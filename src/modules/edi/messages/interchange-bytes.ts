@@ -1,14 +1,16 @@
+import { isAscii, isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The text of a received body: UTF-8 when it is valid UTF-8, else Latin-1 (every byte one character, nothing lost). */
+/**
+ * The text of a received body: UTF-8 when it is valid UTF-8, else Latin-1 (every byte one character, nothing lost).
+ * Checked first and then converted by Buffer: a fatal TextDecoder builds a UTF-16 copy twice the body's size on the way.
+ */
 export function decodeInterchange(raw: Buffer): string {
-  try {
-    return utf8.decode(raw);
-  } catch {
-    return raw.toString('latin1');
-  }
+  // ASCII (nearly all X12) read as Latin-1 is the same text, made straight into a one-byte string.
+  if (isAscii(raw)) return raw.toString('latin1');
+  // A leading BOM is not text: TextDecoder dropped it, and so does this.
+  if (isUtf8(raw)) return raw.toString('utf8').replace(/^\uFEFF/, '');
+  return raw.toString('latin1');
 }
 
 export function sha256Hex(raw: Buffer): string {
