@@ -221,25 +221,29 @@ class SetValidator {
     if (values.length > rules.length) {
       this.add({ ...base, element: rules.length + 1, code: X12_CODES.tooManyElements, message: `${segment.id} has ${values.length} elements; at most ${rules.length} are defined`, value: values[rules.length] });
     }
-    rules.forEach((rule, i) => {
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i];
+      if (rule === undefined) continue;
       const value = values[i] ?? '';
+      if (value === '' && rule.req !== 'M') continue;
+      // Names and refs are built only for a finding: the happy path of 100,000 PO1s allocates nothing here.
       const elementRef = rule.ref === '-' ? undefined : rule.ref;
-      const name = `${segment.id}${String(i + 1).padStart(2, '0')}`;
+      const name = (): string => `${segment.id}${String(i + 1).padStart(2, '0')}`;
       if (value === '') {
-        if (rule.req === 'M') this.add({ ...base, element: i + 1, elementRef, code: X12_CODES.elementMissing, message: `mandatory element ${name} is missing` });
-        return;
+        this.add({ ...base, element: i + 1, elementRef, code: X12_CODES.elementMissing, message: `mandatory element ${name()} is missing` });
+        continue;
       }
       // Sizes differ between versions; without the version's own table only the value's type is checked.
       const problem = checkElementValue(value, this.lenient ? { ...rule, min: 0, max: UNBOUNDED } : rule);
       const unshaped = rule.type === 'ID' && !isCodeShaped(value);
       if (problem !== undefined && !(unshaped && problem.code === X12_CODES.invalidCode)) {
-        this.add({ ...base, element: i + 1, elementRef, code: problem.code, message: `${name}: ${problem.message}`, value });
+        this.add({ ...base, element: i + 1, elementRef, code: problem.code, message: `${name()}: ${problem.message}`, value });
       } else if (unshaped) {
         // No list of any version holds it, so a fallback check reports it too.
-        const message = `${name}: '${value}' cannot be a code (codes are upper-case letters and digits)`;
+        const message = `${name()}: '${value}' cannot be a code (codes are upper-case letters and digits)`;
         this.add({ ...base, element: i + 1, elementRef, code: X12_CODES.invalidCode, message, value }, true);
       }
-    });
+    }
     if (spec.syntax === undefined) return;
     for (const problem of checkSyntaxRules(segment.id, values, spec.syntax)) {
       const rule = rules[problem.element - 1];
