@@ -56,8 +56,12 @@ export interface IntakeDeps extends OrderIntakeDeps {
 /** Documents or 997s written between two yields to the event loop, so one large body never starves other requests. */
 const PACE = 500;
 
-/** Document rows per insert: each carries its 850's stored detail (~13 KB for 50 lines), so small batches hold less at once. */
+/**
+ * Document rows go in per 100 or per 256 KB of stored detail (~13 KB for an 850 of 50 lines), whichever comes first:
+ * rows held longer outlive young-generation collections and stay in the heap until the request ends.
+ */
 const DOCUMENT_BATCH = 100;
+const DOCUMENT_BATCH_BYTES = 256 * 1024;
 
 /** Lets the event loop run every PACE items: the database calls of a local SQLite settle without ever yielding. */
 async function pace(i: number): Promise<void> {
@@ -453,8 +457,9 @@ export class InterchangeIntake {
     const setVerdicts = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
     for (const g of verdicts) for (const s of g.sets) setVerdicts.set(s.set, { set: s, groupIssues: g.issues });
     const documents: DocumentView[] = [];
-    // Written DOCUMENT_BATCH at a time in this transaction: a large body never holds every document's stored detail at once.
+    // Written a batch at a time in this transaction: a large body never holds every document's stored detail at once.
     let rows: messages.DocumentRow[] = [];
+    let rowBytes = 0;
     const owed: Owed[] = [];
     const qualifiers = c.partner.sku_qualifiers.split(',');
     // Findings of inbound 997 sets, filed once rather than searched per set.
@@ -490,6 +495,8 @@ export class InterchangeIntake {
         const notes = c.notes.get(JSON.stringify([group.controlNumber, set.controlNumber]));
         if (notes !== undefined) view = { ...view, notes };
         documents.push(view);
+        const stored = JSON.stringify(detail);
+        rowBytes += stored.length;
         rows.push({
           message_id: r.messageId,
           seq: documents.length,
@@ -500,11 +507,12 @@ export class InterchangeIntake {
           status: view.status,
           po_number: view.po_number ?? null,
           order_id: view.order_id ?? null,
-          detail: JSON.stringify(detail),
+          detail: stored,
         });
-        if (rows.length === DOCUMENT_BATCH) {
+        if (rows.length === DOCUMENT_BATCH || rowBytes > DOCUMENT_BATCH_BYTES) {
           await messages.insertDocuments(tx, rows);
           rows = [];
+          rowBytes = 0;
         }
       }
     }
