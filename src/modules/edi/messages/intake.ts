@@ -1,6 +1,6 @@
 import type { Clock } from '../../../platform/clock.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
-import { ERROR_STATUS, type ErrorCode } from '../../../platform/http/errors.js';
+import { ERROR_STATUS } from '../../../platform/http/errors.js';
 import { newId } from '../../../platform/ids.js';
 import { recordOutcome } from '../../../platform/operations/idempotency.js';
 import {
@@ -23,6 +23,7 @@ import { recordOutbound, recordOutbounds, wrapSet } from './outbound.js';
 import type { EdiPartnersService, OurInterchangeProfile, TradingPartner } from '../partners/partners.service.js';
 import { readPurchaseOrder } from './purchase-order.js';
 import { setImmediate } from 'node:timers/promises';
+import { bytesOf, combine, entryOf, failure, MAX_INTERCHANGES_PER_BODY, readInterchanges } from './several-interchanges.js';
 import { listErrors, summarize, toEdiError } from './x12-errors.js';
 import {
   assess997Async,
@@ -120,56 +121,6 @@ interface Received {
   parentId?: string;
 }
 
-/** Interchanges one body may carry: each is its own message and transaction, so a body of many ISAs stays bounded. */
-export const MAX_INTERCHANGES_PER_BODY = 1000;
-
-/** The bytes of text[start, end) as received: one byte per character when the body was, else UTF-8 (it was valid UTF-8). */
-function bytesOf(raw: Buffer, text: string, start: number, end: number): Buffer {
-  return Buffer.from(text.slice(start, end), raw.length === text.length ? 'latin1' : 'utf8');
-}
-
-/** The interchanges of a body one after another (the first with what precedes its ISA): each parse says where the next starts. */
-function readInterchanges(text: string, first: ParseResult): { parsed: ParseResult; start: number; end: number }[] | 'too_many' {
-  const found = [{ parsed: first, start: 0, end: first.next ?? text.length }];
-  for (let at = first.next; at !== undefined; ) {
-    if (found.length === MAX_INTERCHANGES_PER_BODY) return 'too_many';
-    const parsed = parseX12(text, at);
-    found.push({ parsed, start: at, end: parsed.next ?? text.length });
-    at = parsed.next;
-  }
-  return found;
-}
-
-/** The body's answer from each interchange's: 200 when every one was taken, else the one error code they share (or 422). */
-function combine(messageId: string, entries: readonly InterchangeEntry[]): StoredAnswer {
-  const taken = entries.flatMap((e) => (e.result === undefined ? [] : [e.result]));
-  const first = entries[0]?.result?.partner ?? { id: '', name: '' };
-  const together = {
-    message_id: messageId,
-    acknowledgments: taken.flatMap((t) => t.acknowledgments),
-    documents: taken.flatMap((t) => t.documents),
-    interchanges: [...entries],
-  };
-  const refused = entries.filter((e) => e.error !== undefined);
-  if (refused.length === 0) return { kind: 'ok', body: { ...together, partner: first } };
-  const codes = new Set(refused.map((e) => e.error?.code));
-  const [only] = codes;
-  const code: ErrorCode = codes.size === 1 && only !== undefined && only in ERROR_STATUS ? (only as ErrorCode) : 'unprocessable';
-  const reasons = refused.slice(0, 3).map((e) => `interchange ${echoText(e.control_number ?? '?')}: ${e.error?.message ?? ''}`);
-  const message = `${refused.length} of ${entries.length} interchanges in the body were refused (${reasons.join('; ')}${refused.length > 3 ? '; ...' : ''})`;
-  return failure(code, message, together);
-}
-
-function entryOf(messageId: string, controlNumber: string | null, answer: StoredAnswer): InterchangeEntry {
-  if (answer.kind === 'ok') return { message_id: messageId, control_number: controlNumber, status: 200, result: answer.body };
-  const { code, message, details } = answer;
-  return { message_id: messageId, control_number: controlNumber, status: ERROR_STATUS[code], error: { code, message, details } };
-}
-
-function failure(code: ErrorCode, message: string, details: Record<string, unknown>): StoredAnswer {
-  return { kind: 'error', code, message, details };
-}
-
 function unsupportedSets(envelope: PartialInterchange): X12Issue[] {
   return envelope.groups.flatMap((group) =>
     group.functionalId === 'FA'
@@ -226,7 +177,7 @@ function documentView(type: string, set: TransactionSet, status: DocumentStatus,
   };
 }
 
-/** POST /v1/edi: the body is stored before anything can fail, then the interchange is processed in one transaction. */
+/** POST /v1/edi: the body is stored before anything can fail, then each interchange in it is processed in one transaction. */
 export class InterchangeIntake {
   constructor(private readonly d: IntakeDeps) {}
 

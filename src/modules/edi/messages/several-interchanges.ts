@@ -1,0 +1,56 @@
+import { ERROR_STATUS, type ErrorCode } from '../../../platform/http/errors.js';
+import { echoText, type ParseResult, parseX12 } from '../x12/index.js';
+import type { InterchangeEntry, StoredAnswer } from './messages.schemas.js';
+
+// A body of several interchanges (ISA...IEA ISA...IEA): where each lies, and the body's answer from each one's.
+
+/** Interchanges one body may carry: each is its own message and transaction, so a body of many ISAs stays bounded. */
+export const MAX_INTERCHANGES_PER_BODY = 1000;
+
+/** The bytes of text[start, end) as received: one byte per character when the body was, else UTF-8 (it was valid UTF-8). */
+export function bytesOf(raw: Buffer, text: string, start: number, end: number): Buffer {
+  return Buffer.from(text.slice(start, end), raw.length === text.length ? 'latin1' : 'utf8');
+}
+
+/** The interchanges of a body one after another (the first with what precedes its ISA): each parse says where the next starts. */
+export function readInterchanges(text: string, first: ParseResult): { parsed: ParseResult; start: number; end: number }[] | 'too_many' {
+  const found = [{ parsed: first, start: 0, end: first.next ?? text.length }];
+  for (let at = first.next; at !== undefined; ) {
+    if (found.length === MAX_INTERCHANGES_PER_BODY) return 'too_many';
+    const parsed = parseX12(text, at);
+    found.push({ parsed, start: at, end: parsed.next ?? text.length });
+    at = parsed.next;
+  }
+  return found;
+}
+
+/** The body's answer from each interchange's: 200 when every one was taken, else the one error code they share (or 422). */
+export function combine(messageId: string, entries: readonly InterchangeEntry[]): StoredAnswer {
+  const taken = entries.flatMap((e) => (e.result === undefined ? [] : [e.result]));
+  const first = entries[0]?.result?.partner ?? { id: '', name: '' };
+  const together = {
+    message_id: messageId,
+    acknowledgments: taken.flatMap((t) => t.acknowledgments),
+    documents: taken.flatMap((t) => t.documents),
+    interchanges: [...entries],
+  };
+  const refused = entries.filter((e) => e.error !== undefined);
+  if (refused.length === 0) return { kind: 'ok', body: { ...together, partner: first } };
+  const codes = new Set(refused.map((e) => e.error?.code));
+  const [only] = codes;
+  const code: ErrorCode = codes.size === 1 && only !== undefined && only in ERROR_STATUS ? (only as ErrorCode) : 'unprocessable';
+  const reasons = refused.slice(0, 3).map((e) => `interchange ${echoText(e.control_number ?? '?')}: ${e.error?.message ?? ''}`);
+  const message = `${refused.length} of ${entries.length} interchanges in the body were refused (${reasons.join('; ')}${refused.length > 3 ? '; ...' : ''})`;
+  return failure(code, message, together);
+}
+
+export function entryOf(messageId: string, controlNumber: string | null, answer: StoredAnswer): InterchangeEntry {
+  if (answer.kind === 'ok') return { message_id: messageId, control_number: controlNumber, status: 200, result: answer.body };
+  const { code, message, details } = answer;
+  return { message_id: messageId, control_number: controlNumber, status: ERROR_STATUS[code], error: { code, message, details } };
+}
+
+/** An error answer, stored on the message and replayed to a resend. */
+export function failure(code: ErrorCode, message: string, details: Record<string, unknown>): StoredAnswer {
+  return { kind: 'error', code, message, details };
+}
