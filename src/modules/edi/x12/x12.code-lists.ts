@@ -30,7 +30,13 @@ export const GROUP_ACK_CODES: readonly string[] = ['A', 'E', 'M', 'P', 'R', 'W',
 /** 717 Transaction Set Acknowledgment Code (AK501). */
 export const SET_ACK_CODES: readonly string[] = ['A', 'E', 'M', 'R', 'W', 'X'];
 
-/** Every X12 code value is upper-case letters and digits: anything else is no code of any list, in any version. */
+/**
+ * ID elements whose codes come from outside X12 (116 postal code, 26 country, 156 state or province, 1715 country
+ * subdivision): their values follow the outside list (`V6B 5J4`, `90501-1234`), so only type and size are checked.
+ */
+export const EXTERNAL_CODE_ELEMENTS: ReadonlySet<string> = new Set(['116', '26', '156', '1715']);
+
+/** Every code of X12's own dictionaries is upper-case letters and digits: anything else is no code of any list, in any version. */
 export function isCodeShaped(value: string): boolean {
   return /^[A-Z0-9]+$/.test(value);
 }

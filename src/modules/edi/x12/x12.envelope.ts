@@ -2,8 +2,11 @@ import { echoText } from './x12.delimiters.js';
 import { SourceTransactionSet, segmentIdAt, splitElements, trimEnd, trimStart } from './x12.segments.js';
 import { X12_CODES, type Delimiters, type FunctionalGroup, type X12Issue } from './x12.types.js';
 
-/** Group versions the gateway takes: GS08's version/release prefix (VVVRRR, any industry suffix) from 002000 to 008010. */
-export const SUPPORTED_GROUP_VERSIONS = { min: '002000', max: '008010' } as const;
+/**
+ * Group versions the gateway takes: GS08's version/release prefix (VVVRRR, any industry suffix) from 002000 on.
+ * Releases after 008010 (008020, 008030, ... sent in ISA12 00801 envelopes) are taken too: no upper bound.
+ */
+export const SUPPORTED_GROUP_VERSIONS = { min: '002000', max: '999999' } as const;
 
 /** Versions without a table of their own are still taken; validation checks them against the nearest table. */
 function isSupportedGroupVersion(version: string): boolean {

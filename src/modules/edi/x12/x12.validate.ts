@@ -1,4 +1,4 @@
-import { isCodeShaped } from './x12.code-lists.js';
+import { EXTERNAL_CODE_ELEMENTS, isCodeShaped } from './x12.code-lists.js';
 import { checkElementValue } from './x12.elements.js';
 import { SCHEMA_850_5010 } from './x12.schema-850-5010.js';
 import { SCHEMA_850 } from './x12.schema-850.js';
@@ -235,7 +235,7 @@ class SetValidator {
       }
       // Sizes differ between versions; without the version's own table only the value's type is checked.
       const problem = checkElementValue(value, this.lenient ? { ...rule, min: 0, max: UNBOUNDED } : rule);
-      const unshaped = rule.type === 'ID' && !isCodeShaped(value);
+      const unshaped = rule.type === 'ID' && !EXTERNAL_CODE_ELEMENTS.has(rule.ref) && !isCodeShaped(value);
       if (problem !== undefined && !(unshaped && problem.code === X12_CODES.invalidCode)) {
         this.add({ ...base, element: i + 1, elementRef, code: problem.code, message: `${name()}: ${problem.message}`, value });
       } else if (unshaped) {

@@ -64,6 +64,21 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
     expect(ackSegments(result.acknowledgments[0]?.x12).map((s) => s.join('*'))).toEqual(['AK1*PO*101', 'AK2*850*0001', 'AK5*A', 'AK9*A*1*1*1']);
   });
 
+  it.each([
+    ['a Canadian postal code with its space', (t: string) => t.replace('N4*Springfield*IL*62701*US~', 'N4*VANCOUVER*BC*V6B 5J4*CA~'), 751],
+    ['a ZIP+4 with its hyphen', (t: string) => t.replace('N4*Springfield*IL*62701*US~', 'N4*TORRANCE*CA*90501-1234*US~'), 752],
+    ['a GS08 release after 008010', (t: string) => t.replace('*X*004010~', '*X*008020~'), 753],
+  ])('takes an 850 with %s', async (_, change, control) => {
+    const result = await ok(change(variant(control, `PO-P${control}`)));
+    expect(result.documents).toMatchObject([{ status: 'accepted', po_number: `PO-P${control}` }]);
+    expect(result.acknowledgments.map((a) => a.code)).toEqual(['A']);
+  });
+
+  it('still refuses a lower-case code where X12 itself defines the codes (PO103 ea)', async () => {
+    const { details } = await unprocessable(variant(754, 'PO-P754').replace('PO1*1*4*EA*', 'PO1*1*4*ea*'));
+    expect(details.errors.map((e) => [e.code, e.segment_id, e.element])).toContainEqual(['AK403:7', 'PO1', 3]);
+  });
+
   it('a 10 MB NTE and binary bytes give a small 422 with capped, clean echoes and a clean 997', async () => {
     const text = variant(721, 'PO-E721')
       .replace('NTE*GEN*Deliver to the back door~', `NTE*GEN*${'N'.repeat(9_000_000)}~`)

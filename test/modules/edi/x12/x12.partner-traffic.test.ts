@@ -66,12 +66,12 @@ describe('ISA12 versions 00200 to 00801', () => {
     expect(result.issues.map((i) => [i.code, i.element])).toEqual([['TA105:003', 12]]);
   });
 
-  it.each(['002001', '003040', '004010VICS', '005010X231A1', '006020', '008010'])('takes a group whose GS08 is %s', (gs08) => {
+  it.each(['002001', '003040', '004010VICS', '005010X231A1', '006020', '008010', '008020', '008030'])('takes a group whose GS08 is %s', (gs08) => {
     const result = parseX12(SINGLE.replace('*X*004010~', `*X*${gs08}~`));
     expect(result.issues).toEqual([]);
   });
 
-  it.each(['001000', '008020', 'X12', '', '0040100000000'])('rejects a group whose GS08 is %s (AK905 2)', (gs08) => {
+  it.each(['001000', '001999', 'X12', '', '0040100000000'])('rejects a group whose GS08 is %s (AK905 2)', (gs08) => {
     const result = parseX12(SINGLE.replace('*X*004010~', `*X*${gs08}~`));
     expect(result.issues.map((i) => [i.code, i.element])).toEqual([['AK905:2', 8]]);
   });
