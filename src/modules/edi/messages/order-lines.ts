@@ -4,8 +4,8 @@ import type { LineRequest, OrdersService, PricedLine } from '../../orders/orders
 import type { EdiError, StoredLine } from './messages.schemas.js';
 import type { PoLine } from './purchase-order.js';
 
-/** Units of measure that mean "each"; an order line has no unit, so a case or a pair cannot be taken as a count. */
-const EACH_UNITS = new Set(['', 'EA']);
+/** Units of measure (355) that count single items: EA each, PC piece, UN unit. A case or a pair cannot be taken as a count. */
+const EACH_UNITS = new Set(['', 'EA', 'PC', 'UN']);
 
 export interface PoLineVerdicts {
   /** The lines the order takes, in 850 order. */
@@ -33,7 +33,7 @@ function readLine(line: PoLine, picked: { qualifier: string; id: string } | unde
   if (picked === undefined) return lineError(line, 'no_product_id', `no product id with a qualifier of ${qualifiers.join(', ')} (PO106 onwards)`);
   const quantity = wholeFromDecimalText(line.quantity);
   if (quantity === undefined) return lineError(line, 'invalid_quantity', `quantity '${line.quantity}' (PO102) is not a whole number`);
-  if (!EACH_UNITS.has(line.unit)) return lineError(line, 'unsupported_unit', `unit of measure '${line.unit}' (PO103) is not supported; send EA`);
+  if (!EACH_UNITS.has(line.unit)) return lineError(line, 'unsupported_unit', `unit of measure '${line.unit}' (PO103) is not supported; send EA (each), PC (piece) or UN (unit)`);
   const unitPriceUnits = unitsFromDecimalText(line.unitPrice);
   if (unitPriceUnits === undefined) return lineError(line, 'invalid_price', `unit price '${line.unitPrice}' (PO104) is not a decimal with at most 4 decimals`);
   return { sku: picked.id, quantity, unitPriceUnits };

@@ -68,6 +68,7 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
     ['a Canadian postal code with its space', (t: string) => t.replace('N4*Springfield*IL*62701*US~', 'N4*VANCOUVER*BC*V6B 5J4*CA~'), 751],
     ['a ZIP+4 with its hyphen', (t: string) => t.replace('N4*Springfield*IL*62701*US~', 'N4*TORRANCE*CA*90501-1234*US~'), 752],
     ['a GS08 release after 008010', (t: string) => t.replace('*X*004010~', '*X*008020~'), 753],
+    ['lines in PC (piece) and UN (unit)', (t: string) => t.replace('PO1*1*4*EA*', 'PO1*1*4*PC*').replace('PO1*2*1*EA*', 'PO1*2*1*UN*'), 755],
   ])('takes an 850 with %s', async (_, change, control) => {
     const result = await ok(change(variant(control, `PO-P${control}`)));
     expect(result.documents).toMatchObject([{ status: 'accepted', po_number: `PO-P${control}` }]);
