@@ -2,6 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, type Harness, startHarness } from '../support/harness.js';
 import { clientKinds, listen, type McpTestClient } from './support/mcp-clients.js';
 
+/** Paths of sub-schemas that carry no validation keyword at all (the object spelling of `true`). */
+function unconstrained(schema: unknown, path = '#'): string[] {
+  if (typeof schema !== 'object' || schema === null) return [];
+  const node = schema as Record<string, unknown>;
+  const keywords = ['type', 'anyOf', 'oneOf', 'allOf', '$ref', 'enum', 'const', 'properties', 'items', 'not'];
+  const found = path !== '#' && !keywords.some((k) => k in node) ? [path] : [];
+  const children: [string, unknown][] = [
+    ...Object.entries((node.properties ?? {}) as Record<string, unknown>).map(([k, v]): [string, unknown] => [`${path}/properties/${k}`, v]),
+    ...Object.entries((node.$defs ?? {}) as Record<string, unknown>).map(([k, v]): [string, unknown] => [`${path}/$defs/${k}`, v]),
+    ...['anyOf', 'oneOf', 'allOf'].flatMap((k) => ((node[k] ?? []) as unknown[]).map((v, i): [string, unknown] => [`${path}/${k}/${i}`, v])),
+    ...(typeof node.items === 'object' ? [[`${path}/items`, node.items] as [string, unknown]] : []),
+    ...(typeof node.additionalProperties === 'object' ? [[`${path}/additionalProperties`, node.additionalProperties] as [string, unknown]] : []),
+  ];
+  return [...found, ...children.flatMap(([p, v]) => unconstrained(v, p))];
+}
+
 describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
   let h: Harness;
   let url: string;
@@ -54,6 +70,9 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
           expect(prop.description, `${tool.name}.${name}`).toBeTruthy();
         }
         expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/\\p\{|"not":\{\}/);
+        // A schema with no keyword accepts anything (the Inspector's --strict warns): every value says what it is.
+        expect(unconstrained(tool.inputSchema), `${tool.name} input`).toEqual([]);
+        expect(unconstrained(tool.outputSchema ?? {}), `${tool.name} output`).toEqual([]);
       }
       const get = tools.find((t) => t.name === 'products_get');
       expect(get?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });

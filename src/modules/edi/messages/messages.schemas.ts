@@ -91,7 +91,11 @@ export const interchangeEntrySchema = z
     status: z.number().int().describe('the HTTP status the interchange alone would have been answered with'),
     result: interchangeResultSchema.optional().describe('its answer, when it was taken (status 200)'),
     error: z
-      .object({ code: z.string(), message: z.string(), details: z.unknown().optional() })
+      .object({
+        code: z.string(),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()).optional().describe('what the error envelope of this interchange alone would carry in details'),
+      })
       .optional()
       .describe('why it was refused, in whole or in part (the error envelope it alone would have had)'),
   })

@@ -47,10 +47,16 @@ export function combine(messageId: string, entries: readonly InterchangeEntry[])
 export function entryOf(messageId: string, controlNumber: string | null, answer: StoredAnswer): InterchangeEntry {
   if (answer.kind === 'ok') return { message_id: messageId, control_number: controlNumber, status: 200, result: answer.body };
   const { code, message, details } = answer;
-  return { message_id: messageId, control_number: controlNumber, status: ERROR_STATUS[code], error: { code, message, details } };
+  // The intake's error answers always carry an object of details (message_id, errors, ...).
+  const error = isRecord(details) ? { code, message, details } : { code, message };
+  return { message_id: messageId, control_number: controlNumber, status: ERROR_STATUS[code], error };
 }
 
 /** An error answer, stored on the message and replayed to a resend. */
 export function failure(code: ErrorCode, message: string, details: Record<string, unknown>): StoredAnswer {
   return { kind: 'error', code, message, details };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
