@@ -7,6 +7,7 @@ import { registerDeliveriesCommands } from './deliveries.commands.js';
 import { registerHubSimCommand } from './hub-sim.command.js';
 import { registerObjectsCommands } from './objects.commands.js';
 import { registerPartnersCommands } from './partners.commands.js';
+import { registerTelematicsCommands } from './telematics.commands.js';
 import { print, run, table, type OutputOptions } from './output.js';
 import { serve } from './serve.js';
 
@@ -137,6 +138,7 @@ export function registerCommands(program: Command): void {
 
   registerObjectsCommands(program, withGateway);
   registerPartnersCommands(program, withGateway);
+  registerTelematicsCommands(program, withGateway);
   registerDeliveriesCommands(program, withGateway);
   registerHubSimCommand(program);
 }

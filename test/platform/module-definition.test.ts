@@ -80,7 +80,7 @@ describe.each(dialects)('modules declare settings and services (%s)', (dialect) 
     );
     expect(() => buildServices([productsModule, productsModule], pieces, platform)).toThrow('module products provides services.products again');
     expect(Object.keys(buildServices(MODULES, pieces, platform)).sort()).toEqual(
-      ['apiKeys', 'deliveries', 'edi', 'ediPartners', 'inventory', 'objects', 'orders', 'orgs', 'products', 'warranty'],
+      ['apiKeys', 'connectTokens', 'deliveries', 'edi', 'ediPartners', 'inventory', 'objects', 'orders', 'orgs', 'products', 'warranty'],
     );
   });
 });

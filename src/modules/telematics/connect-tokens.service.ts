@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { sha256Hex } from '../../platform/auth/api-key.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/schema.js';
+import { invalidInput } from '../../platform/http/errors.js';
+import { freeText } from '../../platform/http/text-rules.js';
+import type { OrgsService } from '../../platform/orgs/orgs.service.js';
+import * as repo from './connect-tokens.repository.js';
+import { findProvider, PROVIDER_IDS } from './providers.js';
+
+export const CONNECT_TOKEN_PREFIX = 'ct_';
+/** Spec section 8: a connect token lives 15 minutes and is used once. */
+export const CONNECT_TOKEN_LIFETIME_MS = 15 * 60 * 1000;
+
+const issueInput = z.strictObject({
+  org: z.string().min(1, { error: 'org is required' }),
+  provider: z.string().optional(),
+  label: freeText(100, { trim: true, min: 1, what: 'label' }).optional(),
+});
+export type IssueConnectTokenInput = z.input<typeof issueInput>;
+
+/** The token itself is shown this once; only its hash is stored. */
+export interface IssuedConnectToken {
+  connect_token: string;
+  expires_at: string;
+  org: string;
+  provider: string | null;
+  label: string | null;
+}
+
+/** The provider a token may be fixed to: a known one that can be connected here. */
+function checkProvider(id: string): string {
+  const provider = findProvider(id);
+  if (provider === undefined) throw invalidInput(`unknown provider '${id}'; valid providers: ${PROVIDER_IDS.join(', ')}`);
+  // A token fixed to a provider nobody can connect could never be used; the fleet is told the same at POST /connect.
+  if (provider.group === 'stub') throw invalidInput(`${id} cannot be connected through the gateway yet: contact the vendor`);
+  return provider.id;
+}
+
+/** Connect tokens, issued by the operator (the hub) for a fleet owner to link a telematics account with. */
+export class ConnectTokensService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly orgs: OrgsService,
+  ) {}
+
+  async issue(raw: IssueConnectTokenInput): Promise<IssuedConnectToken> {
+    const parsed = issueInput.safeParse(raw);
+    if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '));
+    const input = parsed.data;
+    const org = await this.orgs.bySlug(input.org);
+    const provider = input.provider === undefined ? null : checkProvider(input.provider);
+    const token = CONNECT_TOKEN_PREFIX + randomBytes(24).toString('base64url');
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + CONNECT_TOKEN_LIFETIME_MS).toISOString();
+    await repo.insertConnectToken(this.db, {
+      token_hash: sha256Hex(token),
+      org_id: org.id,
+      provider,
+      label: input.label ?? null,
+      created_at: now.toISOString(),
+      expires_at: expiresAt,
+      used_at: null,
+    });
+    return { connect_token: token, expires_at: expiresAt, org: org.slug, provider, label: input.label ?? null };
+  }
+}
