@@ -68,6 +68,13 @@ export function submit(h: Harness, key: string, body: string | Buffer, contentTy
   return h.request({ method: 'POST', url: '/v1/edi', payload: body, key, headers: { 'content-type': contentType } });
 }
 
+/** Submits and expects the interchange to be taken (200), returning the answer. */
+export async function submitOk(h: Harness, key: string, body: string | Buffer): Promise<SubmitBody> {
+  const res = await submit(h, key, body);
+  expect(res.statusCode, res.body.slice(0, 2000)).toBe(200);
+  return res.json<SubmitBody>();
+}
+
 export interface ReadBack {
   interchange: Interchange;
   /** Segments between ST and SE of the first set, elements joined with '*'. */

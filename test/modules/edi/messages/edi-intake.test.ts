@@ -4,7 +4,7 @@ import { expectError, itChecksAuth } from '../../../support/auth-checks.js';
 import { dialects, type Harness } from '../../../support/harness.js';
 import type { OrderBody } from '../../orders/orders-support.js';
 import { readFixture } from '../x12/x12.fixtures.js';
-import { type EdiErrorBody, readBack, readEdiFixture, seedEdiCatalog, seedPartners, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
+import { type EdiErrorBody, readBack, readEdiFixture, seedEdiCatalog, seedPartners, startEdiHarness, submit, type SubmitBody, submitOk } from '../edi-support.js';
 
 interface MessageBody {
   id: string;
@@ -33,11 +33,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
   });
   afterAll(() => h.close());
 
-  const ok = async (body: string | Buffer): Promise<SubmitBody> => {
-    const res = await submit(h, key, body);
-    expect(res.statusCode, res.body).toBe(200);
-    return res.json<SubmitBody>();
-  };
+  const ok = (body: string | Buffer): Promise<SubmitBody> => submitOk(h, key, body);
   const unprocessable = async (body: string): Promise<Unprocessable> => {
     const res = await submit(h, key, body);
     const error = expectError(res, 422, 'unprocessable');

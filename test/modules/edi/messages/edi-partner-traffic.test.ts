@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseX12 } from '../../../../src/modules/edi/x12/x12.parser.js';
 import { expectError } from '../../../support/auth-checks.js';
 import { dialects, type Harness } from '../../../support/harness.js';
-import { type EdiErrorBody, readBack, readEdiFixture, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
+import { type EdiErrorBody, readBack, readEdiFixture, startEdiHarness, submit, type SubmitBody, submitOk } from '../edi-support.js';
 import { expectConsistent997 } from '../x12/x12.ack-checks.js';
 
 type Unprocessable = SubmitBody & { errors: (EdiErrorBody & { value?: string })[] };
@@ -30,11 +30,7 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
   });
   afterAll(() => h.close());
 
-  const ok = async (body: string | Buffer): Promise<SubmitBody> => {
-    const res = await submit(h, key, body);
-    expect(res.statusCode, res.body.slice(0, 2000)).toBe(200);
-    return res.json<SubmitBody>();
-  };
+  const ok = (body: string | Buffer): Promise<SubmitBody> => submitOk(h, key, body);
   const unprocessable = async (body: string | Buffer): Promise<{ details: Unprocessable; size: number; message: string }> => {
     const res = await submit(h, key, body);
     const error = expectError(res, 422, 'unprocessable');
