@@ -1,4 +1,17 @@
 import { expect } from 'vitest';
+import { type Ack997, type Interchange, parseX12, validateInterchange } from '../../../../src/modules/edi/x12/index.js';
+
+/** Parses a 997 back with our own parser (it must be clean and valid); its segments between ST and SE, id first. */
+export function readAck(ack: Ack997 | undefined): { ic: Interchange; segments: string[][] } {
+  if (ack === undefined) throw new Error('no 997');
+  const result = parseX12(ack.x12);
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+  expect(result.issues).toEqual([]);
+  expect(validateInterchange(result.interchange)).toEqual([]);
+  const set = result.interchange.groups[0]?.transactionSets[0];
+  if (set === undefined) throw new Error('997 has no set');
+  return { ic: result.interchange, segments: set.segments.slice(1, -1).map((s) => [s.id, ...s.elements]) };
+}
 
 /** What every 997 must satisfy: AK9's code and counts agree with its AK5s, and a rejection names a reason. */
 export function expectConsistent997(body: readonly string[][]): void {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { assess997, build997, type Ack997 } from '../../../../src/modules/edi/x12/x12.ack997.js';
 import { parseX12, validateInterchange } from '../../../../src/modules/edi/x12/x12.parser.js';
 import type { Interchange, PartialInterchange } from '../../../../src/modules/edi/x12/x12.types.js';
+import { readAck } from './x12.ack-checks.js';
 import { ISA_4010, readFixture } from './x12.fixtures.js';
 
 const US = { qualifier: 'ZZ', id: 'TIREGATEWAY' };
@@ -24,17 +25,10 @@ function acknowledge(text: string): { acks: Ack997[]; inbound: PartialInterchang
   return { acks, inbound, calls };
 }
 
-/** Parses a 997 back with our own parser: it must be clean, and its body is returned as element-joined lines. */
+/** A 997 read back (clean and valid), its body as element-joined lines. */
 function readBack(ack: Ack997 | undefined): { ic: Interchange; body: string[] } {
-  if (ack === undefined) throw new Error('no 997');
-  const result = parseX12(ack.x12);
-  if (!result.ok) throw new Error(JSON.stringify(result.issues));
-  expect(result.issues).toEqual([]);
-  expect(validateInterchange(result.interchange)).toEqual([]);
-  const set = result.interchange.groups[0]?.transactionSets[0];
-  if (set === undefined) throw new Error('997 has no set');
-  const { element } = result.interchange.delimiters;
-  return { ic: result.interchange, body: set.segments.slice(1, -1).map((s) => [s.id, ...s.elements].join(element)) };
+  const { ic, segments } = readAck(ack);
+  return { ic, body: segments.map((s) => s.join(ic.delimiters.element)) };
 }
 
 describe('build997', () => {

@@ -3,7 +3,7 @@ import { assess997, build997, type Ack997 } from '../../../../src/modules/edi/x1
 import { echoText, echoX12, echoX12Id } from '../../../../src/modules/edi/x12/x12.delimiters.js';
 import { parseX12, validateInterchange } from '../../../../src/modules/edi/x12/x12.parser.js';
 import type { Interchange, PartialInterchange, Segment, X12Issue } from '../../../../src/modules/edi/x12/x12.types.js';
-import { expectConsistent997 } from './x12.ack-checks.js';
+import { expectConsistent997, readAck } from './x12.ack-checks.js';
 import { readFixture } from './x12.fixtures.js';
 
 const US = { qualifier: 'ZZ', id: 'TIREGATEWAY' };
@@ -24,14 +24,7 @@ function acknowledge(text: string, extra: X12Issue[] = []): Ack997[] {
 
 /** The segments of a 997 between ST and SE, each as its element array with the id first. */
 function ackBody(ack: Ack997 | undefined): string[][] {
-  if (ack === undefined) throw new Error('no 997');
-  const result = parseX12(ack.x12);
-  if (!result.ok) throw new Error(JSON.stringify(result.issues));
-  expect(result.issues).toEqual([]);
-  expect(validateInterchange(result.interchange)).toEqual([]);
-  const set = result.interchange.groups[0]?.transactionSets[0];
-  if (set === undefined) throw new Error('997 has no set');
-  return set.segments.slice(1, -1).map((s) => [s.id, ...s.elements]);
+  return readAck(ack).segments;
 }
 
 /** The fixture's structure, comparable across layouts: every segment's id and elements, positions included. */
