@@ -281,7 +281,7 @@ export class InterchangeIntake {
     const partner = await this.d.partners.senderOf(this.d.db, r.orgId, envelope.senderQualifier, envelope.senderId);
     if (partner === undefined) return refuse('unknown_partner', `unknown trading partner ${sender} (ISA05/ISA06)`, 6, envelope.senderId, null);
     const profile = await this.d.partners.ourProfile(this.d.db, r.orgId);
-    const addressed = profile !== undefined && (await this.d.partners.isOurInterchangeId(this.d.db, r.orgId, envelope.receiverQualifier, envelope.receiverId));
+    const addressed = profile !== undefined && (await this.d.partners.isOurInterchangeId(this.d.db, profile, envelope.receiverQualifier, envelope.receiverId));
     if (profile === undefined || !addressed) {
       const receiver = `${envelope.receiverQualifier}/${envelope.receiverId}`;
       const ours = profile === undefined ? '(none set)' : `${profile.isa_qualifier}/${profile.isa_id}`;

@@ -283,11 +283,10 @@ export class EdiPartnersService {
     return repo.findProfile(db, orgId);
   }
 
-  /** Whether ISA07/ISA08 addresses the org: its main interchange id or one added with `partners our-ids add`. */
-  async isOurInterchangeId(db: Executor, orgId: string, qualifier: string, id: string): Promise<boolean> {
-    const main = await repo.findProfile(db, orgId);
-    if (main !== undefined && main.isa_qualifier === qualifier && main.isa_id === id) return true;
-    return repo.isExtraInterchangeId(db, orgId, qualifier, id);
+  /** Whether ISA07/ISA08 addresses the org of `ours`: its main interchange id or one added with `partners our-ids add`. */
+  async isOurInterchangeId(db: Executor, ours: OurInterchangeProfile, qualifier: string, id: string): Promise<boolean> {
+    if (ours.isa_qualifier === qualifier && ours.isa_id === id) return true;
+    return repo.isExtraInterchangeId(db, ours.org_id, qualifier, id);
   }
 
   /** The first of `count` fresh control numbers (ISA13/GS06 of what we send); locked until the transaction ends. */
