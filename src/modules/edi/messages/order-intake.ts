@@ -60,16 +60,11 @@ export async function takePurchaseOrder(
   // Read without caching the segments on the set: a large interchange never holds every order's segments at once.
   const po = readPurchaseOrder(readSegments(input.set));
   const lines = await judgePoLines(tx, deps.orders, { orgId: input.orgId, lines: po.lines, qualifiers: input.qualifiers });
-  // Stored lines follow the 850's PO1s one for one: add what the documents echo back (every product id, PO105).
-  const stored = lines.stored.map((line, i) => {
-    const sent = po.lines[i];
-    return sent === undefined ? line : { ...line, product_ids: sent.productIds, ...(sent.priceBasis === '' ? {} : { price_basis: sent.priceBasis }) };
-  });
   const detail: DocumentDetail = {
     errors: lines.errors,
     version: versionOf(input.gs08),
     po_date: po.poDate,
-    lines: stored,
+    lines: lines.stored,
     ...(po.shipToParty === undefined ? {} : { ship_to: po.shipToParty }),
   };
   const header = orderable(po.purpose, po.shipTo, lines.priced.length);

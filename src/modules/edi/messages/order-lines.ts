@@ -60,6 +60,9 @@ export async function judgePoLines(
       unit: line.unit,
       unit_price: line.unitPrice,
       accepted: false,
+      // What the documents echo back: every product id as sent, and PO105.
+      product_ids: line.productIds,
+      ...(line.priceBasis === '' ? {} : { price_basis: line.priceBasis }),
     };
     stored.push(echo);
     const request = readLine(line, picked, input.qualifiers);
