@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { X12Parser } from 'node-x12';
 import {
   assess997Async,
-  build997Async,
+  write997s,
   buildInterchange,
   type BuildGroup,
   type BuildSet,
@@ -25,7 +25,7 @@ export interface X12Bench {
   mbPerSecOursEnvelopeOnly: number;
   /**
    * What POST /v1/edi does to an interchange before the database, called as intake.ts calls it: parseX12,
-   * checkInterchange, assess997Async and build997Async (one 997 per group), on the same interchange as mbPerSecOurs.
+   * checkInterchange, assess997Async and write997s (one 997 per group), on the same interchange as mbPerSecOurs.
    */
   mbPerSecValidation: number;
   mbPerSecNodeX12: number;
@@ -119,7 +119,7 @@ export function buildManyGroupsInterchange(groups: number, lines: number): strin
 
 /**
  * The part of POST /v1/edi before the database, called as src/modules/edi/messages/intake.ts calls it: parseX12, checkInterchange,
- * the findings together, assess997Async, then build997Async with a control-number counter. Returns the 997s built and
+ * the findings together, assess997Async, then write997s with a control-number counter. Returns the 997s built and
  * the findings, so a bench can tell it was not timing a rejection.
  */
 export async function validationPath(body: string): Promise<{ acks: number; issues: number }> {
@@ -131,7 +131,7 @@ export async function validationPath(body: string): Promise<{ acks: number; issu
   const issues = [...parsed.issues, ...checks.issues];
   const verdicts = await assess997Async(envelope, issues);
   let next = 1;
-  const acks = await build997Async(envelope, issues, {
+  const acks = await write997s(envelope, verdicts, {
     nextControlNumbers: () => {
       const n = next++;
       return { interchange: n, group: n };

@@ -27,7 +27,7 @@ import { bytesOf, combine, entryOf, failure, MAX_INTERCHANGES_PER_BODY, readInte
 import { listErrors, summarize, toEdiError } from './x12-errors.js';
 import {
   assess997Async,
-  build997Async,
+  write997s,
   buildTa1,
   checkInterchange,
   echoText,
@@ -353,7 +353,7 @@ export class InterchangeIntake {
     const needed = verdicts.length + owed.length + (ta1 === undefined ? 0 : 1);
     let next = needed === 0 ? 0 : await this.d.partners.reserveControlNumbers(tx, r.orgId, needed);
     const take = (): number => next++;
-    const acks = await build997Async(envelope, issues, {
+    const acks = await write997s(envelope, verdicts, {
       nextControlNumbers: () => {
         const n = take();
         return { interchange: n, group: n };

@@ -283,8 +283,13 @@ async function paced(source: Interchange | PartialInterchange, issues: readonly 
   }
 }
 
+/** What each verdict was judged from, so its 997 is written without judging the group again. */
+const judgedOf = new WeakMap<GroupVerdict, Judged>();
+
 function verdictOf(judged: Judged): GroupVerdict {
-  return { group: judged.group, code: judged.code, issues: judged.issues, sets: judged.sets };
+  const verdict: GroupVerdict = { group: judged.group, code: judged.code, issues: judged.issues, sets: judged.sets };
+  judgedOf.set(verdict, judged);
+  return verdict;
 }
 
 /**
@@ -377,9 +382,22 @@ export function build997(source: Interchange | PartialInterchange, issues: reado
   return acks;
 }
 
-/** build997 that yields to the event loop every few thousand groups and sets, for large bodies in a server. */
-export async function build997Async(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: Ack997Options): Promise<Ack997[]> {
+/**
+ * The 997s of verdicts assess997/assess997Async gave (what a receiver does once it has decided what to process):
+ * the same as build997 without judging every group a second time; yields to the event loop like assess997Async.
+ */
+export async function write997s(source: Interchange | PartialInterchange, verdicts: readonly GroupVerdict[], opts: Ack997Options): Promise<Ack997[]> {
   const acks: Ack997[] = [];
-  await paced(source, issues, (judged) => acks.push(write997(source, judged, opts)));
+  let work = 0;
+  for (const verdict of verdicts) {
+    const judged = judgedOf.get(verdict);
+    if (judged === undefined) throw new Error('write997s takes the verdicts of assess997, unchanged');
+    acks.push(write997(source, judged, opts));
+    work += 1 + judged.sets.length;
+    if (work >= CHUNK) {
+      work = 0;
+      await setImmediate();
+    }
+  }
   return acks;
 }
