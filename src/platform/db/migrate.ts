@@ -31,7 +31,8 @@ export function migrationsOf(modules: readonly MigrationSource[]): Record<string
       all[name] = migration;
     }
   }
-  return all;
+  // In the order Kysely runs them: a platform migration (0009_secret_keys) sorts among the modules' ones.
+  return Object.fromEntries(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 /**

@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/schema.js';
+import { newId } from '../ids.js';
+import { type Kek, deriveKek, seal, unseal } from './aead.js';
+import { prefixOf, replaceValue, valuesNotUnder } from './columns.js';
+import { type SecretKeyRow, findCurrentKey, findKey, insertFirstKey, listKeys, rewrapKey, switchCurrentKey } from './secret-keys.repository.js';
+
+/** A column of vault ciphertexts a module declares (`secrets rotate` re-encrypts it); the AAD of each value is its row's id. */
+export interface EncryptedColumn {
+  table: string;
+  idColumn: string;
+  column: string;
+}
+
+export interface VaultSecrets {
+  /** GATEWAY_SECRET (or the generated one, see resolveGatewaySecret). */
+  secret: string;
+  /** GATEWAY_SECRET_PREVIOUS: still unwraps the data keys made under it, until `rotate` rewraps them. */
+  previous?: string | undefined;
+}
+
+export interface VaultOptions {
+  /** How long a process keeps encrypting under the key it read as current; `rotate` waits this long before re-encrypting. */
+  currentKeyRefreshMs?: number;
+}
+
+interface CurrentKey {
+  id: string;
+  key: Buffer;
+  readAt: number;
+}
+
+/**
+ * Encrypts secrets at rest (vendor credentials, OAuth tokens): envelope encryption, so keys rotate with no redeploy.
+ *
+ * - A key-encryption key (KEK) is derived from GATEWAY_SECRET; it only wraps data keys, which live in `secret_keys`.
+ * - Values are AES-256-GCM under the current data key: `v1:<key id>:<iv b64url>:<ciphertext+tag b64url>`, with the
+ *   record's id as AAD. Data keys are cached by id; an id not cached is read from the table, so a rotation made by
+ *   another process decrypts here at once, and the current key is re-read every `currentKeyRefreshMs`.
+ * - `rotate` makes a new current key, waits until every process encrypts under it, then re-encrypts every declared
+ *   column until no value is under another key. Every process keeps serving throughout: old keys still decrypt.
+ *
+ * Changing GATEWAY_SECRET itself: (1) start every process with GATEWAY_SECRET=<new> and GATEWAY_SECRET_PREVIOUS=<old>
+ * (keys wrapped under either unwrap); (2) once no process runs with the old secret alone, run `secrets rotate`, which
+ * also rewraps every data key under the new secret; (3) `secrets status` shows one KEK id on every key; (4) drop
+ * GATEWAY_SECRET_PREVIOUS.
+ */
+export class SecretVault {
+  private readonly kek: Kek;
+  private readonly previousKek: Kek | undefined;
+  private readonly refreshMs: number;
+  private readonly dataKeys = new Map<string, Buffer>();
+  private current: CurrentKey | undefined;
+
+  constructor(private readonly db: Db, private readonly clock: Clock, secrets: VaultSecrets, opts: VaultOptions = {}) {
+    this.kek = deriveKek(secrets.secret);
+    this.previousKek = secrets.previous === undefined ? undefined : deriveKek(secrets.previous);
+    this.refreshMs = opts.currentKeyRefreshMs ?? 2000;
+  }
+
+  async encrypt(plaintext: string, aad: string): Promise<string> {
+    const { id, key } = await this.currentKey();
+    return `${prefixOf(id)}${seal(key, Buffer.from(plaintext, 'utf8'), aad)}`;
+  }
+
+  /** The plaintext; throws, never returns garbage, for a value altered, under an unknown key, or of another record. */
+  async decrypt(ciphertext: string, aad: string): Promise<string> {
+    const match = /^v1:([^:]+):(.*)$/s.exec(ciphertext);
+    if (!match?.[1] || match[2] === undefined) throw new Error('not a vault ciphertext (expected v1:<key id>:<iv>:<data>)');
+    const keyId = match[1];
+    const plaintext = unseal(await this.dataKey(keyId), match[2], aad);
+    if (!plaintext) throw new Error(`a value under data key ${keyId} does not decrypt: it was altered, or belongs to another record`);
+    return plaintext.toString('utf8');
+  }
+
+  async currentKeyId(): Promise<string> {
+    return (await this.currentKey()).id;
+  }
+
+  /** New current key, every data key rewrapped under GATEWAY_SECRET, every value of `columns` re-encrypted under the new key. */
+  async rotate(columns: readonly EncryptedColumn[]): Promise<{ keyId: string; reencrypted: number }> {
+    await this.rewrapAll();
+    const fresh = this.newDataKey();
+    await switchCurrentKey(this.db, fresh.row, this.clock.now().toISOString());
+    this.dataKeys.set(fresh.row.id, fresh.key);
+    this.current = undefined;
+    // Other processes switch to the new key within their refresh interval; values they write before are re-encrypted below.
+    await sleep(this.refreshMs);
+    let reencrypted = 0;
+    let moved: number;
+    // Another pass after one that moved values: a process may have written under an old key into a column done before.
+    do {
+      moved = 0;
+      for (const column of columns) moved += await this.reencryptColumn(column);
+      reencrypted += moved;
+    } while (moved > 0);
+    return { keyId: await this.currentKeyId(), reencrypted };
+  }
+
+  /** Moves a column's values to the current key until none is under another; returns how many it moved. */
+  private async reencryptColumn(column: EncryptedColumn): Promise<number> {
+    let moved = 0;
+    for (;;) {
+      const current = await this.currentKey();
+      const rows = await valuesNotUnder(this.db, column, current.id);
+      if (rows.length === 0) return moved;
+      for (const row of rows) {
+        const aad = String(row.id);
+        const plaintext = await this.decrypt(row.value, aad).catch((err: unknown) => {
+          throw new Error(`${column.table}.${column.column} of ${aad}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        });
+        // A row another process changed meanwhile stays as it wrote it; if still under an old key, the next batch retries it.
+        if (await replaceValue(this.db, column, row, await this.encrypt(plaintext, aad))) moved++;
+      }
+    }
+  }
+
+  private async rewrapAll(): Promise<void> {
+    for (const row of await listKeys(this.db)) {
+      if (row.kek_id === this.kek.id) continue;
+      const key = this.unwrap(row);
+      await rewrapKey(this.db, row.id, row.kek_id, { wrapped_key: seal(this.kek.key, key, row.id), kek_id: this.kek.id });
+    }
+  }
+
+  private async currentKey(): Promise<CurrentKey> {
+    // Monotonic time, not the injected clock: this is how long a process may lag a rotation, which waits in real time.
+    const now = performance.now();
+    if (this.current && now - this.current.readAt < this.refreshMs) return this.current;
+    let row = await findCurrentKey(this.db);
+    if (!row) {
+      const first = this.newDataKey();
+      await insertFirstKey(this.db, first.row);
+      row = await findCurrentKey(this.db);
+      if (!row) throw new Error('secret_keys has no current key after creating one');
+    }
+    this.current = { id: row.id, key: this.cache(row), readAt: now };
+    return this.current;
+  }
+
+  private async dataKey(id: string): Promise<Buffer> {
+    const cached = this.dataKeys.get(id);
+    if (cached) return cached;
+    const row = await findKey(this.db, id);
+    if (!row) throw new Error(`unknown data key ${id}: it is not in secret_keys`);
+    return this.cache(row);
+  }
+
+  private cache(row: SecretKeyRow): Buffer {
+    const key = this.dataKeys.get(row.id) ?? this.unwrap(row);
+    this.dataKeys.set(row.id, key);
+    return key;
+  }
+
+  private unwrap(row: SecretKeyRow): Buffer {
+    const kek = [this.kek, this.previousKek].find((k) => k?.id === row.kek_id);
+    if (!kek) {
+      throw new Error(
+        `data key ${row.id} is wrapped under key-encryption key ${row.kek_id}, which neither GATEWAY_SECRET nor GATEWAY_SECRET_PREVIOUS derives (set GATEWAY_SECRET_PREVIOUS to the secret it was made under)`,
+      );
+    }
+    const key = unseal(kek.key, row.wrapped_key, row.id);
+    if (key?.length !== 32) throw new Error(`data key ${row.id} does not unwrap: its row in secret_keys was altered`);
+    return key;
+  }
+
+  private newDataKey(): { row: Omit<SecretKeyRow, 'is_current' | 'retired_at'>; key: Buffer } {
+    const key = randomBytes(32);
+    const id = newId('sk', this.clock.now());
+    return { key, row: { id, wrapped_key: seal(this.kek.key, key, id), kek_id: this.kek.id, created_at: this.clock.now().toISOString() } };
+  }
+}
