@@ -1,12 +1,7 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import { runHubSimCli } from '../sim/hub-sim.js';
 import { run, type OutputOptions } from './output.js';
-
-function portOf(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number');
-  return n;
-}
+import { closeOnSignal, portOf } from './sim-process.js';
 
 /** `hub-sim`: the hub simulator as a process, for demos and for the gateway's HUB_URL in development. */
 export function registerHubSimCommand(program: Command): void {
@@ -19,10 +14,6 @@ export function registerHubSimCommand(program: Command): void {
     .action(run(async (opts: OutputOptions & { port: number; host: string }) => {
       const token = process.env.HUB_TOKEN;
       const sim = await runHubSimCli({ port: opts.port, host: opts.host, ...(token ? { token } : {}) });
-      const stop = (): void => {
-        void sim.close().finally(() => process.exit(0));
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      closeOnSignal(sim);
     }));
 }

@@ -1,0 +1,105 @@
+import { Agent, errors, request } from 'undici';
+import type { ProviderEndpoint } from './adapter.js';
+import { VendorRejectedError, VendorUnavailableError } from './adapter.js';
+
+/**
+ * The one way adapters call a vendor: a per-call deadline, and every failure mapped to VendorRejectedError (the
+ * vendor refused what the fleet gave us) or VendorUnavailableError (timeout, refused connection, 5xx, 429, garbage).
+ * Messages name the provider and the status, never credentials, tokens or the vendor's body.
+ */
+
+const agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
+
+export interface VendorRequest {
+  method?: 'GET' | 'POST';
+  /** Appended to endpoint.baseUrl. */
+  path: string;
+  headers?: Record<string, string>;
+  /** Sent as application/x-www-form-urlencoded. */
+  form?: Record<string, string>;
+  json?: unknown;
+  /** What the fleet owner reads when the vendor answers 401/403 or an OAuth grant/client error. */
+  rejected: string;
+}
+
+export interface VendorResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** OAuth errors that mean "these credentials or this grant are refused", not "the vendor is broken". */
+const REFUSING_OAUTH_ERRORS = new Set(['invalid_grant', 'invalid_client', 'unauthorized_client', 'access_denied']);
+
+function retryAfterSeconds(value: string | string[] | undefined): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (raw === undefined) return undefined;
+  if (/^\d+$/.test(raw.trim())) return Number(raw.trim());
+  const at = Date.parse(raw);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+function oauthErrorOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    const error = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>).error : undefined;
+    return typeof error === 'string' ? error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function encodeBody(req: VendorRequest): { body?: string; contentType?: string } {
+  if (req.form !== undefined) return { body: new URLSearchParams(req.form).toString(), contentType: 'application/x-www-form-urlencoded' };
+  if (req.json !== undefined) return { body: JSON.stringify(req.json), contentType: 'application/json' };
+  return {};
+}
+
+/** A 2xx answer with its whole body, or the error the caller should surface. */
+export async function callVendor(providerId: string, endpoint: ProviderEndpoint, req: VendorRequest): Promise<VendorResponse> {
+  const { body, contentType } = encodeBody(req);
+  // One deadline for connect, headers and body together: a vendor trickling bytes must not hold a fleet owner waiting.
+  const signal = AbortSignal.timeout(endpoint.timeoutMs);
+  let response: VendorResponse;
+  try {
+    const res = await request(`${endpoint.baseUrl.replace(/\/+$/, '')}${req.path}`, {
+      method: req.method ?? 'GET',
+      dispatcher: agent,
+      headers: { ...(contentType ? { 'content-type': contentType } : {}), ...req.headers },
+      body,
+      signal,
+    });
+    response = { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+  } catch (err) {
+    if (signal.aborted || err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError) {
+      throw new VendorUnavailableError(`${providerId} did not answer within ${endpoint.timeoutMs} ms`, 'timeout');
+    }
+    const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'network error';
+    throw new VendorUnavailableError(`${providerId} could not be reached (${code})`, 'failed');
+  }
+  const { status } = response;
+  if (status >= 200 && status < 300) return response;
+  if (status === 401 || status === 403) throw new VendorRejectedError(req.rejected);
+  if (status === 400 && REFUSING_OAUTH_ERRORS.has(oauthErrorOf(response.body) ?? '')) throw new VendorRejectedError(req.rejected);
+  if (status === 429 || status === 503) {
+    const wait = retryAfterSeconds(response.headers['retry-after']);
+    const said = status === 429 ? 'is rate limiting the gateway' : 'is unavailable';
+    throw new VendorUnavailableError(`${providerId} ${said} (HTTP ${status})`, 'failed', wait);
+  }
+  throw new VendorUnavailableError(`${providerId} answered HTTP ${status}`, 'failed');
+}
+
+/** The body as JSON; an unreadable answer is the vendor failing, not the fleet's fault. */
+export function parseJson(providerId: string, res: VendorResponse): unknown {
+  try {
+    return JSON.parse(res.body) as unknown;
+  } catch {
+    throw new VendorUnavailableError(`${providerId} sent an unreadable answer`, 'failed');
+  }
+}
+
+/** A non-empty string property of a parsed JSON object. */
+export function stringAt(value: unknown, key: string): string | undefined {
+  const v = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}

@@ -1,0 +1,228 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Provider } from '../../modules/telematics/providers.js';
+import { requireAuth } from './auth.js';
+import type { RegisterRoutes, SimContext } from './context.js';
+import * as f from './fleet.js';
+import { el, leaf, toJson, toXml, type El } from './iso-doc.js';
+
+/**
+ * ISO 15143-3 (AEMP 2.0) feeds: `GET /Fleet/{page}` (snapshot, pages from 1) and
+ * `GET /Fleet/Equipment/ID/{pin}/{DataElement}/{start}/{end}/{page}` (hourly time series, at most 31 days).
+ * Real feeds differ in small ways that break naive clients; each provider shows some of them:
+ *
+ * | provider            | format | namespace | datetime  | Links on the last page / past it     | times                           | unknown times |
+ * |---------------------|--------|-----------|-----------|--------------------------------------|---------------------------------|---------------|
+ * | vendor1_livelink    | xml    | AEMP 2.0  | attribute | no next                              | 2026-01-05T08:00:00Z            | -             |
+ * | vendor2_machineiq   | json   | -         | key       | no next                              | 2026-01-05T08:00:00.000Z        | -             |
+ * | vendor3_himate      | xml    | JCMA 2019 | element   | next -> Fleet/0 (served as page 1)   | 2026-01-05T08:00:00Z            | placeholder   |
+ * | vendor4_caretrack   | xml    | AEMP 2.0  | attribute | next -> Fleet/1                      | 2026-01-05T08:00:00.000Z        | -             |
+ * | vendor5_visionlink  | json   | -         | key       | no next                              | 2026-01-05T08:00:00.0000000     | -             |
+ * | vendor6_lida        | json   | -         | key       | next on every page, empty ones too   | 2026-01-05T08:00:00Z            | -             |
+ * | vendor7_consite     | xml    | JCMA 2019 | element   | no next                              | 2026-01-05T08:00:00             | placeholder   |
+ * | vendor8_connect     | xml    | AEMP 2.0  | attribute | next on every page, empty ones too   | 2026-01-05T08:00:00.0000000     | -             |
+ * | vendor9_sitewatch   | json   | -         | key       | next -> Fleet/1                      | 2026-01-05T08:00:00Z            | placeholder   |
+ * | vendor10_fleetforce | json   | -         | key       | no next                              | 2026-01-05T08:00:00             | -             |
+ *
+ * "placeholder": UnitInstallDateTime is always, and every sixth machine's Location datetime is, `0001-01-01T00:00:00`.
+ */
+export interface IsoVariant {
+  namespace: 'aemp2' | 'jcma';
+  datetime: 'attribute' | 'element';
+  links: 'standard' | 'last_next_to_0' | 'last_next_to_1' | 'empty_page_next';
+  times: 'z' | 'fractional_z' | 'fractional_no_z' | 'no_z';
+  unknownTimes: boolean;
+}
+
+const v = (namespace: IsoVariant['namespace'], datetime: IsoVariant['datetime'], links: IsoVariant['links'], times: IsoVariant['times'], unknownTimes = false): IsoVariant => ({
+  namespace,
+  datetime,
+  links,
+  times,
+  unknownTimes,
+});
+
+export const ISO_VARIANTS: Readonly<Record<string, IsoVariant>> = {
+  vendor1_livelink: v('aemp2', 'attribute', 'standard', 'z'),
+  vendor2_machineiq: v('aemp2', 'attribute', 'standard', 'fractional_z'),
+  vendor3_himate: v('jcma', 'element', 'last_next_to_0', 'z', true),
+  vendor4_caretrack: v('aemp2', 'attribute', 'last_next_to_1', 'fractional_z'),
+  vendor5_visionlink: v('aemp2', 'attribute', 'standard', 'fractional_no_z'),
+  vendor6_lida: v('aemp2', 'attribute', 'empty_page_next', 'z'),
+  vendor7_consite: v('jcma', 'element', 'standard', 'no_z', true),
+  vendor8_connect: v('aemp2', 'attribute', 'empty_page_next', 'fractional_no_z'),
+  vendor9_sitewatch: v('aemp2', 'attribute', 'last_next_to_1', 'z', true),
+  vendor10_fleetforce: v('aemp2', 'attribute', 'standard', 'no_z'),
+};
+
+const DEFAULT_VARIANT = v('aemp2', 'attribute', 'standard', 'z');
+
+const NAMESPACES = {
+  aemp2: 'http://standards.iso.org/iso/15143/-3',
+  // The Japanese construction machinery association's namespace, still served by some OEM feeds.
+  jcma: 'http://www.jcmanet.or.jp/english2017/ISO/15143/-3/20190501',
+} as const;
+
+const UNKNOWN_TIME = '0001-01-01T00:00:00';
+const HOUR_MS = 3_600_000;
+const MAX_SERIES_MS = 31 * 24 * HOUR_MS;
+
+function formatTime(variant: IsoVariant, at: Date): string {
+  const iso = at.toISOString();
+  switch (variant.times) {
+    case 'z':
+      return `${iso.slice(0, 19)}Z`;
+    case 'fractional_z':
+      return iso;
+    case 'fractional_no_z':
+      return `${iso.slice(0, 23)}0000`;
+    case 'no_z':
+      return iso.slice(0, 19);
+  }
+}
+
+interface Series {
+  item: string;
+  body(m: f.Machine, at: Date): El[];
+  /** Only readings where this holds exist (fault codes are events, not samples). */
+  present?(m: f.Machine, at: Date): boolean;
+}
+
+const SERIES: Readonly<Record<string, Series>> = {
+  Locations: {
+    item: 'Location',
+    body: (m, at) => {
+      const p = f.positionAt(m, at);
+      return [leaf('Latitude', p.latitude), leaf('Longitude', p.longitude)];
+    },
+  },
+  CumulativeOperatingHours: { item: 'CumulativeOperatingHours', body: (m, at) => [leaf('Hour', f.operatingHours(m, at))] },
+  CumulativeIdleHours: { item: 'CumulativeIdleHours', body: (m, at) => [leaf('Hour', f.idleHours(m, at))] },
+  FuelUsed: { item: 'FuelUsed', body: (m, at) => [leaf('FuelUnits', 'litre'), leaf('FuelConsumed', f.fuelUsedLitres(m, at))] },
+  FuelRemaining: { item: 'FuelRemaining', body: (m, at) => [leaf('Percent', f.fuelRemainingPercent(m, at))] },
+  DEFRemaining: { item: 'DEFRemaining', body: (m, at) => [leaf('Percent', f.defRemainingPercent(m, at))] },
+  EngineCondition: { item: 'EngineCondition', body: (m, at) => [leaf('Message', f.engineRunning(m, at) ? 'EngineOn' : 'EngineOff')] },
+  Distance: { item: 'Distance', body: (m, at) => [leaf('OdometerUnits', 'kilometre'), leaf('Odometer', f.odometerKm(m, at))] },
+  FaultCodes: {
+    item: 'FaultCode',
+    present: (m, at) => f.faultAt(m, at) !== undefined,
+    body: (m, at) => {
+      const fault = f.faultAt(m, at);
+      return fault === undefined
+        ? []
+        : [leaf('CodeIdentifier', fault.id), leaf('CodeDescription', fault.description), leaf('CodeSeverity', fault.severity), leaf('CodeSource', 'ECM')];
+    },
+  },
+};
+
+const SNAPSHOT_ELEMENTS = ['Locations', 'CumulativeOperatingHours', 'CumulativeIdleHours', 'FuelUsed', 'FuelRemaining', 'DEFRemaining', 'Distance'] as const;
+
+function timed(variant: IsoVariant, name: string, datetime: string, children: El[]): El {
+  return variant.datetime === 'attribute' ? el(name, children, { datetime }) : el(name, [...children, leaf('datetime', datetime)]);
+}
+
+function header(variant: IsoVariant, m: f.Machine): El {
+  const installed = variant.unknownTimes ? UNKNOWN_TIME : formatTime(variant, new Date(Date.UTC(2023, 0, 1 + m.index)));
+  return el('EquipmentHeader', [
+    leaf('UnitInstallDateTime', installed),
+    leaf('OEMName', m.oemName),
+    leaf('Model', m.model),
+    leaf('EquipmentID', m.equipmentId),
+    leaf('SerialNumber', m.serialNumber),
+    leaf('PIN', m.pin),
+  ]);
+}
+
+/** Machines last reported a few minutes apart, on a 10-minute grid, so a fixed clock gives a fixed snapshot. */
+const reportedAt = (m: f.Machine, now: Date): Date => new Date(Math.floor(now.getTime() / 600_000) * 600_000 - m.index * 7 * 60_000);
+
+function equipment(variant: IsoVariant, m: f.Machine, now: Date): El {
+  const at = reportedAt(m, now);
+  const stamp = formatTime(variant, at);
+  const elements = SNAPSHOT_ELEMENTS.map((name) => {
+    const series = SERIES[name] as Series;
+    const unknown = variant.unknownTimes && name === 'Locations' && m.index % 6 === 5;
+    return timed(variant, series.item, unknown ? UNKNOWN_TIME : stamp, series.body(m, at));
+  });
+  return el('Equipment', [header(variant, m), ...elements, timed(variant, 'EngineStatus', stamp, [leaf('Running', f.engineRunning(m, at))])]);
+}
+
+/** `self` is the page as asked (0 stays 0); the others follow from the page served. */
+function links(variant: IsoVariant, href: (page: number) => string, self: number, page: number, lastPage: number): El[] {
+  const link = (rel: string, n: number): El => el('Links', [leaf('rel', rel), leaf('href', href(n))]);
+  const out = [link('self', self)];
+  if (page > 1 && page <= lastPage) out.push(link('prev', page - 1));
+  const next =
+    page < lastPage
+      ? page + 1
+      : variant.links === 'empty_page_next'
+        ? page + 1
+        : page === lastPage && variant.links === 'last_next_to_0'
+          ? 0
+          : page === lastPage && variant.links === 'last_next_to_1'
+            ? 1
+            : undefined;
+  if (next !== undefined) out.push(link('next', next));
+  out.push(link('last', lastPage));
+  return out;
+}
+
+function send(reply: FastifyReply, provider: Provider, root: El, arrays: string[]): FastifyReply {
+  if (provider.format === 'xml') return reply.type('application/xml; charset=utf-8').send(toXml(root));
+  return reply.send(toJson(root, arrays));
+}
+
+const badRequest = (reply: FastifyReply, message: string): FastifyReply => reply.code(400).send({ error: 'bad_request', message });
+
+/** Page 0 is served as page 1: feeds that number from 0 link to it, and a client that follows them must see the repeat. */
+function pageOf(raw: string): number | undefined {
+  return /^\d{1,6}$/.test(raw) ? Math.max(1, Number(raw)) : undefined;
+}
+
+function rootAttrs(variant: IsoVariant, ctx: SimContext): Record<string, string> {
+  return { xmlns: NAMESPACES[variant.namespace], version: '1', snapshotTime: formatTime(variant, ctx.now()) };
+}
+
+export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
+  const variant = ISO_VARIANTS[provider.id] ?? DEFAULT_VARIANT;
+  const fleet = f.fleetOf(provider.id, ctx.fleetSize);
+  const origin = (request: FastifyRequest): string => `${request.protocol}://${request.headers.host ?? 'localhost'}/${provider.id}`;
+  const guarded = { preHandler: requireAuth(provider, ctx) };
+
+  app.get<{ Params: { page: string } }>('/Fleet/:page', guarded, async (request, reply) => {
+    const page = pageOf(request.params.page);
+    if (page === undefined) return badRequest(reply, 'page must be a whole number');
+    const lastPage = Math.max(1, Math.ceil(fleet.length / ctx.pageSize));
+    const rows = fleet.slice((page - 1) * ctx.pageSize, page * ctx.pageSize).map((m) => equipment(variant, m, ctx.now()));
+    const base = origin(request);
+    const root = el('Fleet', [...links(variant, (n) => `${base}/Fleet/${n}`, Number(request.params.page), page, lastPage), ...rows], rootAttrs(variant, ctx));
+    return send(reply, provider, root, ['Links', 'Equipment']);
+  });
+
+  app.get<{ Params: { pin: string; element: string; start: string; end: string; page: string } }>(
+    '/Fleet/Equipment/ID/:pin/:element/:start/:end/:page',
+    guarded,
+    async (request, reply) => {
+      const { pin, element, start, end } = request.params;
+      const machine = fleet.find((m) => m.pin === pin);
+      const series = SERIES[element];
+      if (machine === undefined || series === undefined) return reply.code(404).send({ error: 'not_found', message: 'unknown equipment or data element' });
+      const page = pageOf(request.params.page);
+      const from = Date.parse(start);
+      const to = Math.min(Date.parse(end), ctx.now().getTime());
+      if (page === undefined || Number.isNaN(from) || Number.isNaN(to)) return badRequest(reply, 'start and end must be ISO 8601 times, page a whole number');
+      if (to - from > MAX_SERIES_MS) return badRequest(reply, 'the time range is limited to 31 days');
+      const times: Date[] = [];
+      for (let t = Math.ceil(from / HOUR_MS) * HOUR_MS; t <= to; t += HOUR_MS) {
+        const at = new Date(t);
+        if (series.present?.(machine, at) ?? true) times.push(at);
+      }
+      const lastPage = Math.max(1, Math.ceil(times.length / ctx.pageSize));
+      const items = times
+        .slice((page - 1) * ctx.pageSize, page * ctx.pageSize)
+        .map((at) => timed(variant, series.item, formatTime(variant, at), series.body(machine, at)));
+      const base = `${origin(request)}/Fleet/Equipment/ID/${encodeURIComponent(pin)}/${element}/${encodeURIComponent(start)}/${encodeURIComponent(end)}`;
+      const children = [...links(variant, (n) => `${base}/${n}`, Number(request.params.page), page, lastPage), header(variant, machine), ...items];
+      return send(reply, provider, el(element, children, rootAttrs(variant, ctx)), ['Links', series.item]);
+    },
+  );
+};
