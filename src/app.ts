@@ -11,6 +11,11 @@ import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from
 import { registerApiDocs } from './platform/http/openapi.js';
 import { requestIdFor } from './platform/http/request-id.js';
 import { registerRestOperations } from './platform/operations/rest.js';
+import { audienceOf, type Audience } from './platform/operations/operation.js';
+import { adminTokenAuth } from './platform/http/admin-auth.js';
+import { publicGuard } from './platform/http/public-guard.js';
+import { registerPages } from './platform/http/html-page.js';
+import { corsPreflight, type CorsOptions } from './platform/http/origin.js';
 import { registerHttpMetrics } from './platform/metrics.js';
 
 export interface AppOptions {
@@ -28,6 +33,14 @@ const REDACT = [
   'req.headers.cookie',
   ...['connect_token', 'password', 'credentials', 'key'].flatMap((field) => [field, `body.${field}`, `req.body.${field}`]),
 ];
+
+/** What a public route's page may send and read (its preflight's answer). */
+const PUBLIC_CORS: CorsOptions = {
+  methods: ['POST'],
+  allowHeaders: ['content-type'],
+  exposeHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+  maxAgeSeconds: 600,
+};
 
 /** Builds the HTTP app on a gateway; no listen() here, so tests inject. */
 export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise<FastifyInstance> {
@@ -49,6 +62,8 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
+    // request.ip: the socket's address, or X-Forwarded-For's when the hop is a proxy the operator named.
+    trustProxy: config.TRUST_PROXY ?? false,
   });
 
   // A twin router that only answers "which methods exist for this path", for 405 versus 404.
@@ -77,18 +92,36 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
 
   app.get('/healthz', () => ({ ok: true as const, service: config.SERVICE_NAME }));
 
-  const operations = gateway.operations.map((entry) => entry.operation);
-  await registerApiDocs(app, { title: config.SERVICE_NAME, version: API_VERSION, operations: gateway.operations, tags: gateway.tags });
+  // Operator routes exist only while an admin token is configured: without one they are 404, never open.
+  const served = gateway.operations.filter((entry) => audienceOf(entry.operation) !== 'operator' || config.GATEWAY_ADMIN_TOKEN !== undefined);
+  const operations = served.map((entry) => entry.operation);
+  const of = (audience: Audience) => operations.filter((op) => audienceOf(op) === audience);
+  await registerApiDocs(app, { title: config.SERVICE_NAME, version: API_VERSION, operations: served, tags: gateway.tags, pages: gateway.pages });
+  registerPages(app, gateway.pages);
   await app.register(async (api) => {
     api.addHook(
       'onRequest',
       apiKeyAuth({ verifier: gateway.verifier, limiter: gateway.limiter, defaultLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, source: 'api' }),
     );
-    await registerRestOperations(api, operations, gateway.invoker);
+    await registerRestOperations(api, of('api'), gateway.invoker);
   });
+  const adminToken = config.GATEWAY_ADMIN_TOKEN;
+  if (adminToken !== undefined) {
+    await app.register(async (admin) => {
+      admin.addHook('onRequest', adminTokenAuth(adminToken));
+      await registerRestOperations(admin, of('operator'), gateway.invoker);
+    });
+  }
+  const publicOps = of('public');
+  await registerRestOperations(app, publicOps, gateway.invoker, (op) =>
+    publicGuard({ origins: config.CONNECT_ALLOWED_ORIGINS, cors: PUBLIC_CORS, limiter: gateway.limiter, bucket: op.name, perIpPerMinute: op.perIpPerMinute ?? 1 }),
+  );
+  for (const path of new Set(publicOps.map((op) => op.path))) {
+    app.options(path, { schema: { hide: true } }, corsPreflight(config.CONNECT_ALLOWED_ORIGINS, { ...PUBLIC_CORS, methods: publicOps.filter((op) => op.path === path).map((op) => op.method) }));
+  }
   await app.register(
     mcpRoutes({
-      tools: operations.filter((op) => !op.absent?.mcp).map((op) => toolOf(op, gateway.invoker)),
+      tools: of('api').filter((op) => !op.absent?.mcp).map((op) => toolOf(op, gateway.invoker)),
       authenticate: apiKeyAuth({ verifier: gateway.verifier, limiter: gateway.limiter, defaultLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, source: 'mcp' }),
       allowedOrigins: config.ALLOWED_ORIGINS,
       serverInfo: { name: config.SERVICE_NAME, version: API_VERSION },

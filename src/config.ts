@@ -20,12 +20,29 @@ const envSchema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(500),
   OUTBOX_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   GATEWAY_SECRET: z.string().min(32).optional(),
+  /** The secret before a change of GATEWAY_SECRET: still unwraps data keys until `secrets rotate` rewraps them. */
+  GATEWAY_SECRET_PREVIOUS: z.string().min(32).optional(),
   GATEWAY_ADMIN_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SERVICE_NAME: z.string().min(1).default('tire-gateway'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
+  /** Browser origins that may POST /connect (exact scheme + host + port, comma-separated; no wildcard). */
+  CONNECT_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .refine((origins) => origins.every(isExactOrigin), { message: 'each entry must be an exact origin (scheme://host[:port]); no wildcard, path or credentials' }),
+  /** The proxies whose X-Forwarded-For is believed (addresses or CIDRs, comma-separated); unset: none. */
+  TRUST_PROXY: z.string().optional(),
+  /** The gateway's public URL (OAuth redirect URIs are built on it); default http://HOST:PORT. */
+  PUBLIC_URL: z.string().url().optional(),
+  /** A JSON file with a `providers` section: base URLs and OAuth clients per telematics provider. */
+  PROVIDERS_CONFIG: z.string().optional(),
+  /** Points every telematics provider at the vendor simulator (`<url>/<provider>`), whatever else is configured. */
+  VENDOR_SIM_URL: z.string().url().optional(),
+  VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   ALLOWED_ORIGINS: z
     .string()
     .default('')
@@ -33,6 +50,16 @@ const envSchema = z.object({
 });
 
 export type Config = z.infer<typeof envSchema>;
+
+/** `https://a.example:8443` as a browser sends it in Origin: no wildcard, path, query or credentials. */
+function isExactOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '').toLowerCase() && !value.includes('*');
+  } catch {
+    return false;
+  }
+}
 
 export class ConfigError extends Error {}
 

@@ -17,6 +17,9 @@ import { MODULES } from './modules/index.js';
 import { buildServices, type ModuleDefinition, type Services } from './platform/module-definition.js';
 import { type OperationEntry, operationsOf, tagsOf } from './platform/operations/module.js';
 import { IdempotencyStore } from './platform/operations/idempotency.js';
+import { resolveGatewaySecret } from './platform/secrets/gateway-secret.js';
+import { type EncryptedColumn, SecretVault } from './platform/secrets/vault.js';
+import type { PageRoute } from './platform/http/html-page.js';
 import { OperationInvoker } from './platform/operations/invoke.js';
 import type { OpenApiTag } from './platform/operations/openapi.js';
 
@@ -36,6 +39,12 @@ export interface Gateway {
   tags: OpenApiTag[];
   /** The one way either door calls an operation. */
   invoker: OperationInvoker;
+  /** Encrypts secrets at rest under GATEWAY_SECRET. */
+  vault: SecretVault;
+  /** Every module's HTML pages (OAuth redirects back). */
+  pages: PageRoute[];
+  /** Every module's encrypted columns: what `secrets rotate` re-encrypts. */
+  encryptedColumns: EncryptedColumn[];
   close(): Promise<void>;
 }
 
@@ -63,18 +72,22 @@ async function startOrExplain<T>(what: string, cleanup: () => Promise<void>, ste
 export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {
   const clock = opts.clock ?? systemClock;
   const modules = opts.modules ?? MODULES;
+  const secret = resolveGatewaySecret(config);
   const database = openDatabase(config.DATABASE_URL, opts.databaseSchema ? { schema: opts.databaseSchema } : {});
   await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
     if (opts.migrate ?? true) await migrateToLatest(database.db, modules);
     else await sql`select 1`.execute(database.db);
   });
   const db = database.db;
+  const vault = new SecretVault(db, clock, { secret, previous: config.GATEWAY_SECRET_PREVIOUS });
+  // A wrong GATEWAY_SECRET fails start, not the first decrypt; unmigrated, the table may not exist yet.
+  if (opts.migrate ?? true) await startOrExplain('GATEWAY_SECRET', () => database.close(), () => vault.currentKeyId());
   const orgs = new OrgsService(db, clock, modules.flatMap((m) => (m.settings ? [m.settings] : [])));
   const metrics = createMetricsRegistry();
   // On stderr: CLI commands print their output on stdout.
   const delivery = createDeliveryWorker(config, database, clock, metrics, pino({ level: config.LOG_LEVEL, name: 'delivery-worker' }, pino.destination(2)));
   const platform = { orgs, apiKeys: new ApiKeysService(db, clock), deliveries: new DeliveriesService(db, orgs) };
-  const services = buildServices(modules, { db, clock, delivery }, platform);
+  const services = buildServices(modules, { config, db, clock, delivery, vault }, platform);
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
@@ -91,6 +104,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     operations: operationsOf(modules, services),
     tags: tagsOf(modules),
     invoker: new OperationInvoker(new IdempotencyStore(db, clock)),
+    vault,
+    pages: modules.flatMap((m) => (m.pages?.(services) ?? []).map((route) => ({ ...route, tag: m.tag?.name ?? 'other' }))),
+    encryptedColumns: modules.flatMap((m) => m.encryptedColumns ?? []),
     async close() {
       await delivery.close();
       await limiter.close();

@@ -7,7 +7,9 @@ import { registerDeliveriesCommands } from './deliveries.commands.js';
 import { registerHubSimCommand } from './hub-sim.command.js';
 import { registerObjectsCommands } from './objects.commands.js';
 import { registerPartnersCommands } from './partners.commands.js';
+import { registerSecretsCommands } from './secrets.commands.js';
 import { registerTelematicsCommands } from './telematics.commands.js';
+import { registerVendorSimCommand } from './vendor-sim.command.js';
 import { print, run, table, type OutputOptions } from './output.js';
 import { serve } from './serve.js';
 
@@ -140,5 +142,7 @@ export function registerCommands(program: Command): void {
   registerPartnersCommands(program, withGateway);
   registerTelematicsCommands(program, withGateway);
   registerDeliveriesCommands(program, withGateway);
+  registerSecretsCommands(program, withGateway);
   registerHubSimCommand(program);
+  registerVendorSimCommand(program);
 }

@@ -1,4 +1,6 @@
 import type { Migration } from 'kysely';
+import type { Config } from '../config.js';
+import type { PageRoute } from './http/html-page.js';
 import type { ApiKeysService } from './auth/api-keys.service.js';
 import type { Clock } from './clock.js';
 import type { Db } from './db/schema.js';
@@ -7,6 +9,7 @@ import type { OrgSettingsGroup } from './orgs/org-settings.js';
 import type { OrgsService } from './orgs/orgs.service.js';
 import type { DeliveriesService } from './outbox/deliveries.service.js';
 import type { DeliveryWorker } from './outbox/delivery-worker.js';
+import type { EncryptedColumn, SecretVault } from './secrets/vault.js';
 
 /**
  * The gateway's services by name: the platform's here; each module adds its own from its index.ts by declaration
@@ -22,10 +25,13 @@ export type PlatformServices = Pick<Services, 'orgs' | 'apiKeys' | 'deliveries'>
 
 /** What a module builds its services from: platform pieces, and the services of the modules listed before it. */
 export interface ModuleContext {
+  config: Config;
   db: Db;
   clock: Clock;
   /** Hub delivery right after commit. */
   delivery: DeliveryWorker;
+  /** Encrypts credentials and tokens at rest; pass the record's id as AAD and declare the column in `encryptedColumns`. */
+  vault: SecretVault;
   services: Services;
 }
 
@@ -42,6 +48,10 @@ export interface ModuleDefinition extends OperationSource<Services> {
    * one it has run). Take `Kysely<unknown>`: a migration must not change with today's table types.
    */
   migrations?: Record<string, Migration>;
+  /** The columns of its tables that hold vault ciphertexts: the ones `secrets rotate` re-encrypts. */
+  encryptedColumns?: readonly EncryptedColumn[];
+  /** Pages a person's browser lands on (an OAuth redirect back): HTML, outside the operation list. */
+  pages?(services: Services): PageRoute[];
   /** Its per-org settings (`settings set/show`); OrgsService refuses any name no module declares. */
   settings?: OrgSettingsGroup;
   /** Builds its services and registers its hooks on other services' (it calls services, never another module's tables). */

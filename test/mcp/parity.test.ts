@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isKnownScope } from '../../src/platform/auth/scopes.js';
-import type { Operation } from '../../src/platform/operations/operation.js';
+import { audienceOf, DOOR_SCOPE, type Operation } from '../../src/platform/operations/operation.js';
 import { FIXTURES, seedOrg } from '../operations/fixtures.js';
 import { dialects, type Harness, startHarness } from '../support/harness.js';
 import { type Answer, type Call, callMcp, callRest, listTools, mcpArgsOf } from '../support/operations.js';
@@ -28,12 +28,13 @@ describe.each(dialects)('REST and MCP parity over the operation list (%s)', (dia
   afterAll(() => h.close());
 
   it('serves every operation on both doors, or says why not', async () => {
-    const rest = routeTable(h.app).filter((r) => r.split(' ')[1]?.startsWith('/v1/'));
+    const routes = routeTable(h.app);
+    const rest = routes.filter((r) => r.split(' ')[1]?.startsWith('/v1/'));
     const tools = new Set((await listTools(h, key)).map((t) => t.name));
     for (const op of operations) {
       const route = `${op.method} ${op.path}`;
       if (op.absent?.rest) expect(op.absent.rest.length, op.name).toBeGreaterThan(10);
-      else expect(rest, op.name).toContain(route);
+      else expect(routes, op.name).toContain(route);
       if (op.absent?.mcp) expect(op.absent.mcp.length, op.name).toBeGreaterThan(10);
       else expect(tools.has(op.name), `${op.name} is not listed for a key with its scope`).toBe(true);
     }
@@ -47,7 +48,9 @@ describe.each(dialects)('REST and MCP parity over the operation list (%s)', (dia
     expect(new Set(names).size).toBe(names.length);
     for (const op of operations) {
       expect(op.name).toMatch(/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/);
-      if (typeof op.scope === 'string') expect(isKnownScope(op.scope), `${op.name}: ${op.scope}`).toBe(true);
+      const audience = audienceOf(op);
+      if (audience !== 'api') expect(op.scope, op.name).toBe(DOOR_SCOPE[audience]);
+      else if (typeof op.scope === 'string') expect(isKnownScope(op.scope), `${op.name}: ${op.scope}`).toBe(true);
     }
   });
 

@@ -3,8 +3,11 @@ import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 const REDACTED = '[redacted]';
 /** API keys (`trk_live_…`) and portal keys (`pk_portal_…`) wherever they appear in a URL. */
 const KEY_SHAPED = /(?:trk_live_|pk_portal_)[A-Za-z0-9_-]*/g;
-/** Query parameters whose value is a secret whatever its shape (`api_key`, `access_token`, `client_secret`, ...). */
-const SECRET_NAME = /key|token|secret|passw|credential/i;
+/**
+ * Query parameters whose value is a secret whatever its shape (`api_key`, `access_token`, `client_secret`, ...), and
+ * an OAuth redirect's `code` and `state` (single use, but each opens a fleet's vendor account until spent).
+ */
+const SECRET_NAME = /key|token|secret|passw|credential|^code$|^state$/i;
 
 function decodedName(name: string): string {
   try {

@@ -13,11 +13,13 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   unprocessable: 422,
+  credentials_rejected: 422,
   rate_limited: 429,
   headers_too_large: 431,
   internal: 500,
   upstream_failure: 502,
   unavailable: 503,
+  upstream_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

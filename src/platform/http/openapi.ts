@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { OperationEntry } from '../operations/module.js';
+import { type PageRoute, pagePaths } from './html-page.js';
 import { buildOpenApiDocument, type OpenApiTag } from '../operations/openapi.js';
 
 const DESCRIPTION = [
@@ -53,6 +54,8 @@ export interface ApiDocsOptions {
   version: string;
   operations: OperationEntry[];
   tags: OpenApiTag[];
+  /** HTML pages (OAuth redirects back), documented beside the operations under their module's tag. */
+  pages: readonly PageRoute[];
 }
 
 /** GET /openapi.json, the document generated from the operation list, and interactive docs on it at GET /docs. */
@@ -65,7 +68,7 @@ export async function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions
     tags: [HEALTH_TAG, ...opts.tags],
     operations: opts.operations.map((e) => e.operation),
     tagOf: (op) => tagOf.get(op.name) ?? 'other',
-    extraPaths: { '/healthz': HEALTHZ },
+    extraPaths: { '/healthz': HEALTHZ, ...pagePaths(opts.pages) },
   });
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -1,6 +1,13 @@
-import { type Operation, scopeText, takesIdempotencyKey } from './operation.js';
+import { audienceOf, type Operation, scopeText, takesIdempotencyKey } from './operation.js';
 
 const cell = (text: string) => text.replaceAll('|', '\\|');
+
+/** The scope column: an API key's scope, or the door's own credential. */
+const ACCESS = {
+  api: (op: Operation) => `\`${scopeText(op)}\``,
+  operator: () => 'admin token',
+  public: () => 'none (connect token in the body)',
+} as const;
 
 /**
  * The README's API table, generated from the operation list (a test keeps README in step): one row per operation,
@@ -11,7 +18,7 @@ export function apiTable(operations: readonly Operation[]): string {
     const route = op.absent?.rest ? `(MCP only: ${op.absent.rest})` : `\`${op.method} ${op.path}\``;
     const tool = op.absent?.mcp ? `(REST only: ${op.absent.mcp})` : `\`${op.name}\``;
     const keyed = takesIdempotencyKey(op) ? ' (Idempotency-Key)' : '';
-    return `| ${route} | ${tool} | \`${scopeText(op)}\` | ${cell(op.summary)}${keyed} |`;
+    return `| ${route} | ${tool} | ${ACCESS[audienceOf(op)](op)} | ${cell(op.summary)}${keyed} |`;
   });
   return ['| REST | MCP tool (= operationId) | scope | what it does |', '|---|---|---|---|', ...rows].join('\n');
 }

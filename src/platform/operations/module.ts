@@ -1,4 +1,4 @@
-import type { Operation } from './operation.js';
+import { audienceOf, DOOR_SCOPE, type Operation } from './operation.js';
 import type { OpenApiTag } from './openapi.js';
 
 /** An operation with the OpenAPI tag of the module that owns it. */
@@ -30,6 +30,16 @@ export function operationsOf<S>(modules: readonly OperationSource<S>[], services
   for (const { operation } of entries) {
     if (names.has(operation.name)) throw new Error(`operation ${operation.name} is defined twice`);
     names.add(operation.name);
+    checkDoor(operation);
   }
   return entries;
+}
+
+/** A non-API operation names its door's pseudo-scope and why it is no MCP tool; a public one its per-IP limit. */
+function checkDoor(op: Operation): void {
+  const audience = audienceOf(op);
+  if (audience === 'api') return;
+  if (op.scope !== DOOR_SCOPE[audience]) throw new Error(`operation ${op.name} (${audience}) must have scope '${DOOR_SCOPE[audience]}'`);
+  if (!op.absent?.mcp) throw new Error(`operation ${op.name} (${audience}) must say in absent.mcp why it is no MCP tool`);
+  if (audience === 'public' && op.perIpPerMinute === undefined) throw new Error(`public operation ${op.name} needs perIpPerMinute`);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorEnvelope } from '../http/envelope.js';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
-import { type Operation, scopeText, takesIdempotencyKey } from './operation.js';
+import { type Audience, audienceOf, type Operation, scopeText, takesIdempotencyKey } from './operation.js';
 import { portableSchema } from './portable-schema.js';
 
 type Json = Record<string, unknown>;
@@ -24,13 +24,29 @@ export interface OpenApiOptions {
 const REF_PREFIX = '#/components/schemas/';
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
 
-/** Errors any authenticated call can meet, whatever the operation. */
-const COMMON_ERRORS: Partial<Record<ErrorCode, string>> = {
-  invalid_input: 'The input is invalid: `details` lists each problem as `{ path, message }`.',
-  unauthorized: 'No API key, or one that is malformed, unknown, expired or revoked.',
-  missing_scope: 'The key lacks the scope this operation needs (`missing scope: <scope>`).',
-  rate_limited: "The key's requests per minute are used up; retry after `Retry-After` seconds.",
+const INVALID_INPUT = 'The input is invalid: `details` lists each problem as `{ path, message }`.';
+
+/** Errors any call through a door can meet, whatever the operation. */
+const COMMON_ERRORS: Record<Audience, Partial<Record<ErrorCode, string>>> = {
+  api: {
+    invalid_input: INVALID_INPUT,
+    unauthorized: 'No API key, or one that is malformed, unknown, expired or revoked.',
+    missing_scope: 'The key lacks the scope this operation needs (`missing scope: <scope>`).',
+    rate_limited: "The key's requests per minute are used up; retry after `Retry-After` seconds.",
+  },
+  operator: {
+    invalid_input: INVALID_INPUT,
+    unauthorized: 'No admin token, or not the one this gateway was given (GATEWAY_ADMIN_TOKEN).',
+  },
+  public: {
+    invalid_input: INVALID_INPUT,
+    forbidden_origin: 'A browser page whose origin is not on the allowlist, or a browser request without an Origin.',
+    rate_limited: "This client's requests per minute are used up; retry after `Retry-After` seconds.",
+  },
 };
+
+/** How each door authenticates, as OpenAPI security requirements. */
+const SECURITY: Record<Audience, Json[]> = { api: [{ bearerAuth: [] }], operator: [{ adminToken: [] }], public: [] };
 
 const KEYED_ERRORS: Partial<Record<ErrorCode, string>> = {
   idempotency_in_flight: 'A call with this Idempotency-Key is still running.',
@@ -134,8 +150,9 @@ function requestBody(op: Operation, schemas: SchemaCollector): Json | undefined 
 
 function errorResponses(op: Operation): Record<string, Json> {
   const codes: Partial<Record<ErrorCode, string>> = {
-    ...COMMON_ERRORS,
+    ...COMMON_ERRORS[audienceOf(op)],
     ...(op.body || op.rawBody ? { unsupported_media_type: 'The body is not of a content type this operation takes.' } : {}),
+    ...(op.maxBodyBytes ? { payload_too_large: `The body is larger than ${op.maxBodyBytes / 1024} KB.` } : {}),
     ...(takesIdempotencyKey(op) ? KEYED_ERRORS : {}),
   };
   // The operation's own wording wins over the generic one (its 422 says more than "key reused").
@@ -166,7 +183,7 @@ function rateHeaders(): Json {
 function successResponses(op: Operation, schemas: SchemaCollector): Record<string, Json> {
   const envelope = z.object({ ok: z.literal(true) }).extend(op.output.shape);
   const schema = schemas.convert(envelope, 'output');
-  const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id'), ...rateHeaders() };
+  const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id'), ...(audienceOf(op) === 'operator' ? {} : rateHeaders()) };
   if (takesIdempotencyKey(op)) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
   const statuses: Record<number, string> = { [op.status]: `${STATUS_TEXT[op.status] ?? 'Success'}: ${op.returns}`, ...op.otherSuccess };
   return Object.fromEntries(
@@ -177,16 +194,22 @@ function successResponses(op: Operation, schemas: SchemaCollector): Record<strin
   );
 }
 
+const ACCESS_NOTE: Record<Audience, (op: Operation) => string> = {
+  api: (op) => `Required scope: \`${scopeText(op)}\`.`,
+  operator: () => 'Operator only: `Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`; the route exists only while the token is configured.',
+  public: (op) => `No key. Browser calls only from the operator's allowlisted origins; ${op.perIpPerMinute ?? 0} requests per minute per client IP.`,
+};
+
 function operationObject(op: Operation, tag: string, schemas: SchemaCollector): Json {
-  const scope = scopeText(op);
+  const audience = audienceOf(op);
   const body = requestBody(op, schemas);
   return {
     operationId: op.name,
     tags: [tag],
     summary: op.summary,
-    description: `${op.description}\n\nRequired scope: \`${scope}\`.`,
-    'x-required-scope': scope,
-    security: [{ bearerAuth: [] }],
+    description: `${op.description}\n\n${ACCESS_NOTE[audience](op)}`,
+    ...(audience === 'api' ? { 'x-required-scope': scopeText(op) } : {}),
+    security: SECURITY[audience],
     parameters: parameters(op, schemas),
     ...(body ? { requestBody: body } : {}),
     responses: { ...successResponses(op, schemas), ...errorResponses(op) },
@@ -219,6 +242,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions & { tagOf: (op: Operat
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`trk_live_…`) issued by the operator.' },
+        adminToken: { type: 'http', scheme: 'bearer', description: "The operator's (the hub's) GATEWAY_ADMIN_TOKEN, for /admin/v1 only." },
       },
       parameters: {
         IdempotencyKey: {

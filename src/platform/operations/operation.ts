@@ -26,6 +26,18 @@ export interface RawBody {
 /** Which keys a call must hold: a static scope, or a rule (objects:<key>:read) with the text that documents it. */
 export type OperationScope = string | { describe: string; visibleTo: (auth: AuthContext) => boolean };
 
+/**
+ * Who calls an operation, and so which door serves it:
+ * - `api` (the default): API keys, on /v1 REST and as an MCP tool;
+ * - `operator`: the hub/operator with GATEWAY_ADMIN_TOKEN, REST only; the route does not exist while no token is set;
+ * - `public`: no key (POST /connect), behind the public guard: origin allowlist, per-IP limit, small bodies.
+ * Non-API operations name `admin` or `public` as their scope: pseudo-scopes only their door grants, never a key.
+ */
+export type Audience = 'api' | 'operator' | 'public';
+
+/** The pseudo-scope each non-API door grants. */
+export const DOOR_SCOPE = { operator: 'admin', public: 'public' } as const;
+
 /** Where an operation is deliberately absent, and why (shown to the parity test and the docs). */
 export interface DoorException {
   rest?: string;
@@ -78,6 +90,12 @@ export interface Operation<
   query?: Q;
   body?: B;
   rawBody?: RawBody;
+  /** A JSON body cap below the gateway's BODY_LIMIT_BYTES (413 beyond). */
+  maxBodyBytes?: number;
+  /** Defaults to `api`. */
+  audience?: Audience;
+  /** For `public` operations: requests per minute per client IP. */
+  perIpPerMinute?: number;
   output: O;
   /** The output field the service's answer goes under (`product`); without it the answer is the whole output. */
   result?: K;
@@ -119,9 +137,13 @@ export function outputOf(op: Operation, value: unknown): Record<string, unknown>
 
 export const READ: OperationHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
 
-/** Whether calls of this operation take an idempotency key: every operation that changes something. */
+export function audienceOf(op: Operation): Audience {
+  return op.audience ?? 'api';
+}
+
+/** Whether calls of this operation take an idempotency key: every API operation that changes something (keys are per org). */
 export function takesIdempotencyKey(op: Operation): boolean {
-  return !op.hints.readOnly;
+  return !op.hints.readOnly && audienceOf(op) === 'api';
 }
 
 export function scopeText(op: Operation): string {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { authOf } from '../http/api-auth.js';
 import { parseJsonBody } from '../http/json-body.js';
 import { checkKeyFormat } from './idempotency.js';
@@ -46,8 +46,13 @@ function useBodyParsers(scope: FastifyInstance, kind: BodyKind, ops: Operation[]
   }
 }
 
-/** Registers each operation as a Fastify route on `app` (already behind the caller's authentication). */
-export async function registerRestOperations(app: FastifyInstance, operations: Operation[], invoker: OperationInvoker): Promise<void> {
+export type RouteHooks = (op: Operation) => (onRequestHookHandler | onRequestAsyncHookHandler)[];
+
+/**
+ * Registers each operation as a Fastify route on `app`, behind the caller's authentication: hooks on `app` (a door's
+ * scope), or per route from `hooks` (a public route's guard, which its OPTIONS preflight must not pass through).
+ */
+export async function registerRestOperations(app: FastifyInstance, operations: Operation[], invoker: OperationInvoker, hooks?: RouteHooks): Promise<void> {
   const kinds: BodyKind[] = ['json', 'raw', 'none'];
   for (const kind of kinds) {
     const ops = operations.filter((op) => !op.absent?.rest && bodyKind(op) === kind);
@@ -58,7 +63,8 @@ export async function registerRestOperations(app: FastifyInstance, operations: O
         scope.route({
           method: op.method,
           url: op.path,
-          ...(op.rawBody ? { bodyLimit: op.rawBody.maxBytes } : {}),
+          ...(op.rawBody ? { bodyLimit: op.rawBody.maxBytes } : op.maxBodyBytes ? { bodyLimit: op.maxBodyBytes } : {}),
+          ...(hooks ? { onRequest: hooks(op) } : {}),
           handler: handlerFor(op, invoker),
         });
       }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type Harness, startHarness } from '../../support/harness.js';
 import { routeTable } from '../../support/routes.js';
+import { takesIdempotencyKey } from '../../../src/platform/operations/operation.js';
 
 interface Operation {
   operationId?: string;
@@ -117,8 +118,8 @@ describe('OpenAPI document', () => {
     for (const { operation: op } of h.gateway.operations) {
       const documented = doc.paths[openApiPath(op.path)]?.[op.method.toLowerCase()];
       const keyed = JSON.stringify(documented?.parameters ?? []).includes('IdempotencyKey');
-      expect(keyed, op.name).toBe(!op.hints.readOnly);
-      if (!op.hints.readOnly) expect(documented?.responses?.[String(op.status)]?.headers?.['Idempotent-Replayed'], op.name).toBeDefined();
+      expect(keyed, op.name).toBe(takesIdempotencyKey(op));
+      if (takesIdempotencyKey(op)) expect(documented?.responses?.[String(op.status)]?.headers?.['Idempotent-Replayed'], op.name).toBeDefined();
     }
   });
 
