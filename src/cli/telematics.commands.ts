@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
 import { PROVIDER_IDS } from '../modules/telematics/providers.js';
-import { print, run, type OutputOptions } from './output.js';
+import { listConnectionsQuery } from '../modules/telematics/telematics.schemas.js';
+import { invalidInput } from '../platform/http/errors.js';
+import { print, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -30,5 +32,22 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
         }),
       );
       print(opts, issued, (t) => `${t.connect_token}\n(single use, expires ${t.expires_at}; shown once)`);
+    }));
+
+  const connections = program.command('connections').description("an organisation's linked telematics accounts");
+  connections
+    .command('list')
+    .description('list connections, newest first (credentials are shown only as a masked hint)')
+    .requiredOption('--org <slug>', 'the organisation')
+    .option('--limit <n>', 'connections to show, 1-200', '50')
+    .option('--json', 'machine-readable output')
+    .action(run(async (opts: OutputOptions & { org: string; limit: string }) => {
+      const listed = await withGateway(async (gw) => {
+        const org = await gw.services.orgs.bySlug(opts.org);
+        const query = listConnectionsQuery.safeParse({ limit: opts.limit });
+        if (!query.success) throw invalidInput('--limit must be a whole number from 1 to 200');
+        return gw.services.connections.listOf(org.id, query.data);
+      });
+      print(opts, listed, (l) => table(l.connections, ['id', 'provider', 'status', 'label', 'credentials_hint', 'created_at']));
     }));
 }

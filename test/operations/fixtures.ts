@@ -75,6 +75,19 @@ async function newMessage(h: Harness, org: string): Promise<string> {
   return res.json<{ message_id: string }>().message_id;
 }
 
+let connects = 0;
+/** A client address per connect, so fixtures never meet POST /connect's per-IP limit. */
+const nextClientIp = () => `10.77.${Math.floor(++connects / 250) % 250}.${(connects % 250) + 1}`;
+
+/** A connection made the way a fleet makes one: a connect token, then POST /connect (an OAuth provider: no vendor call). */
+async function newConnection(h: Harness, org: string): Promise<string> {
+  await seedOrg(h, org);
+  const { connect_token } = await h.gateway.services.connectTokens.issue({ org });
+  const res = await h.request({ method: 'POST', url: '/connect', payload: { connect_token, provider: 'vendor11_operations_center' }, remoteAddress: nextClientIp() });
+  if (res.statusCode !== 200) throw new Error(`connect fixture: ${res.body}`);
+  return res.json<{ connection_id: string }>().connection_id;
+}
+
 export const FIXTURES: Record<string, Fixture> = {
   products_list: async (h, org) => (await newProduct(h, org), { query: { limit: '5' } }),
   products_get: async (h, org) => ({ params: { sku: await newProduct(h, org) } }),
@@ -104,6 +117,9 @@ export const FIXTURES: Record<string, Fixture> = {
     const rows = [{ fitment_id: `F-${unique()}`, make: 'Toyota', year: 2021 }];
     return { params: { object: 'fitments' }, body: { rows }, scope: 'objects:fitments:write' };
   },
+
+  telematics_connections_list: async (h, org) => (await newConnection(h, org), { query: { limit: '5' } }),
+  telematics_connections_get: async (h, org) => ({ params: { connection_id: await newConnection(h, org) } }),
 
   edi_submit: async (h, org) => ({ body: await newInterchange(h, org) }),
   edi_messages_list: async (h, org) => (await newMessage(h, org), { query: { limit: '5' } }),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Operation } from '../../src/platform/operations/operation.js';
-import { dialects, type Harness, startHarness } from '../support/harness.js';
-import { type Call, callMcp, callRest, mcpArgsOf, restRequest } from '../support/operations.js';
+import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
+import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../support/harness.js';
+import { type Call, callMcp, callRest, listTools, mcpArgsOf, restRequest } from '../support/operations.js';
 import { FIXTURES, seedOrg } from './fixtures.js';
 
 /**
@@ -14,7 +14,8 @@ describe.each(dialects)('every operation, both doors (%s)', (dialect) => {
   let otherOrgKey: string;
   beforeAll(async () => {
     h = await startHarness(dialect);
-    operations = h.gateway.operations.map((e) => e.operation);
+    // API-key operations; the operator's and the public ones have their own door checks below.
+    operations = h.gateway.operations.map((e) => e.operation).filter((op) => audienceOf(op) === 'api');
     await seedOrg(h, 'owner');
     otherOrgKey = await seedOrg(h, 'stranger');
   });
@@ -128,6 +129,80 @@ describe.each(dialects)('every operation, both doors (%s)', (dialect) => {
         const res = await h.request({ ...restRequest(op, call, { 'content-type': 'application/json' }), payload: '{"zzz":1}', key });
         expect(res.statusCode, `${op.name} with a body: ${res.body}`).toBe(400);
       }
+    }
+  });
+});
+
+/** The doors that take no API key, checked over every operation that uses them (so the next one is covered too). */
+describe.each(dialects)('operator and public operations (%s)', (dialect) => {
+  let h: Harness;
+  let operator: Operation[];
+  let open: Operation[];
+  let apiKey: string;
+  beforeAll(async () => {
+    h = await startHarness(dialect, { env: { CONNECT_ALLOWED_ORIGINS: 'https://listed.example' } });
+    operator = h.gateway.operations.map((e) => e.operation).filter((op) => audienceOf(op) === 'operator');
+    open = h.gateway.operations.map((e) => e.operation).filter((op) => audienceOf(op) === 'public');
+    apiKey = await seedOrg(h, 'owner');
+  });
+  afterAll(() => h.close());
+  const call = (op: Operation, headers: Record<string, string>, payload: unknown = {}, remoteAddress = '10.1.1.1') =>
+    h.request({ method: op.method, url: op.path, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload), remoteAddress });
+
+  it('has both kinds, and none of them is an MCP tool', async () => {
+    expect(operator.length).toBeGreaterThan(0);
+    expect(open.length).toBeGreaterThan(0);
+    const tools = new Set((await listTools(h, apiKey)).map((t) => t.name));
+    for (const op of [...operator, ...open]) expect(tools.has(op.name), op.name).toBe(false);
+  });
+
+  it('operator: only GATEWAY_ADMIN_TOKEN opens it (an API key with every scope is 401); without the token set it does not exist', async () => {
+    for (const op of operator) {
+      const refused: Record<string, string>[] = [{}, { authorization: `Bearer ${apiKey}` }, { authorization: 'Bearer not-the-admin-token-000' }, { authorization: HARNESS_ADMIN_TOKEN }];
+      for (const headers of refused) {
+        const res = await call(op, headers);
+        expect(res.statusCode, `${op.name} ${JSON.stringify(headers)}`).toBe(401);
+        expect(res.json<{ code: string }>().code).toBe('unauthorized');
+        expect(String(res.headers['www-authenticate'])).toMatch(/^Bearer\b/);
+      }
+      // Past the door, an empty body is the operation's own 400.
+      expect((await call(op, { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` })).statusCode, op.name).toBe(400);
+    }
+    const closed = await startHarness(dialect, { env: { GATEWAY_ADMIN_TOKEN: undefined } });
+    try {
+      for (const op of operator) {
+        const res = await closed.request({ method: op.method, url: op.path, headers: { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` }, payload: {} });
+        expect(res.statusCode, op.name).toBe(404);
+      }
+    } finally {
+      await closed.close();
+    }
+  });
+
+  it('public: no key needed; an unlisted origin or a browser without one is 403; a body over its cap is 413', async () => {
+    for (const op of open) {
+      expect((await call(op, {})).statusCode, `${op.name} without a key`).toBe(400);
+      const refused: Record<string, string>[] = [{ origin: 'https://unlisted.example' }, { 'sec-fetch-site': 'cross-site' }];
+      for (const headers of refused) {
+        const res = await call(op, headers);
+        expect(res.statusCode, `${op.name} ${JSON.stringify(headers)}`).toBe(403);
+        expect(res.json<{ code: string }>().code).toBe('forbidden_origin');
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      }
+      const listed = await call(op, { origin: 'https://listed.example' });
+      expect(listed.headers['access-control-allow-origin']).toBe('https://listed.example');
+      if (op.maxBodyBytes) expect((await call(op, {}, { pad: 'x'.repeat(op.maxBodyBytes) })).statusCode, op.name).toBe(413);
+    }
+  });
+
+  it('public: its per-IP limit holds, then 429 with Retry-After', async () => {
+    for (const [i, op] of open.entries()) {
+      const ip = `10.2.3.${i + 1}`;
+      const limit = op.perIpPerMinute ?? 0;
+      for (let n = 0; n < limit; n++) expect((await call(op, {}, {}, ip)).statusCode, op.name).toBe(400);
+      const limited = await call(op, {}, {}, ip);
+      expect(limited.statusCode, op.name).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     }
   });
 });

@@ -36,8 +36,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The operator token every harness has (so operator routes exist); `env: { GATEWAY_ADMIN_TOKEN: undefined }` removes it. */
+export const HARNESS_ADMIN_TOKEN = 'harness-admin-token-0123456789';
+
 export interface HarnessOptions {
-  env?: Record<string, string>;
+  /** Config over the defaults; `undefined` removes a default. */
+  env?: Record<string, string | undefined>;
   clock?: ManualClock;
   /** Modules to serve instead of all of them (tests of the module mechanism add a throwaway one). */
   modules?: readonly ModuleDefinition[];
@@ -75,6 +79,9 @@ export async function startHarness(dialect: DialectName, opts: HarnessOptions = 
     LOG_LEVEL: 'silent',
     KEY_CACHE_TTL_MS: '2000',
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+    GATEWAY_ADMIN_TOKEN: HARNESS_ADMIN_TOKEN,
+    // Every provider configured, at a port nothing listens on: OAuth connects work, vendor calls fail (502) unless a test runs the simulator.
+    VENDOR_SIM_URL: 'http://127.0.0.1:9',
     ...opts.env,
   });
   const gateway = await createGateway(config, {

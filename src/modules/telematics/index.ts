@@ -1,21 +1,66 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
+import { ConnectService, OAUTH_CALLBACK_PATH } from './connect.service.js';
 import { ConnectTokensService } from './connect-tokens.service.js';
+import { ConnectionsService } from './connections.service.js';
 import * as m0008 from './migrations/0008_telematics.js';
+import * as m0010 from './migrations/0010_telematics_connections.js';
+import { OAuthConsentService } from './oauth-consent.service.js';
+import { ProviderEndpoints } from './provider-endpoints.js';
+import { telematicsOperations } from './telematics.operations.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './telematics.tables.js';
 
 declare module '../../platform/module-definition.js' {
   interface Services {
     connectTokens: ConnectTokensService;
+    connections: ConnectionsService;
+    connect: ConnectService;
+    oauthConsent: OAuthConsentService;
   }
 }
 
 /**
- * Telematics: fleets link their equipment's telematics accounts (connect tokens, POST /connect, 21 providers) and the
- * gateway polls them. This first piece issues connect tokens; the connect endpoint, connections and polling follow.
+ * Telematics: fleets link their equipment's telematics accounts (connect tokens, POST /connect, 21 providers, OAuth
+ * consent for the OEM providers) and the gateway polls them.
  */
 export const telematicsModule: ModuleDefinition = {
   name: 'telematics',
-  services: ({ db, clock, services: { orgs } }) => ({ connectTokens: new ConnectTokensService(db, clock, orgs) }),
-  migrations: { '0008_telematics': m0008 },
+  tag: { name: 'telematics', description: 'Linked telematics accounts: the public connect endpoint, connect tokens and connection reads.' },
+  services: ({ config, db, clock, vault, services: { orgs } }) => {
+    const endpoints = new ProviderEndpoints(config);
+    const publicUrl = (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
+    const connect = new ConnectService(db, clock, vault, endpoints, publicUrl);
+    return {
+      connectTokens: new ConnectTokensService(db, clock, orgs),
+      connections: new ConnectionsService(db, clock),
+      connect,
+      oauthConsent: new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl),
+    };
+  },
+  operations: (services) => telematicsOperations(services),
+  pages: ({ oauthConsent }) => [
+    {
+      path: OAUTH_CALLBACK_PATH,
+      summary: 'OAuth consent callback',
+      description:
+        "Where an OEM provider sends the fleet owner's browser back after consent: exchanges the code for tokens, makes " +
+        'the connection active and shows a page saying so, or why not (unknown or used link, declined, expired).',
+      query: { state: 'The state the gateway put in the authorize link.', code: 'The authorization code.', error: 'The vendor\'s error (`access_denied`).' },
+      outcomes: {
+        200: 'Connected.',
+        400: 'The link is unknown or was used, no code came, or the vendor refused the code.',
+        403: 'The fleet owner declined consent.',
+        410: 'The time to consent ran out; the connection is consent_expired.',
+        502: 'The vendor could not be reached.',
+        503: 'The provider is no longer configured.',
+      },
+      render: (query) => oauthConsent.complete(query),
+    },
+  ],
+  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010 },
+  encryptedColumns: [
+    { table: 'telematics_connections', idColumn: 'id', column: 'credentials_ciphertext' },
+    { table: 'telematics_connections', idColumn: 'id', column: 'oauth_tokens_ciphertext' },
+    { table: 'telematics_connections', idColumn: 'id', column: 'consent_verifier_ciphertext' },
+  ],
 };

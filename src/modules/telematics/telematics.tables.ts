@@ -15,8 +15,36 @@ export interface TelematicsConnectTokensTable {
   used_at: string | null;
 }
 
+
+/** A fleet's linked telematics account at one provider. Secrets are stored encrypted (AES-256-GCM, the row id as AAD). */
+export interface TelematicsConnectionsTable {
+  id: string;
+  org_id: string;
+  provider: string;
+  label: string | null;
+  /** active | pending_consent | consent_expired | reauth_required | paused (a pending consent past its time reads as consent_expired). */
+  status: string;
+  /** The credentials the fleet posted, as JSON, encrypted; null for OAuth-consent providers. */
+  credentials_ciphertext: string | null;
+  /** The masked hint shown instead (`fl***@acme.example`, `••••ab12`). */
+  credentials_hint: string | null;
+  /** OAuth tokens (access, refresh, expiry) as JSON, encrypted; set when consent completes. */
+  oauth_tokens_ciphertext: string | null;
+  /** SHA-256 of the OAuth `state` of a pending consent; cleared when the callback uses it. */
+  consent_state_hash: string | null;
+  /** The PKCE code verifier of a pending consent, encrypted. */
+  consent_verifier_ciphertext: string | null;
+  consent_expires_at: string | null;
+  /** The connect token that created it: unique, so one token makes one connection whatever races. */
+  connect_token_hash: string;
+  poll_interval_seconds: number;
+  created_at: string;
+  updated_at: string;
+}
+
 declare module '../../platform/db/schema.js' {
   interface Database {
     telematics_connect_tokens: TelematicsConnectTokensTable;
+    telematics_connections: TelematicsConnectionsTable;
   }
 }

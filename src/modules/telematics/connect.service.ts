@@ -1,0 +1,184 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import { sha256Hex } from '../../platform/auth/api-key.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db } from '../../platform/db/schema.js';
+import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
+import { newId } from '../../platform/ids.js';
+import { maskHint } from '../../platform/secrets/mask.js';
+import type { SecretVault } from '../../platform/secrets/vault.js';
+import type { Credentials, ProviderEndpoint } from './adapters/adapter.js';
+import { credentialAdapterFor, oauthAdapterFor } from './adapters/index.js';
+import * as tokens from './connect-tokens.repository.js';
+import * as connections from './connections.repository.js';
+import type { ProviderEndpoints } from './provider-endpoints.js';
+import { findProvider, type Provider, PROVIDER_IDS } from './providers.js';
+import { apiKeyCredentials, type ConnectBody, type ConnectOutput, noCredentials, usernamePassword } from './telematics.schemas.js';
+import { vendorError } from './vendor-errors.js';
+
+/** How long a fleet owner has to give consent at the vendor after connecting (the authorize link's life). */
+export const CONSENT_LIFETIME_MS = 30 * 60 * 1000;
+
+export const OAUTH_CALLBACK_PATH = '/connect/oauth/callback';
+
+const CREDENTIALS_SCHEMA: Record<Provider['credentials'], z.ZodType<Credentials>> = {
+  username_password: usernamePassword,
+  api_key: apiKeyCredentials,
+  none: noCredentials,
+};
+
+/** Spec section 7's token checks, in its order: unknown 404, used 409, expired 410. */
+function checkUsable(token: tokens.ConnectTokenRow | undefined, now: Date): tokens.ConnectTokenRow {
+  if (token === undefined) throw notFound('connect token');
+  if (token.used_at !== null) throw conflict('this connect token was already used; ask for a new one');
+  if (token.expires_at <= now.toISOString()) throw new AppError('gone', 'this connect token has expired (tokens live 15 minutes); ask for a new one');
+  return token;
+}
+
+function credentialsFor(provider: Provider, sent: Record<string, string> | undefined): Credentials {
+  const parsed = CREDENTIALS_SCHEMA[provider.credentials].safeParse(sent ?? {});
+  if (parsed.success) return parsed.data;
+  const details = parsed.error.issues.map((i) => ({ path: ['credentials', ...i.path.map(String)].join('.'), message: i.message }));
+  throw invalidInput(`invalid credentials for ${provider.id}: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+}
+
+/** What a response may show of the credentials. */
+function hintOf(credentials: Credentials): string | null {
+  if (credentials.username !== undefined) return maskHint(credentials.username, credentials.username.includes('@') ? 'email' : 'username');
+  if (credentials.api_key !== undefined) return maskHint(credentials.api_key, 'secret');
+  return null;
+}
+
+const base64url = (bytes: Buffer) => bytes.toString('base64url');
+
+/**
+ * POST /connect: a fleet owner links a telematics account with a connect token. Everything that can fail without
+ * spending the token (its state, the provider, the credentials, the vendor's verdict) is checked first; the token is
+ * consumed and the connection created in one transaction at the end.
+ */
+export class ConnectService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly vault: SecretVault,
+    private readonly endpoints: ProviderEndpoints,
+    /** The gateway's public URL, where the vendor sends the fleet owner back after consent. */
+    private readonly publicUrl: string,
+  ) {}
+
+  get callbackUrl(): string {
+    return `${this.publicUrl}${OAUTH_CALLBACK_PATH}`;
+  }
+
+  async connect(body: ConnectBody): Promise<ConnectOutput> {
+    const tokenHash = sha256Hex(body.connect_token);
+    const token = checkUsable(await tokens.findConnectToken(this.db, tokenHash), this.clock.now());
+    const provider = findProvider(body.provider);
+    if (provider === undefined) throw invalidInput(`unknown provider '${body.provider}'; valid providers: ${PROVIDER_IDS.join(', ')}`);
+    if (token.provider !== null && token.provider !== provider.id) throw invalidInput(`this connect token is for ${token.provider}, not ${provider.id}`);
+    if (provider.group === 'stub') {
+      throw unprocessable(`${provider.id} cannot be connected through the gateway yet: contact the vendor to link this account; your connect token is still valid`);
+    }
+    const credentials = credentialsFor(provider, body.credentials);
+    const endpoint = this.endpoints.of(provider);
+    if (endpoint === undefined) throw new AppError('unavailable', `${provider.id} is not configured on this gateway; contact the operator`);
+    return provider.auth === 'oauth_authorization_code'
+      ? this.startConsent(provider, endpoint, tokenHash, token, body.label)
+      : this.linkWithCredentials(provider, endpoint, credentials, tokenHash, token, body.label);
+  }
+
+  private async linkWithCredentials(
+    provider: Provider,
+    endpoint: ProviderEndpoint,
+    credentials: Credentials,
+    tokenHash: string,
+    token: tokens.ConnectTokenRow,
+    label: string | undefined,
+  ): Promise<ConnectOutput> {
+    const adapter = credentialAdapterFor(provider);
+    if (adapter === undefined) throw new AppError('unavailable', `${provider.id} has no adapter on this gateway`);
+    try {
+      await adapter.verify(provider, endpoint, credentials);
+    } catch (err) {
+      throw vendorError(err, provider.id);
+    }
+    const now = this.clock.now();
+    const id = newId('con', now);
+    const row = this.newRow(id, provider, tokenHash, token, label, now, {
+      status: 'active',
+      credentials_ciphertext: await this.vault.encrypt(JSON.stringify(credentials), id),
+      credentials_hint: hintOf(credentials),
+    });
+    await this.create(row, tokenHash);
+    return { connection_id: id, provider: provider.id };
+  }
+
+  private async startConsent(
+    provider: Provider,
+    endpoint: ProviderEndpoint,
+    tokenHash: string,
+    token: tokens.ConnectTokenRow,
+    label: string | undefined,
+  ): Promise<ConnectOutput> {
+    const adapter = oauthAdapterFor(provider);
+    if (adapter === undefined || endpoint.clientId === undefined) throw new AppError('unavailable', `${provider.id} has no OAuth client configured on this gateway; contact the operator`);
+    const now = this.clock.now();
+    const id = newId('con', now);
+    const state = base64url(randomBytes(32));
+    const verifier = base64url(randomBytes(32));
+    const expiresAt = new Date(now.getTime() + CONSENT_LIFETIME_MS).toISOString();
+    const row = this.newRow(id, provider, tokenHash, token, label, now, {
+      status: 'pending_consent',
+      consent_state_hash: sha256Hex(state),
+      consent_verifier_ciphertext: await this.vault.encrypt(verifier, id),
+      consent_expires_at: expiresAt,
+    });
+    const authorizeUrl = adapter.authorizeUrl(endpoint, {
+      state,
+      codeChallenge: base64url(createHash('sha256').update(verifier).digest()),
+      redirectUri: this.callbackUrl,
+    });
+    await this.create(row, tokenHash);
+    return { connection_id: id, provider: provider.id, next_step: { type: 'oauth_consent', authorize_url: authorizeUrl, expires_at: expiresAt } };
+  }
+
+  private newRow(
+    id: string,
+    provider: Provider,
+    tokenHash: string,
+    token: tokens.ConnectTokenRow,
+    label: string | undefined,
+    now: Date,
+    rest: Partial<connections.ConnectionRow> & Pick<connections.ConnectionRow, 'status'>,
+  ): connections.ConnectionRow {
+    return {
+      id,
+      org_id: token.org_id,
+      provider: provider.id,
+      label: label ?? token.label,
+      credentials_ciphertext: null,
+      credentials_hint: null,
+      oauth_tokens_ciphertext: null,
+      consent_state_hash: null,
+      consent_verifier_ciphertext: null,
+      consent_expires_at: null,
+      connect_token_hash: tokenHash,
+      poll_interval_seconds: provider.minPollSeconds,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      ...rest,
+    };
+  }
+
+  /** Spends the token and creates the connection together; a racing call that lost sees why (409, or 410 if it expired meanwhile). */
+  private async create(row: connections.ConnectionRow, tokenHash: string): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const now = this.clock.now();
+      if (!(await tokens.consumeConnectToken(tx, tokenHash, now.toISOString()))) {
+        checkUsable(await tokens.findConnectToken(tx, tokenHash), now);
+        throw conflict('this connect token was already used; ask for a new one');
+      }
+      await connections.insertConnection(tx, row);
+    });
+  }
+}

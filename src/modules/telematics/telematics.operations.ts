@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { defineOperation, DOOR_SCOPE, type Operation, READ } from '../../platform/operations/operation.js';
+import type { ConnectService } from './connect.service.js';
+import type { ConnectTokensService } from './connect-tokens.service.js';
+import type { ConnectionsService } from './connections.service.js';
+import { connectBody, connectionParams, connectionSchema, connectOutput, issuedTokenSchema, issueTokenBody, listConnectionsQuery } from './telematics.schemas.js';
+
+/** Spec section 8: POST /connect takes at most 16 KB and 10 requests per minute per client IP. */
+export const CONNECT_MAX_BODY_BYTES = 16 * 1024;
+export const CONNECT_PER_IP_PER_MINUTE = 10;
+
+const exampleConnection = {
+  id: 'con_01jx2m8d7k3q9v6t5r4p2n1b0a',
+  provider: 'vendor1_livelink',
+  provider_group: 'iso15143',
+  label: 'North yard',
+  status: 'active',
+  credentials_hint: 'fl***@acme.example',
+  poll_interval_seconds: 300,
+  consent_expires_at: null,
+  created_at: '2026-06-01T12:00:00.000Z',
+  updated_at: '2026-06-01T12:00:00.000Z',
+};
+
+export interface TelematicsOperationServices {
+  connections: ConnectionsService;
+  connect: ConnectService;
+  connectTokens: ConnectTokensService;
+}
+
+/** The telematics operations: connection reads (API keys, REST and MCP), the public connect and the operator's token issue. */
+export function telematicsOperations({ connections, connect, connectTokens }: TelematicsOperationServices): Operation[] {
+  return [
+    defineOperation({
+      name: 'telematics_connections_list',
+      method: 'GET',
+      path: '/v1/telematics/connections',
+      scope: 'telematics:read',
+      summary: 'List telematics connections',
+      description:
+        "List your organisation's linked telematics accounts, newest first: provider, label, status and a masked hint of " +
+        'the credentials (never the credentials). Pass `next_cursor` back as `cursor` for the next page.',
+      query: listConnectionsQuery,
+      output: z.object({ connections: z.array(connectionSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
+      status: 200,
+      returns: 'one page of connections, newest first.',
+      errors: {},
+      hints: READ,
+      example: { query: { limit: '20' }, response: { connections: [exampleConnection], next_cursor: null } },
+      handle: (auth, { query }) => connections.list(auth, query),
+    }),
+    defineOperation({
+      name: 'telematics_connections_get',
+      method: 'GET',
+      path: '/v1/telematics/connections/:connection_id',
+      scope: 'telematics:read',
+      summary: 'Get a telematics connection',
+      description: 'Get one linked telematics account by id (`con_…`): provider, label, status, masked credentials hint.',
+      params: connectionParams,
+      output: z.object({ connection: connectionSchema }),
+      result: 'connection',
+      status: 200,
+      returns: 'the connection.',
+      errors: { not_found: 'No connection with this id in your organisation.' },
+      hints: READ,
+      example: { params: { connection_id: exampleConnection.id }, response: { connection: exampleConnection } },
+      handle: (auth, { params }) => connections.get(auth, params.connection_id),
+    }),
+    defineOperation({
+      name: 'telematics_connect',
+      method: 'POST',
+      path: '/connect',
+      scope: DOOR_SCOPE.public,
+      audience: 'public',
+      perIpPerMinute: CONNECT_PER_IP_PER_MINUTE,
+      maxBodyBytes: CONNECT_MAX_BODY_BYTES,
+      summary: 'Link a telematics account with a connect token',
+      description:
+        "A fleet owner's connect page posts the `ct_…` token the hub issued, the provider and the account's credentials. " +
+        'The token is checked first (unknown 404, used 409, expired 410), then the provider, then the credentials with ' +
+        'the vendor; only when all pass is the token spent and the connection created. A refusal by the vendor (422) or ' +
+        'a vendor outage (502/504) leaves the token usable. For the OAuth-consent providers the answer says where to send ' +
+        'the fleet owner next (`next_step`).',
+      body: connectBody,
+      output: connectOutput,
+      status: 200,
+      returns: 'the new connection and, for the OAuth-consent providers, the consent step.',
+      errors: {
+        not_found: 'No such connect token.',
+        conflict: 'The connect token was already used.',
+        gone: 'The connect token expired (tokens live 15 minutes).',
+        unprocessable: 'The provider cannot be connected through the gateway (a stub: contact the vendor); the token stays usable.',
+        credentials_rejected: 'The vendor refused the credentials; the message says what to fix and the token stays usable.',
+        upstream_failure: 'The vendor could not be reached or failed; the token stays usable.',
+        upstream_timeout: 'The vendor did not answer in time; the token stays usable.',
+        unavailable: 'The provider is not configured on this gateway.',
+      },
+      hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+      absent: { mcp: 'a public endpoint for a fleet owner\'s browser, authorised by a connect token rather than an API key' },
+      example: {
+        body: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', provider: 'vendor1_livelink', credentials: { username: 'fleet@acme.example', password: 's3cret' }, label: 'North yard' },
+        response: { connection_id: exampleConnection.id, provider: 'vendor1_livelink' },
+      },
+      handle: (_auth, { body }) => connect.connect(body),
+    }),
+    defineOperation({
+      name: 'connect_tokens_create',
+      method: 'POST',
+      path: '/admin/v1/connect-tokens',
+      scope: DOOR_SCOPE.operator,
+      audience: 'operator',
+      summary: 'Issue a connect token',
+      description:
+        'The hub issues a single-use connect token (15 minutes) for one organisation, optionally fixed to a provider, and ' +
+        'hands it to the fleet owner\'s connect page. The token is shown once; only its SHA-256 hash is stored.',
+      body: issueTokenBody,
+      output: issuedTokenSchema,
+      status: 201,
+      returns: 'the token, shown this once.',
+      errors: { not_found: 'No organisation with this slug.' },
+      hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
+      absent: { mcp: 'an operator call made with GATEWAY_ADMIN_TOKEN, not with an organisation\'s API key' },
+      example: {
+        body: { org: 'acme', provider: 'vendor1_livelink', label: 'North yard' },
+        response: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', expires_at: '2026-06-01T12:15:00.000Z', org: 'acme', provider: 'vendor1_livelink', label: 'North yard' },
+      },
+      handle: (_auth, { body }) => connectTokens.issue(body),
+    }),
+  ];
+}
