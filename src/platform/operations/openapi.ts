@@ -209,6 +209,8 @@ function operationObject(op: Operation, tag: string, schemas: SchemaCollector): 
     summary: op.summary,
     description: `${op.description}\n\n${ACCESS_NOTE[audience](op)}`,
     ...(audience === 'api' ? { 'x-required-scope': scopeText(op) } : {}),
+    // Why no MCP tool of this name exists (MCP clients and the Inspector check read it).
+    ...(op.absent?.mcp ? { 'x-mcp-absent': op.absent.mcp } : {}),
     security: SECURITY[audience],
     parameters: parameters(op, schemas),
     ...(body ? { requestBody: body } : {}),
