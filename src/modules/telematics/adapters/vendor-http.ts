@@ -55,6 +55,31 @@ function encodeBody(req: VendorRequest): { body?: string; contentType?: string }
   return {};
 }
 
+function urlOf(endpoint: ProviderEndpoint, req: VendorRequest): string {
+  return `${endpoint.baseUrl.replace(/\/+$/, '')}${req.path}`;
+}
+
+function unreachable(providerId: string, endpoint: ProviderEndpoint, err: unknown, timedOut: boolean): VendorUnavailableError {
+  if (timedOut || err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError) {
+    return new VendorUnavailableError(`${providerId} did not answer within ${endpoint.timeoutMs} ms`, 'timeout');
+  }
+  const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'network error';
+  return new VendorUnavailableError(`${providerId} could not be reached (${code})`, 'failed');
+}
+
+/** The error a non-2xx answer means; Retry-After is kept for 429 and every 5xx that says it. */
+function failureOf(providerId: string, req: VendorRequest, response: VendorResponse): Error {
+  const { status } = response;
+  if (status === 401 || status === 403) return new VendorRejectedError(req.rejected);
+  if (status === 400 && REFUSING_OAUTH_ERRORS.has(oauthErrorOf(response.body) ?? '')) return new VendorRejectedError(req.rejected);
+  const wait = status === 429 || status >= 500 ? retryAfterSeconds(response.headers['retry-after']) : undefined;
+  if (status === 429 || status === 503) {
+    const said = status === 429 ? 'is rate limiting the gateway' : 'is unavailable';
+    return new VendorUnavailableError(`${providerId} ${said} (HTTP ${status})`, 'failed', wait);
+  }
+  return new VendorUnavailableError(`${providerId} answered HTTP ${status}`, 'failed', wait);
+}
+
 /** A 2xx answer with its whole body, or the error the caller should surface. */
 export async function callVendor(providerId: string, endpoint: ProviderEndpoint, req: VendorRequest): Promise<VendorResponse> {
   const { body, contentType } = encodeBody(req);
@@ -62,7 +87,7 @@ export async function callVendor(providerId: string, endpoint: ProviderEndpoint,
   const signal = AbortSignal.timeout(endpoint.timeoutMs);
   let response: VendorResponse;
   try {
-    const res = await request(`${endpoint.baseUrl.replace(/\/+$/, '')}${req.path}`, {
+    const res = await request(urlOf(endpoint, req), {
       method: req.method ?? 'GET',
       dispatcher: agent,
       headers: { ...(contentType ? { 'content-type': contentType } : {}), ...req.headers },
@@ -71,22 +96,70 @@ export async function callVendor(providerId: string, endpoint: ProviderEndpoint,
     });
     response = { status: res.statusCode, headers: res.headers, body: await res.body.text() };
   } catch (err) {
-    if (signal.aborted || err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError) {
-      throw new VendorUnavailableError(`${providerId} did not answer within ${endpoint.timeoutMs} ms`, 'timeout');
+    throw unreachable(providerId, endpoint, err, signal.aborted);
+  }
+  if (response.status >= 200 && response.status < 300) return response;
+  throw failureOf(providerId, req, response);
+}
+
+/** A 2xx answer whose body is read chunk by chunk. */
+export interface VendorStream {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Each wait for the next chunk has the endpoint's timeout (the caller's own work between chunks does not count); leaving the loop early closes the answer. */
+  body: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * Like callVendor for answers too large to hold (an ISO fleet page of thousands of machines): the same errors, but the
+ * deadline covers connect + headers, then each chunk, so a consumer that pauses to hand on batches is not timed out.
+ */
+export async function streamVendor(providerId: string, endpoint: ProviderEndpoint, req: VendorRequest): Promise<VendorStream> {
+  const { body, contentType } = encodeBody(req);
+  const controller = new AbortController();
+  let timer = setTimeout(() => controller.abort(), endpoint.timeoutMs);
+  let res: Awaited<ReturnType<typeof request>>;
+  try {
+    res = await request(urlOf(endpoint, req), {
+      method: req.method ?? 'GET',
+      dispatcher: agent,
+      headers: { ...(contentType ? { 'content-type': contentType } : {}), ...req.headers },
+      body,
+      signal: controller.signal,
+    });
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      // Error answers are small: read whole, still under the first deadline, for the OAuth error and Retry-After.
+      throw failureOf(providerId, req, { status: res.statusCode, headers: res.headers, body: await res.body.text() });
     }
-    const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'network error';
-    throw new VendorUnavailableError(`${providerId} could not be reached (${code})`, 'failed');
+  } catch (err) {
+    clearTimeout(timer);
+    if (err instanceof VendorRejectedError || err instanceof VendorUnavailableError) throw err;
+    throw unreachable(providerId, endpoint, err, controller.signal.aborted);
   }
-  const { status } = response;
-  if (status >= 200 && status < 300) return response;
-  if (status === 401 || status === 403) throw new VendorRejectedError(req.rejected);
-  if (status === 400 && REFUSING_OAUTH_ERRORS.has(oauthErrorOf(response.body) ?? '')) throw new VendorRejectedError(req.rejected);
-  if (status === 429 || status === 503) {
-    const wait = retryAfterSeconds(response.headers['retry-after']);
-    const said = status === 429 ? 'is rate limiting the gateway' : 'is unavailable';
-    throw new VendorUnavailableError(`${providerId} ${said} (HTTP ${status})`, 'failed', wait);
+  clearTimeout(timer);
+  const answer = res;
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    const iterator = answer.body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+    let done = false;
+    try {
+      while (!done) {
+        timer = setTimeout(() => controller.abort(), endpoint.timeoutMs);
+        let step: IteratorResult<Uint8Array>;
+        try {
+          step = await iterator.next();
+        } catch (err) {
+          throw unreachable(providerId, endpoint, err, controller.signal.aborted);
+        } finally {
+          clearTimeout(timer);
+        }
+        done = step.done === true;
+        if (!done) yield step.value;
+      }
+    } finally {
+      if (!done) answer.body.destroy();
+    }
   }
-  throw new VendorUnavailableError(`${providerId} answered HTTP ${status}`, 'failed');
+  return { status: answer.statusCode, headers: answer.headers, body: chunks() };
 }
 
 /** The body as JSON; an unreadable answer is the vendor failing, not the fleet's fault. */

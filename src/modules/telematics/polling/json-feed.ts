@@ -1,0 +1,40 @@
+import { VendorUnavailableError } from '../adapters/adapter.js';
+import { refusedMessage } from '../adapters/vendor-auth.js';
+import { callVendor, parseJson } from '../adapters/vendor-http.js';
+import type { NormalizedEvent } from './event.js';
+import { Batcher, dataHeaders, type ReaderContext, type VendorReader } from './reader.js';
+
+/** One authenticated GET of a vendor's JSON API. */
+export async function getJson(ctx: ReaderContext, headers: Record<string, string>, path: string): Promise<unknown> {
+  const res = await callVendor(ctx.provider.id, ctx.endpoint, { path, headers: { ...headers, accept: 'application/json' }, rejected: refusedMessage(ctx.provider) });
+  return parseJson(ctx.provider.id, res);
+}
+
+/** A list endpoint of a JSON API: where its items are and the events of one item. */
+export interface JsonFeed {
+  path: string;
+  items(body: unknown): unknown[] | undefined;
+  events(ctx: ReaderContext, item: unknown): (NormalizedEvent | undefined)[];
+}
+
+/** Reads each feed of the provider in turn; an item the mapping cannot read is skipped, an answer without the list is the vendor failing. */
+export function jsonFeedReader(feeds: Readonly<Record<string, readonly JsonFeed[]>>): VendorReader {
+  return {
+    async *snapshot(ctx) {
+      const list = feeds[ctx.provider.id];
+      if (list === undefined) throw new Error(`no reader mapping for ${ctx.provider.id}`);
+      const headers = await dataHeaders(ctx);
+      const batcher = new Batcher(ctx);
+      for (const feed of list) {
+        const items = feed.items(await getJson(ctx, headers, feed.path));
+        if (items === undefined) throw new VendorUnavailableError(`${ctx.provider.id} answered ${feed.path} without its list`, 'failed');
+        for (const item of items) {
+          for (const event of feed.events(ctx, item)) batcher.add(event);
+          for (let batch = batcher.full(); batch !== undefined; batch = batcher.full()) yield batch;
+        }
+      }
+      const rest = batcher.rest();
+      if (rest !== undefined) yield rest;
+    },
+  };
+}
