@@ -1,6 +1,7 @@
 import type { ModuleDefinition } from '../../../platform/module-definition.js';
 import { ediOperations } from './messages.operations.js';
 import * as m0007 from './migrations/0007_edi_message_parent.js';
+import * as m0011 from './migrations/0011_edi_messages_raw_chunks.js';
 import { EdiService } from './messages.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './messages.tables.js';
@@ -27,5 +28,5 @@ export const ediMessagesModule: ModuleDefinition = {
     return { edi };
   },
   operations: (services) => ediOperations(services.edi),
-  migrations: { '0007_edi_message_parent': m0007 },
+  migrations: { '0007_edi_message_parent': m0007, '0011_edi_messages_raw_chunks': m0011 },
 };

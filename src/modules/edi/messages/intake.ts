@@ -184,7 +184,7 @@ export class InterchangeIntake {
   async receive(orgId: string, raw: Buffer): Promise<StoredAnswer> {
     const at = this.d.clock.now();
     const r: Received = { orgId, messageId: newId('msg', at), sha: sha256Hex(raw), at };
-    await messages.insertMessage(this.d.db, this.receivedRow(r, raw));
+    await messages.insertReceived(this.d.db, this.receivedRow(r, raw), raw);
     try {
       const text = decodeInterchange(raw);
       const first = parseX12(text);
@@ -210,7 +210,7 @@ export class InterchangeIntake {
       const bytes = bytesOf(raw, text, start, end);
       const at = this.d.clock.now();
       const child: Received = { orgId: r.orgId, messageId: newId('msg', at), sha: sha256Hex(bytes), at, parentId: r.messageId };
-      await messages.insertMessage(this.d.db, this.receivedRow(child, bytes));
+      await messages.insertReceived(this.d.db, this.receivedRow(child, bytes), bytes);
       const answer = await this.process(child, parsed).catch(async (err: unknown) => {
         await messages.updateMessage(this.d.db, r.orgId, child.messageId, { status: 'failed', updated_at: this.d.clock.now().toISOString() });
         throw err;
@@ -235,7 +235,7 @@ export class InterchangeIntake {
     return this.d.db.transaction().execute((tx) => this.settle(tx, r, settled, [], answer));
   }
 
-  private receivedRow(r: Received, raw: Buffer): messages.MessageRow {
+  private receivedRow(r: Received, raw: Buffer): Omit<messages.MessageRow, 'raw'> {
     return {
       id: r.messageId,
       org_id: r.orgId,
@@ -246,7 +246,6 @@ export class InterchangeIntake {
       status: 'received',
       size: raw.length,
       sha256: r.sha,
-      raw,
       errors: null,
       http_status: null,
       result: null,

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../../../platform/db/schema.js';
+import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
 import type { EdiDirection } from './messages.schemas.js';
 import type { EdiDocumentsTable, EdiInterchangesTable, EdiMessagesTable } from './messages.tables.js';
 
@@ -16,8 +16,30 @@ const SUMMARY_COLUMNS = [
   'related_id', 'parent_id', 'order_id', 'created_at', 'updated_at',
 ] as const;
 
-export async function insertMessage(db: Executor, row: MessageRow): Promise<void> {
-  await db.insertInto('edi_messages').values(row).execute();
+/** Bytes per chunk row: the database copies a bound value and then its row, so a body is never copied whole. */
+const RAW_CHUNK_BYTES = 64 * 1024;
+
+/** A received body's row with its bytes in chunk rows (`row.raw` stays empty), in one transaction: never a row with part of its bytes. */
+export async function insertReceived(db: Db, row: Omit<MessageRow, 'raw'>, raw: Buffer): Promise<void> {
+  await db.transaction().execute(async (tx) => {
+    await tx.insertInto('edi_messages').values({ ...row, raw: Buffer.alloc(0) }).execute();
+    for (let seq = 0; seq * RAW_CHUNK_BYTES < raw.length; seq++) {
+      const data = raw.subarray(seq * RAW_CHUNK_BYTES, (seq + 1) * RAW_CHUNK_BYTES);
+      await tx.insertInto('edi_message_chunks').values({ message_id: row.id, seq, org_id: row.org_id, data }).execute();
+    }
+  });
+}
+
+/** A message's bytes: its chunks when it has any, else the bytes kept on its row. */
+export async function readRaw(db: Executor, orgId: string, message: Pick<MessageRow, 'id' | 'raw'>): Promise<Buffer> {
+  const chunks = await db
+    .selectFrom('edi_message_chunks')
+    .select('data')
+    .where('org_id', '=', orgId)
+    .where('message_id', '=', message.id)
+    .orderBy('seq')
+    .execute();
+  return chunks.length === 0 ? message.raw : Buffer.concat(chunks.map((c) => c.data));
 }
 
 /** Rows per multi-row insert of messages: 17 columns each stays well under SQLite's 32,766 bound parameters. */

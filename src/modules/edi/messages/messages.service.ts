@@ -87,7 +87,7 @@ export class EdiService {
       ...summary,
       documents: documents.map(toDocumentView),
       errors: row.errors === null ? [] : errorsSchema.parse(JSON.parse(row.errors)),
-      x12: decodeInterchange(row.raw),
+      x12: decodeInterchange(await messages.readRaw(this.db, auth.orgId, row)),
     };
   }
 

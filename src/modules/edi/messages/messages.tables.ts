@@ -23,6 +23,7 @@ export interface EdiMessagesTable {
   status: MessageStatus;
   size: number;
   sha256: string;
+  /** The bytes, unless they are in edi_message_chunks (received bodies): then empty. */
   raw: Buffer;
   /** JSON: interchange-level findings. */
   errors: string | null;
@@ -36,6 +37,14 @@ export interface EdiMessagesTable {
   order_id: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** One piece of a received body's bytes, in `seq` order from 0. */
+export interface EdiMessageChunksTable {
+  message_id: string;
+  seq: number;
+  org_id: string;
+  data: Buffer;
 }
 
 /** One transaction set of a message. */
@@ -64,6 +73,7 @@ export interface EdiInterchangesTable {
 declare module '../../../platform/db/schema.js' {
   interface Database {
     edi_messages: EdiMessagesTable;
+    edi_message_chunks: EdiMessageChunksTable;
     edi_documents: EdiDocumentsTable;
     edi_interchanges: EdiInterchangesTable;
     edi_shipments: EdiShipmentsTable;

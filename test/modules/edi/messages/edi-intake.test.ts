@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, itChecksAuth } from '../../../support/auth-checks.js';
 import { dialects, type Harness } from '../../../support/harness.js';
 import type { OrderBody } from '../../orders/orders-support.js';
+import { readRaw } from '../../../../src/modules/edi/messages/messages.repository.js';
 import { readFixture } from '../x12/x12.fixtures.js';
 import { type EdiErrorBody, readBack, readEdiFixture, seedEdiCatalog, seedPartners, startEdiHarness, submit, type SubmitBody, submitOk } from '../edi-support.js';
 
@@ -54,6 +55,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     expect(res.statusCode, res.body).toBe(200);
     return res.json<{ message: MessageBody }>().message;
   };
+  const storedRow = (id: string) => h.gateway.database.db.selectFrom('edi_messages').select(['id', 'org_id', 'raw', 'size']).where('id', '=', id).executeTakeFirstOrThrow();
   const orderCount = async (): Promise<number> =>
     Number((await h.gateway.database.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   /** Replaces a fixed-width ISA field's value, keeping the ISA 106 characters long. */
@@ -301,9 +303,37 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     it('keeps bytes that are not UTF-8 exactly', async () => {
       const raw = Buffer.from([0x00, 0xff, 0xfe, 0x41]);
       const error = expectError(await submit(h, key, raw), 400, 'invalid_input');
-      const row = await h.gateway.database.db.selectFrom('edi_messages').select(['raw', 'size']).where('id', '=', (error.details as { message_id: string }).message_id).executeTakeFirstOrThrow();
-      expect(Buffer.compare(row.raw, raw)).toBe(0);
+      const row = await storedRow((error.details as { message_id: string }).message_id);
+      expect(Buffer.compare(await readRaw(h.gateway.database.db, row.org_id, row), raw)).toBe(0);
       expect(Number(row.size)).toBe(4);
+    });
+
+    it('keeps a body of many chunks byte for byte, its bytes outside the message row', async () => {
+      // Not UTF-8 (0xff here and there) and over 64 KB, so it spans chunk rows and reads back as Latin-1.
+      const raw = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i % 1000 === 999 ? 0xff : 0x41 + (i % 26))));
+      const error = expectError(await submit(h, key, raw), 400, 'invalid_input');
+      const id = (error.details as { message_id: string }).message_id;
+      const row = await storedRow(id);
+      expect(row.raw.length).toBe(0);
+      expect(Buffer.compare(await readRaw(h.gateway.database.db, row.org_id, row), raw)).toBe(0);
+      const stored = await message(id);
+      expect(Buffer.compare(Buffer.from(stored.x12, 'latin1'), raw)).toBe(0);
+      expect(stored.sha256).toBe(createHash('sha256').update(raw).digest('hex'));
+    });
+
+    it('reads a message stored before bodies were chunked from its row', async () => {
+      const { id: orgId } = await h.gateway.database.db.selectFrom('orgs').select('id').where('slug', '=', 'acme').executeTakeFirstOrThrow();
+      const x12 = readEdiFixture('po-4010-single.x12');
+      const at = '2026-01-01T00:00:00.000Z';
+      await h.gateway.database.db
+        .insertInto('edi_messages')
+        .values({
+          id: 'msg_legacy_inline', org_id: orgId, direction: 'inbound', partner_id: null, type: null, control_number: null, status: 'not_x12',
+          size: x12.length, sha256: createHash('sha256').update(x12).digest('hex'), raw: Buffer.from(x12, 'latin1'), errors: null,
+          http_status: 400, result: null, related_id: null, parent_id: null, order_id: null, created_at: at, updated_at: at,
+        })
+        .execute();
+      expect((await message('msg_legacy_inline')).x12).toBe(x12);
     });
 
     it('refuses JSON and other media types with 415', async () => {
