@@ -79,11 +79,12 @@ let connects = 0;
 /** A client address per connect, so fixtures never meet POST /connect's per-IP limit. */
 const nextClientIp = () => `10.77.${Math.floor(++connects / 250) % 250}.${(connects % 250) + 1}`;
 
-/** A connection made the way a fleet makes one: a connect token, then POST /connect (an OAuth provider: no vendor call). */
-async function newConnection(h: Harness, org: string): Promise<string> {
+/** A connection made the way a fleet makes one: a connect token, then POST /connect against the harness's vendor simulator. */
+async function newConnection(h: Harness, org: string, provider: 'vendor13' | 'vendor1_livelink' = 'vendor13'): Promise<string> {
   await seedOrg(h, org);
   const { connect_token } = await h.gateway.services.connectTokens.issue({ org });
-  const res = await h.request({ method: 'POST', url: '/connect', payload: { connect_token, provider: 'vendor11_operations_center' }, remoteAddress: nextClientIp() });
+  const credentials = provider === 'vendor13' ? { api_key: 'fixture-key-0001' } : { username: 'fleet@fixture.example', password: 'fixture-pass' };
+  const res = await h.request({ method: 'POST', url: '/connect', payload: { connect_token, provider, credentials }, remoteAddress: nextClientIp() });
   if (res.statusCode !== 200) throw new Error(`connect fixture: ${res.body}`);
   return res.json<{ connection_id: string }>().connection_id;
 }
@@ -120,6 +121,11 @@ export const FIXTURES: Record<string, Fixture> = {
 
   telematics_connections_list: async (h, org) => (await newConnection(h, org), { query: { limit: '5' } }),
   telematics_connections_get: async (h, org) => ({ params: { connection_id: await newConnection(h, org) } }),
+  telematics_connections_run: async (h, org) => ({ params: { connection_id: await newConnection(h, org) } }),
+  telematics_connections_replay: async (h, org) => ({
+    params: { connection_id: await newConnection(h, org, 'vendor1_livelink') },
+    body: { from: new Date(h.clock.now().getTime() - 6 * 3600_000).toISOString(), to: h.clock.now().toISOString() },
+  }),
 
   edi_submit: async (h, org) => ({ body: await newInterchange(h, org) }),
   edi_messages_list: async (h, org) => (await newMessage(h, org), { query: { limit: '5' } }),

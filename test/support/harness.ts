@@ -7,6 +7,7 @@ import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { CreatedKey } from '../../src/platform/auth/api-keys.service.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import type { ModuleDefinition } from '../../src/platform/module-definition.js';
+import { sharedVendorSim } from './shared-vendor-sim.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,8 +81,8 @@ export async function startHarness(dialect: DialectName, opts: HarnessOptions = 
     KEY_CACHE_TTL_MS: '2000',
     ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
     GATEWAY_ADMIN_TOKEN: HARNESS_ADMIN_TOKEN,
-    // Every provider configured, at a port nothing listens on: OAuth connects work, vendor calls fail (502) unless a test runs the simulator.
-    VENDOR_SIM_URL: 'http://127.0.0.1:9',
+    // Every provider at the process's shared simulator, so fixtures can connect and poll; a test can point elsewhere.
+    VENDOR_SIM_URL: (await sharedVendorSim()).url,
     ...opts.env,
   });
   const gateway = await createGateway(config, {

@@ -1,4 +1,5 @@
-import type { Executor } from '../../platform/db/schema.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database, Executor } from '../../platform/db/schema.js';
 import type { TelematicsConnectionsTable } from './telematics.tables.js';
 
 export type ConnectionRow = TelematicsConnectionsTable;
@@ -11,10 +12,24 @@ export function findConnection(db: Executor, orgId: string, id: string): Promise
   return db.selectFrom('telematics_connections').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * The rows that read as `status`: a pending consent past its time reads as consent_expired (connections.service
+ * statusOf), so the two filters look at the consent time too.
+ */
+function statusFilter(status: string, now: string) {
+  return (eb: ExpressionBuilder<Database, 'telematics_connections'>) => {
+    if (status === 'consent_expired') return eb.or([eb('status', '=', status), eb.and([eb('status', '=', 'pending_consent'), eb('consent_expires_at', '<=', now)])]);
+    if (status === 'pending_consent') return eb.and([eb('status', '=', status), eb('consent_expires_at', '>', now)]);
+    return eb('status', '=', status);
+  };
+}
+
 /** Newest first, `limit + 1` rows from below `beforeId` (the page helper cuts the extra one). */
-export function listConnections(db: Executor, orgId: string, limit: number, beforeId?: string): Promise<ConnectionRow[]> {
+export function listConnections(db: Executor, orgId: string, page: { limit: number; beforeId?: string | undefined; status?: string | undefined; nowIso: string }): Promise<ConnectionRow[]> {
+  const { limit, beforeId, status, nowIso } = page;
   let query = db.selectFrom('telematics_connections').selectAll().where('org_id', '=', orgId);
   if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+  if (status !== undefined) query = query.where(statusFilter(status, nowIso));
   return query.orderBy('id', 'desc').limit(limit + 1).execute();
 }
 
@@ -42,4 +57,32 @@ export async function endConsent(
 /** Stores refreshed OAuth tokens, or marks the connection reauth_required (tokens kept for the record) when the vendor refused. */
 export async function updateOAuth(db: Executor, id: string, change: Partial<Pick<ConnectionRow, 'status' | 'oauth_tokens_ciphertext'>> & { updated_at: string }): Promise<void> {
   await db.updateTable('telematics_connections').set(change).where('id', '=', id).execute();
+}
+
+/** Claims the connection for one poll (or replay) if nobody holds it, or the holder's claim ran out; true when this call did. */
+export async function claimLease(db: Executor, id: string, owner: string, nowIso: string, untilIso: string): Promise<boolean> {
+  const result = await db
+    .updateTable('telematics_connections')
+    .set({ lease_owner: owner, lease_until: untilIso })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowIso)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** Records how a poll ended and gives the claim back (only the holder's). */
+export async function finishPoll(
+  db: Executor,
+  id: string,
+  owner: string,
+  change: Partial<Pick<ConnectionRow, 'status' | 'cursors' | 'breaker_state' | 'consecutive_failures' | 'open_until' | 'cooldown_s' | 'last_run' | 'last_error' | 'next_poll_at'>> & {
+    updated_at: string;
+  },
+): Promise<void> {
+  await db
+    .updateTable('telematics_connections')
+    .set({ ...change, lease_owner: null, lease_until: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .execute();
 }

@@ -6,6 +6,7 @@ import { notFound } from '../../platform/http/errors.js';
 import { decodeCursor, page } from '../../platform/http/pagination.js';
 import { z } from 'zod';
 import * as repo from './connections.repository.js';
+import { parseCursors } from './polling/cursors.js';
 import { findProvider } from './providers.js';
 import type { Connection, ConnectionStatus, ListConnectionsQuery } from './telematics.schemas.js';
 
@@ -26,8 +27,13 @@ function present(row: repo.ConnectionRow, now: Date): Connection {
     label: row.label,
     status,
     credentials_hint: row.credentials_hint,
-    poll_interval_seconds: row.poll_interval_seconds,
+    poll_interval_s: row.poll_interval_s,
     consent_expires_at: status === 'pending_consent' ? row.consent_expires_at : null,
+    cursors: parseCursors(row.cursors),
+    breaker: { state: row.breaker_state as Connection['breaker']['state'], consecutive_failures: row.consecutive_failures, open_until: row.open_until },
+    next_poll_at: row.next_poll_at,
+    last_run: row.last_run === null ? null : (JSON.parse(row.last_run) as Connection['last_run']),
+    last_error: row.last_error === null ? null : (JSON.parse(row.last_error) as Connection['last_error']),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -48,8 +54,8 @@ export class ConnectionsService {
   /** For the operator's CLI: an org's connections without a key. */
   async listOf(orgId: string, query: ListConnectionsQuery): Promise<{ connections: Connection[]; next_cursor: string | null }> {
     const after = decodeCursor(query.cursor, cursorSchema);
-    const rows = await repo.listConnections(this.db, orgId, query.limit, after?.id);
     const now = this.clock.now();
+    const rows = await repo.listConnections(this.db, orgId, { limit: query.limit, beforeId: after?.id, status: query.status, nowIso: now.toISOString() });
     const { items, next_cursor } = page(rows, query.limit, (row) => ({ id: row.id }));
     return { connections: items.map((row) => present(row, now)), next_cursor };
   }

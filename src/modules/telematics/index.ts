@@ -4,7 +4,9 @@ import { ConnectTokensService } from './connect-tokens.service.js';
 import { ConnectionsService } from './connections.service.js';
 import * as m0008 from './migrations/0008_telematics.js';
 import * as m0010 from './migrations/0010_telematics_connections.js';
+import * as m0012 from './migrations/0012_telematics_polling.js';
 import { OAuthConsentService } from './oauth-consent.service.js';
+import { PollService } from './poll.service.js';
 import { ProviderEndpoints } from './provider-endpoints.js';
 import { telematicsOperations } from './telematics.operations.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -16,6 +18,7 @@ declare module '../../platform/module-definition.js' {
     connections: ConnectionsService;
     connect: ConnectService;
     oauthConsent: OAuthConsentService;
+    polling: PollService;
   }
 }
 
@@ -30,11 +33,13 @@ export const telematicsModule: ModuleDefinition = {
     const endpoints = new ProviderEndpoints(config);
     const publicUrl = (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
     const connect = new ConnectService(db, clock, vault, endpoints, publicUrl);
+    const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
     return {
       connectTokens: new ConnectTokensService(db, clock, orgs),
       connections: new ConnectionsService(db, clock),
       connect,
-      oauthConsent: new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl),
+      oauthConsent,
+      polling: new PollService(db, clock, vault, endpoints, oauthConsent),
     };
   },
   operations: (services) => telematicsOperations(services),
@@ -57,7 +62,7 @@ export const telematicsModule: ModuleDefinition = {
       render: (query) => oauthConsent.complete(query),
     },
   ],
-  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010 },
+  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012 },
   encryptedColumns: [
     { table: 'telematics_connections', idColumn: 'id', column: 'credentials_ciphertext' },
     { table: 'telematics_connections', idColumn: 'id', column: 'oauth_tokens_ciphertext' },

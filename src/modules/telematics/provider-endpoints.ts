@@ -7,7 +7,8 @@ import { findProvider, PROVIDERS, type Provider } from './providers.js';
 /** A vendor URL is operator configuration only (no request field ever names one): http(s), no credentials in it. */
 const vendorUrl = z
   .url({ protocol: /^https?$/ })
-  .refine((v) => new URL(v).username === '' && new URL(v).password === '', 'must not carry credentials')
+  // Zod runs this even when the URL check failed, so an unparsable value is left to that check's message.
+  .refine((v) => !URL.canParse(v) || (new URL(v).username === '' && new URL(v).password === ''), 'must not carry credentials')
   .transform((v) => v.replace(/\/+$/, ''));
 
 const providerSettings = z.strictObject({

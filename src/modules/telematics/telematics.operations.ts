@@ -3,7 +3,19 @@ import { defineOperation, DOOR_SCOPE, type Operation, READ } from '../../platfor
 import type { ConnectService } from './connect.service.js';
 import type { ConnectTokensService } from './connect-tokens.service.js';
 import type { ConnectionsService } from './connections.service.js';
-import { connectBody, connectionParams, connectionSchema, connectOutput, issuedTokenSchema, issueTokenBody, listConnectionsQuery } from './telematics.schemas.js';
+import type { PollService } from './poll.service.js';
+import {
+  connectBody,
+  connectionParams,
+  connectionSchema,
+  connectOutput,
+  issuedTokenSchema,
+  issueTokenBody,
+  listConnectionsQuery,
+  pollOutput,
+  replayBody,
+  replayOutput,
+} from './telematics.schemas.js';
 
 /** Spec section 8: POST /connect takes at most 16 KB and 10 requests per minute per client IP. */
 export const CONNECT_MAX_BODY_BYTES = 16 * 1024;
@@ -16,8 +28,13 @@ const exampleConnection = {
   label: 'North yard',
   status: 'active',
   credentials_hint: 'fl***@acme.example',
-  poll_interval_seconds: 300,
+  poll_interval_s: 300,
   consent_expires_at: null,
+  cursors: { snapshot_at: '2026-06-01T12:05:00.000Z', elements: { location: '2026-06-01T12:04:31.000Z', operating_hours: '2026-06-01T12:00:00.000Z' } },
+  breaker: { state: 'closed', consecutive_failures: 0, open_until: null },
+  next_poll_at: '2026-06-01T12:10:00.000Z',
+  last_run: { started_at: '2026-06-01T12:05:00.000Z', finished_at: '2026-06-01T12:05:02.100Z', events: 50, outcome: 'ok' },
+  last_error: null,
   created_at: '2026-06-01T12:00:00.000Z',
   updated_at: '2026-06-01T12:00:00.000Z',
 };
@@ -26,10 +43,11 @@ export interface TelematicsOperationServices {
   connections: ConnectionsService;
   connect: ConnectService;
   connectTokens: ConnectTokensService;
+  polling: PollService;
 }
 
 /** The telematics operations: connection reads (API keys, REST and MCP), the public connect and the operator's token issue. */
-export function telematicsOperations({ connections, connect, connectTokens }: TelematicsOperationServices): Operation[] {
+export function telematicsOperations({ connections, connect, connectTokens, polling }: TelematicsOperationServices): Operation[] {
   return [
     defineOperation({
       name: 'telematics_connections_list',
@@ -38,8 +56,9 @@ export function telematicsOperations({ connections, connect, connectTokens }: Te
       scope: 'telematics:read',
       summary: 'List telematics connections',
       description:
-        "List your organisation's linked telematics accounts, newest first: provider, label, status and a masked hint of " +
-        'the credentials (never the credentials). Pass `next_cursor` back as `cursor` for the next page.',
+        "List your organisation's linked telematics accounts, newest first, with their health: status, poll interval, " +
+        'cursors, circuit breaker, last run, last error, and a masked hint of the credentials (never the credentials). ' +
+        'Filter by `status`; pass `next_cursor` back as `cursor` for the next page.',
       query: listConnectionsQuery,
       output: z.object({ connections: z.array(connectionSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
       status: 200,
@@ -65,6 +84,62 @@ export function telematicsOperations({ connections, connect, connectTokens }: Te
       hints: READ,
       example: { params: { connection_id: exampleConnection.id }, response: { connection: exampleConnection } },
       handle: (auth, { params }) => connections.get(auth, params.connection_id),
+    }),
+    defineOperation({
+      name: 'telematics_connections_run',
+      method: 'POST',
+      path: '/v1/telematics/connections/:connection_id/run',
+      scope: 'telematics:write',
+      summary: 'Poll a telematics connection now',
+      description:
+        'Polls the vendor for this connection now and waits for it: new readings become `telematics.event`s for the hub ' +
+        'and the cursors move. Answers how many events were queued and the cursors after. 409 while another poll or ' +
+        'replay of it runs, or when it cannot be polled (reauth_required, consent pending or expired).',
+      params: connectionParams,
+      output: pollOutput,
+      status: 200,
+      returns: 'the events queued and the cursors after the poll.',
+      errors: {
+        not_found: 'No connection with this id in your organisation.',
+        conflict: 'A poll or replay of it is running, or it cannot be polled (the message says why).',
+        upstream_failure: 'The vendor could not be reached or failed; counted by the circuit breaker.',
+        upstream_timeout: 'The vendor did not answer in time; counted by the circuit breaker.',
+        unavailable: 'The provider is not configured on this gateway.',
+      },
+      hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+      example: { params: { connection_id: exampleConnection.id }, response: { events_enqueued: 50, cursors: exampleConnection.cursors } },
+      handle: (auth, { params }) => polling.run(auth, params.connection_id),
+    }),
+    defineOperation({
+      name: 'telematics_connections_replay',
+      method: 'POST',
+      path: '/v1/telematics/connections/:connection_id/replay',
+      scope: 'telematics:write',
+      summary: 'Replay a window of telematics history',
+      description:
+        "Re-reads `from`..`to` (at most 31 days, not in the future) from the vendor's time-series endpoints and queues " +
+        'the readings for the hub again with the same event ids (the hub drops those it has). The cursors do not move. ' +
+        'ISO 15143-3 feeds only: other providers keep no history the gateway can read (422).',
+      params: connectionParams,
+      body: replayBody,
+      output: replayOutput,
+      status: 200,
+      returns: 'the events queued and the window.',
+      errors: {
+        not_found: 'No connection with this id in your organisation.',
+        conflict: 'A poll or replay of it is running, or it cannot be polled.',
+        unprocessable: 'The provider has no history endpoint.',
+        upstream_failure: 'The vendor could not be reached or failed.',
+        upstream_timeout: 'The vendor did not answer in time.',
+        unavailable: 'The provider is not configured on this gateway.',
+      },
+      hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+      example: {
+        params: { connection_id: exampleConnection.id },
+        body: { from: '2026-05-01T00:00:00Z', to: '2026-05-08T00:00:00Z' },
+        response: { events_enqueued: 1680, from: '2026-05-01T00:00:00.000Z', to: '2026-05-08T00:00:00.000Z' },
+      },
+      handle: (auth, { params, body }) => polling.replay(auth, params.connection_id, body),
     }),
     defineOperation({
       name: 'telematics_connect',

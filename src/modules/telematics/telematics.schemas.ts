@@ -17,8 +17,27 @@ export const connectionSchema = z
     label: z.string().nullable(),
     status: z.enum(CONNECTION_STATUSES).describe('active, pending_consent (OAuth consent not given yet), consent_expired, reauth_required, paused.'),
     credentials_hint: z.string().nullable().describe('A masked hint of the credentials (`fl***@acme.example`, `••••ab12`); the credentials themselves are never returned.'),
-    poll_interval_seconds: z.number().int(),
+    poll_interval_s: z.number().int(),
     consent_expires_at: timestamp.nullable().describe('While consent is pending: when the authorize link stops working.'),
+    cursors: z
+      .object({
+        snapshot_at: timestamp.nullable().describe('When the last successful poll started.'),
+        elements: z.record(z.string(), z.string()).describe('Per event type, the newest reading sent to the hub.'),
+      })
+      .describe('Where polling stands; a replay leaves it as it is.'),
+    breaker: z
+      .object({
+        state: z.enum(['closed', 'open', 'half_open']),
+        consecutive_failures: z.number().int(),
+        open_until: timestamp.nullable(),
+      })
+      .describe('The circuit breaker: open after 5 failed polls in a row, for 1 to 30 minutes; then one trial poll.'),
+    next_poll_at: timestamp.nullable().describe('When the poller will poll it next; null: as soon as it can.'),
+    last_run: z
+      .object({ started_at: timestamp, finished_at: timestamp, events: z.number().int(), outcome: z.enum(['ok', 'failed']) })
+      .nullable()
+      .describe('The last poll: when, how many events it queued for the hub, how it ended.'),
+    last_error: z.object({ at: timestamp, message: z.string() }).nullable().describe('The last failure, kept after later successes.'),
     created_at: timestamp,
     updated_at: timestamp,
   })
@@ -26,6 +45,7 @@ export const connectionSchema = z
 export type Connection = z.infer<typeof connectionSchema>;
 
 export const listConnectionsQuery = z.strictObject({
+  status: z.enum(CONNECTION_STATUSES).optional().describe('Only connections in this status.'),
   limit: limitParam(200, 50).describe('Connections per page, 1-200 (default 50).'),
   cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });
@@ -80,4 +100,35 @@ export const issuedTokenSchema = z.object({
   org: z.string(),
   provider: z.string().nullable(),
   label: z.string().nullable(),
+});
+
+const zonedInstant = (what: string) =>
+  z.iso.datetime({ offset: true, error: `${what} must be an ISO 8601 timestamp with a zone (Z or +hh:mm)` }).transform((v) => new Date(v));
+
+const bothInstants = (w: { from: unknown; to: unknown }) => w.from instanceof Date && w.to instanceof Date;
+
+/** Spec section 8: a replay window is at most 31 days. */
+export const REPLAY_MAX_DAYS = 31;
+
+export const replayBody = z
+  .strictObject({
+    from: zonedInstant('from').describe('Start of the window (inclusive), ISO 8601 with a zone.'),
+    to: zonedInstant('to').describe('End of the window, ISO 8601 with a zone; not in the future.'),
+  })
+  // Zod runs object checks even when a field failed: each rule judges two valid instants only.
+  .refine((w) => !bothInstants(w) || w.from < w.to, { error: 'from must be before to', path: ['from'] })
+  .refine((w) => !bothInstants(w) || w.to.getTime() - w.from.getTime() <= REPLAY_MAX_DAYS * 86_400_000, {
+    error: `the window is at most ${REPLAY_MAX_DAYS} days`,
+    path: ['to'],
+  });
+
+export const pollOutput = z.object({
+  events_enqueued: z.number().int().describe('Events queued for the hub by this poll.'),
+  cursors: z.object({ snapshot_at: z.string().nullable(), elements: z.record(z.string(), z.string()) }).describe('The cursors after it.'),
+});
+
+export const replayOutput = z.object({
+  events_enqueued: z.number().int().describe('Events queued for the hub (the hub drops those it already has, by id).'),
+  from: timestamp,
+  to: timestamp,
 });

@@ -37,9 +37,26 @@ export interface TelematicsConnectionsTable {
   consent_expires_at: string | null;
   /** The connect token that created it: unique, so one token makes one connection whatever races. */
   connect_token_hash: string;
-  poll_interval_seconds: number;
+  poll_interval_s: number;
   created_at: string;
   updated_at: string;
+  /** When the poller should next poll it; null: at once. */
+  next_poll_at: string | null;
+  /** The process polling it now, and until when its claim holds (a dead process's claim runs out). */
+  lease_owner: string | null;
+  lease_until: string | null;
+  /** JSON: `{ snapshot_at, elements: { <event type>: <latest observed_at> } }`; moves only with a successful poll's events. */
+  cursors: string | null;
+  /** closed | open | half_open */
+  breaker_state: string;
+  consecutive_failures: number;
+  open_until: string | null;
+  /** The breaker's current cooldown (doubles from 60 s to 30 min while trials fail); 0 when closed. */
+  cooldown_s: number;
+  /** JSON: `{ started_at, finished_at, events, outcome }` of the last poll. */
+  last_run: string | null;
+  /** JSON: `{ at, message }` of the last failure. */
+  last_error: string | null;
 }
 
 declare module '../../platform/db/schema.js' {

@@ -211,7 +211,7 @@ describe.each(dialects)('POST /connect (%s)', (dialect) => {
         provider_group: provider.group,
         label: `${provider.id} yard`,
         status: provider.group === 'oem_oauth' ? 'pending_consent' : 'active',
-        poll_interval_seconds: provider.minPollSeconds,
+        poll_interval_s: provider.minPollSeconds,
       });
     }
     expect(await connectionCount()).toBe(before + PROVIDERS.filter((p) => p.group !== 'stub').length);

@@ -59,6 +59,8 @@ describe('provider endpoints (operator configuration)', () => {
   it('refuses a missing file and a bad URL in the environment', () => {
     expect(() => new ProviderEndpoints(settings({ PROVIDERS_CONFIG: join(dir, 'nope.json') }), {})).toThrow(/cannot read/);
     expect(() => new ProviderEndpoints(settings(), { PROVIDER_VENDOR6_LIDA_BASE_URL: 'ftp://x.example' })).toThrow(/PROVIDER_VENDOR6_LIDA_BASE_URL/);
+    expect(() => new ProviderEndpoints(settings(), { PROVIDER_VENDOR6_LIDA_BASE_URL: 'not a url' })).toThrow(ConfigError);
+    expect(() => new ProviderEndpoints(settings({ PROVIDERS_CONFIG: file({ providers: { vendor6_lida: { base_url: 'not a url' } } }) }), {})).toThrow(ConfigError);
   });
 
   it('refuses a wildcard or a path in CONNECT_ALLOWED_ORIGINS', () => {

@@ -16,7 +16,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('consent_verifier_ciphertext', 'text')
     .addColumn('consent_expires_at', 'text')
     .addColumn('connect_token_hash', 'text', (c) => c.notNull().unique())
-    .addColumn('poll_interval_seconds', 'integer', (c) => c.notNull())
+    .addColumn('poll_interval_s', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import type { AuthContext } from '../../platform/auth/scopes.js';
+import { requireScope } from '../../platform/auth/scopes.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Db, Executor } from '../../platform/db/schema.js';
+import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
+import { enqueueDeliveries, hubDelivery } from '../../platform/outbox/outbox.js';
+import type { SecretVault } from '../../platform/secrets/vault.js';
+import { type Credentials, VendorRejectedError } from './adapters/adapter.js';
+import * as repo from './connections.repository.js';
+import { statusOf } from './connections.service.js';
+import type { OAuthConsentService } from './oauth-consent.service.js';
+import type { ProviderEndpoints } from './provider-endpoints.js';
+import { findProvider, type Provider } from './providers.js';
+import { vendorError } from './vendor-errors.js';
+import { admission, afterFailure, type Breaker, CLOSED } from './polling/breaker.js';
+import { advance, type Cursors, isNew, parseCursors, readFrom } from './polling/cursors.js';
+import type { NormalizedEvent } from './polling/event.js';
+import { readerFor } from './polling/index.js';
+import type { ReaderContext, VendorReader } from './polling/reader.js';
+
+export const TELEMATICS_EVENT = 'telematics.event';
+/** How long one poll may hold a connection; a process that dies mid-poll frees it after this. */
+export const POLL_LEASE_MS = 10 * 60 * 1000;
+
+export interface PollResult {
+  events_enqueued: number;
+  cursors: Cursors;
+}
+
+export interface ReplayResult {
+  events_enqueued: number;
+  from: string;
+  to: string;
+}
+
+const breakerOf = (row: repo.ConnectionRow): Breaker => ({
+  state: row.breaker_state as Breaker['state'],
+  consecutive_failures: row.consecutive_failures,
+  open_until: row.open_until,
+  cooldown_s: row.cooldown_s,
+});
+
+/** Why a connection cannot be polled now, or undefined when it can. */
+function notPollable(row: repo.ConnectionRow, now: Date): string | undefined {
+  const status = statusOf(row, now);
+  if (status === 'reauth_required') return 'the vendor refused the stored credentials: the fleet must connect again with a new connect token';
+  if (status === 'pending_consent') return 'consent has not been given at the vendor yet';
+  if (status === 'consent_expired') return 'consent was not given in time: the fleet must connect again';
+  return undefined;
+}
+
+/**
+ * Polls connections: reads the vendor into normalized events, queues them for the hub as `telematics.event` in
+ * batches, and moves the cursors in the transaction that writes the last batch, so a crash mid-poll repeats work
+ * (the hub drops repeats by event id) and never skips it. Failures feed the connection's circuit breaker.
+ */
+export class PollService {
+  /** This process, as the holder of the claims it takes. */
+  readonly owner = `poll:${process.pid}:${randomBytes(4).toString('hex')}`;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly vault: SecretVault,
+    private readonly endpoints: ProviderEndpoints,
+    private readonly oauth: OAuthConsentService,
+  ) {}
+
+  /** POST .../run: polls now and waits for it; 409 while another poll holds it or when it cannot be polled. */
+  async run(auth: AuthContext, id: string): Promise<PollResult> {
+    requireScope(auth, 'telematics:write');
+    const row = await this.claim(auth.orgId, id);
+    return this.pollClaimed(row);
+  }
+
+  /** POST .../replay: re-reads a past window from the vendor's time series; cursors stay where they are. */
+  async replay(auth: AuthContext, id: string, window: { from: Date; to: Date }): Promise<ReplayResult> {
+    requireScope(auth, 'telematics:write');
+    // "Not in the future" is on the gateway's clock, so it is checked here rather than in the schema.
+    if (window.to > this.clock.now()) throw invalidInput('to must not be in the future', [{ path: 'to', message: 'must not be in the future' }]);
+    const row = await this.claim(auth.orgId, id);
+    const release = () => repo.finishPoll(this.db, row.id, this.owner, { updated_at: this.clock.now().toISOString() });
+    try {
+      const { reader, ctx } = await this.readerOf(row, undefined);
+      if (reader.series === undefined) throw unprocessable(`${row.provider} keeps no history the gateway can read: only ISO 15143-3 feeds can be replayed`);
+      let enqueued = 0;
+      for await (const batch of reader.series(ctx, { start: window.from, end: window.to })) {
+        await this.db.transaction().execute((tx) => this.enqueue(tx, row.org_id, batch));
+        enqueued += batch.length;
+      }
+      return { events_enqueued: enqueued, from: window.from.toISOString(), to: window.to.toISOString() };
+    } catch (err) {
+      throw vendorError(err, row.provider);
+    } finally {
+      await release();
+    }
+  }
+
+  /** One scheduled or manual poll of a connection this process holds; records the outcome and frees the claim. */
+  async pollClaimed(row: repo.ConnectionRow): Promise<PollResult> {
+    const started = this.clock.now();
+    let cursors = parseCursors(row.cursors);
+    const trial = admission(breakerOf(row), started) !== 'go';
+    try {
+      const { reader, ctx } = await this.readerOf(row, readFrom(cursors));
+      let enqueued = 0;
+      let held: NormalizedEvent[] = [];
+      // The newest batch is held back, to be written with the cursors in the poll's last transaction.
+      for await (const batch of reader.snapshot(ctx)) {
+        const fresh = batch.filter((e) => isNew(cursors, e));
+        if (fresh.length === 0) continue;
+        if (held.length > 0) await this.db.transaction().execute((tx) => this.enqueue(tx, row.org_id, held));
+        enqueued += fresh.length;
+        cursors = advance(cursors, fresh);
+        held = fresh;
+      }
+      const finished = this.clock.now();
+      cursors = { ...cursors, snapshot_at: started.toISOString() };
+      const done = { ...CLOSED, last: { started_at: started.toISOString(), finished_at: finished.toISOString(), events: enqueued, outcome: 'ok' } };
+      await this.db.transaction().execute(async (tx) => {
+        await this.enqueue(tx, row.org_id, held);
+        await repo.finishPoll(tx, row.id, this.owner, {
+          cursors: JSON.stringify(cursors),
+          breaker_state: done.state,
+          consecutive_failures: done.consecutive_failures,
+          open_until: done.open_until,
+          cooldown_s: done.cooldown_s,
+          last_run: JSON.stringify(done.last),
+          next_poll_at: new Date(finished.getTime() + row.poll_interval_s * 1000).toISOString(),
+          updated_at: finished.toISOString(),
+        });
+      });
+      return { events_enqueued: enqueued, cursors };
+    } catch (err) {
+      await this.recordFailure(row, started, err, trial);
+      if (err instanceof VendorRejectedError) throw conflict(`${row.provider} refused the stored credentials; the connection now needs reconnecting (reauth_required)`);
+      throw vendorError(err, row.provider);
+    }
+  }
+
+  private async claim(orgId: string, id: string): Promise<repo.ConnectionRow> {
+    const row = await repo.findConnection(this.db, orgId, id);
+    if (row === undefined) throw notFound(`connection ${id}`);
+    const now = this.clock.now();
+    const why = notPollable(row, now);
+    if (why !== undefined) throw conflict(`connection ${id} cannot be polled: ${why}`);
+    if (!(await repo.claimLease(this.db, id, this.owner, now.toISOString(), new Date(now.getTime() + POLL_LEASE_MS).toISOString()))) {
+      throw conflict(`a poll or replay of connection ${id} is already running`);
+    }
+    return row;
+  }
+
+  private async readerOf(row: repo.ConnectionRow, since: Date | undefined): Promise<{ reader: VendorReader; ctx: ReaderContext }> {
+    const provider = findProvider(row.provider);
+    const endpoint = provider === undefined ? undefined : this.endpoints.of(provider);
+    const reader = provider === undefined ? undefined : readerFor(provider);
+    if (provider === undefined || endpoint === undefined || reader === undefined) throw new AppError('unavailable', `${row.provider} is not configured on this gateway`);
+    const auth = await this.authOf(row, provider);
+    return { reader, ctx: { provider, endpoint, auth, connectionId: row.id, ...(since === undefined ? {} : { since }) } };
+  }
+
+  private async authOf(row: repo.ConnectionRow, provider: Provider): Promise<ReaderContext['auth']> {
+    if (provider.auth === 'oauth_authorization_code') return { accessToken: await this.oauth.accessToken(row.org_id, row.id) };
+    if (row.credentials_ciphertext === null) throw new VendorRejectedError(`${row.provider} connection holds no credentials`);
+    return { credentials: JSON.parse(await this.vault.decrypt(row.credentials_ciphertext, row.id)) as Credentials };
+  }
+
+  private async enqueue(tx: Executor, orgId: string, events: readonly NormalizedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    await enqueueDeliveries(
+      tx as Parameters<typeof enqueueDeliveries>[0],
+      events.map((event) => hubDelivery({ type: TELEMATICS_EVENT, orgId, data: event, at: new Date(event.observed_at), id: event.id })),
+    );
+  }
+
+  /** A failed poll: credentials refused -> reauth_required; anything else counts against the breaker. Cursors stay. */
+  private async recordFailure(row: repo.ConnectionRow, started: Date, err: unknown, trial: boolean): Promise<void> {
+    const now = this.clock.now();
+    const message = err instanceof Error ? err.message : String(err);
+    const lastRun = JSON.stringify({ started_at: started.toISOString(), finished_at: now.toISOString(), events: 0, outcome: 'failed' });
+    const lastError = JSON.stringify({ at: now.toISOString(), message });
+    if (err instanceof VendorRejectedError) {
+      await repo.finishPoll(this.db, row.id, this.owner, { status: 'reauth_required', last_run: lastRun, last_error: lastError, updated_at: now.toISOString() });
+      return;
+    }
+    const breaker = afterFailure(trial ? { ...breakerOf(row), state: 'half_open' } : breakerOf(row), now);
+    const retryAfter = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
+    const nextPoll = Math.max(now.getTime() + row.poll_interval_s * 1000, breaker.open_until ? Date.parse(breaker.open_until) : 0, retryAfter ? now.getTime() + retryAfter * 1000 : 0);
+    await repo.finishPoll(this.db, row.id, this.owner, {
+      breaker_state: breaker.state,
+      consecutive_failures: breaker.consecutive_failures,
+      open_until: breaker.open_until,
+      cooldown_s: breaker.cooldown_s,
+      last_run: lastRun,
+      last_error: lastError,
+      next_poll_at: new Date(nextPoll).toISOString(),
+      updated_at: now.toISOString(),
+    });
+  }
+}

@@ -1,0 +1,197 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FAILURES_TO_OPEN } from '../../../../src/modules/telematics/polling/breaker.js';
+import { startHubSim, type HubSim } from '../../../../src/sim/hub-sim.js';
+import { startVendorSim, type VendorSim } from '../../../../src/sim/vendor-sim.js';
+import { dialects, type Harness, startHarness } from '../../../support/harness.js';
+
+type Json = Record<string, unknown>;
+interface Connection {
+  id: string;
+  status: string;
+  cursors: { snapshot_at: string | null; elements: Record<string, string> };
+  breaker: { state: string; consecutive_failures: number; open_until: string | null };
+  last_run: { events: number; outcome: string } | null;
+  last_error: { message: string } | null;
+  next_poll_at: string | null;
+}
+
+const CREDENTIALS: Record<string, Json | undefined> = {
+  vendor1_livelink: { username: 'fleet@acme.example', password: 'pw' },
+  vendor5_visionlink: { username: 'client-1', password: 'secret' },
+  vendor13: { api_key: 'key-0001' },
+  vendor18_tyresense: { username: 'fleet', password: 'pw' },
+};
+
+describe.each(dialects)('telematics polling (%s)', (dialect) => {
+  let h: Harness;
+  let sim: VendorSim;
+  let hub: HubSim;
+  let key: string;
+  let ip = 0;
+
+  beforeAll(async () => {
+    hub = await startHubSim();
+    h = await startHarness(dialect, { env: { HUB_URL: hub.url } });
+    sim = await startVendorSim({ fleetSize: 7, pageSize: 3, now: () => h.clock.now() });
+    h = await startHarness(dialect, { env: { HUB_URL: hub.url, VENDOR_SIM_URL: sim.url, VENDOR_TIMEOUT_MS: '500' }, clock: h.clock });
+    await h.org('acme');
+    key = (await h.key('acme', 'telematics:read,telematics:write')).key;
+  });
+  afterAll(async () => {
+    await h.close();
+    await sim.close();
+    await hub.close();
+  });
+  beforeEach(() => sim.setMode('*', { kind: 'up' }));
+
+  const connect = async (provider: string) => {
+    const { connect_token } = await h.gateway.services.connectTokens.issue({ org: 'acme' });
+    const r = await h.request({ method: 'POST', url: '/connect', remoteAddress: `10.5.0.${++ip}`, payload: { connect_token, provider, ...(CREDENTIALS[provider] ? { credentials: CREDENTIALS[provider] } : {}) } });
+    expect(r.statusCode, r.body).toBe(200);
+    return r.json<{ connection_id: string; next_step?: { authorize_url: string } }>();
+  };
+  const run = (id: string) => h.request({ method: 'POST', url: `/v1/telematics/connections/${id}/run`, key });
+  const read = async (id: string) => (await h.request({ method: 'GET', url: `/v1/telematics/connections/${id}`, key })).json<{ connection: Connection }>().connection;
+  const queued = async (connectionId: string) =>
+    (await h.gateway.database.db.selectFrom('outbox').select(['id', 'payload']).where('type', '=', 'telematics.event').execute())
+      .map((r) => ({ id: r.id, event: (JSON.parse(r.payload) as { data: { connection_id: string; type: string; data: Json; observed_at: string } }).data }))
+      .filter((r) => r.event.connection_id === connectionId);
+  const drain = async () => {
+    for (let n = await h.gateway.delivery.drainOnce(); n > 0; n = await h.gateway.delivery.drainOnce());
+  };
+
+  it.each(Object.keys(CREDENTIALS))('%s: polls, queues normalized events for the hub and moves the cursors', async (provider) => {
+    const { connection_id } = await connect(provider);
+    const first = await run(connection_id);
+    expect(first.statusCode, first.body).toBe(200);
+    const answer = first.json<{ events_enqueued: number; cursors: Connection['cursors'] }>();
+    expect(answer.events_enqueued).toBeGreaterThanOrEqual(7);
+    expect(answer.cursors.snapshot_at).toBe(h.clock.now().toISOString());
+    const events = await queued(connection_id);
+    expect(events).toHaveLength(answer.events_enqueued);
+    for (const { id, event } of events) {
+      expect(id).toMatch(/^tev_/);
+      expect(event.observed_at).toMatch(/Z$/);
+    }
+    if (provider === 'vendor18_tyresense') expect(events.some((e) => e.event.type === 'tire_pressure' && (e.event.data as { unit: string }).unit === 'kPa')).toBe(true);
+    const health = await read(connection_id);
+    expect(health.cursors).toEqual(answer.cursors);
+    expect(health.last_run).toMatchObject({ events: answer.events_enqueued, outcome: 'ok' });
+    expect(health.breaker).toEqual({ state: 'closed', consecutive_failures: 0, open_until: null });
+    expect(health.next_poll_at).not.toBeNull();
+
+    // Nothing new at the vendor: nothing new for the hub.
+    const again = await run(connection_id);
+    expect(again.json<{ events_enqueued: number }>().events_enqueued).toBe(0);
+    expect(await queued(connection_id)).toHaveLength(answer.events_enqueued);
+    // An hour later the vendor has newer readings.
+    h.clock.advance(3600_000);
+    const later = await run(connection_id);
+    expect(later.json<{ events_enqueued: number }>().events_enqueued).toBeGreaterThan(0);
+  });
+
+  it('the events reach the hub once each by id', async () => {
+    const { connection_id } = await connect('vendor13');
+    await run(connection_id);
+    await drain();
+    const ids = (await queued(connection_id)).map((e) => e.id);
+    const atHub = hub.events().filter((e) => ids.includes(e.id));
+    expect(atHub).toHaveLength(ids.length);
+    expect(atHub.every((e) => e.type === 'telematics.event')).toBe(true);
+  });
+
+  it('a failed poll leaves the cursors; five in a row open the breaker, a failed trial doubles its cooldown, a success closes it', async () => {
+    const { connection_id } = await connect('vendor13');
+    await run(connection_id);
+    const before = (await read(connection_id)).cursors;
+    sim.setMode('vendor13', { kind: 'fail', status: 503 });
+    for (let i = 1; i <= FAILURES_TO_OPEN; i++) {
+      h.clock.advance(1000);
+      const r = await run(connection_id);
+      expect(r.statusCode).toBe(502);
+      const c = await read(connection_id);
+      expect(c.cursors).toEqual(before);
+      expect(c.breaker.consecutive_failures).toBe(i);
+      expect(c.breaker.state).toBe(i < FAILURES_TO_OPEN ? 'closed' : 'open');
+      expect(c.last_error?.message).toMatch(/vendor13/);
+    }
+    const opened = await read(connection_id);
+    expect(Date.parse(opened.breaker.open_until ?? '') - h.clock.now().getTime()).toBe(60_000);
+    h.clock.advance(61_000);
+    expect((await run(connection_id)).statusCode).toBe(502);
+    const reopened = await read(connection_id);
+    expect(reopened.breaker.state).toBe('open');
+    expect(Date.parse(reopened.breaker.open_until ?? '') - h.clock.now().getTime()).toBe(120_000);
+    sim.setMode('vendor13', { kind: 'up' });
+    h.clock.advance(121_000);
+    expect((await run(connection_id)).statusCode).toBe(200);
+    expect((await read(connection_id)).breaker).toEqual({ state: 'closed', consecutive_failures: 0, open_until: null });
+  });
+
+  it('a vendor that refuses the stored credentials -> reauth_required, and no more polls (409 saying why)', async () => {
+    const { connection_id } = await connect('vendor1_livelink');
+    sim.setMode('vendor1_livelink', { kind: 'reject' });
+    const refused = await run(connection_id);
+    expect(refused.statusCode).toBe(409);
+    expect((await read(connection_id)).status).toBe('reauth_required');
+    sim.setMode('vendor1_livelink', { kind: 'up' });
+    const again = await run(connection_id);
+    expect(again.statusCode).toBe(409);
+    expect(again.json<{ error: string }>().error).toMatch(/connect again/);
+    const listed = await h.request({ method: 'GET', url: '/v1/telematics/connections?status=reauth_required', key });
+    expect(listed.json<{ connections: Connection[] }>().connections.map((c) => c.id)).toContain(connection_id);
+    const active = await h.request({ method: 'GET', url: '/v1/telematics/connections?status=active', key });
+    expect(active.json<{ connections: Connection[] }>().connections.map((c) => c.id)).not.toContain(connection_id);
+  });
+
+  it('a poll already running -> 409; a pending consent cannot be polled', async () => {
+    const { connection_id } = await connect('vendor13');
+    sim.setMode('vendor13', { kind: 'slow', delayMs: 300 });
+    const [a, b] = await Promise.all([run(connection_id), (async () => (await new Promise((r) => setTimeout(r, 50)), run(connection_id)))()]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([200, 409]);
+    const pending = await connect('vendor11_operations_center');
+    const r = await run(pending.connection_id);
+    expect(r.statusCode).toBe(409);
+    expect(r.json<{ error: string }>().error).toMatch(/consent/);
+  });
+
+  describe('replay', () => {
+    const replay = (id: string, body: unknown) => h.request({ method: 'POST', url: `/v1/telematics/connections/${id}/replay`, key, payload: body as Json });
+
+    it('re-reads a window from the time series with the same ids; the cursors do not move', async () => {
+      const { connection_id } = await connect('vendor1_livelink');
+      await run(connection_id);
+      const cursors = (await read(connection_id)).cursors;
+      const to = h.clock.now();
+      const from = new Date(to.getTime() - 2 * 86_400_000);
+      const first = await replay(connection_id, { from: from.toISOString(), to: to.toISOString() });
+      expect(first.statusCode, first.body).toBe(200);
+      const n = first.json<{ events_enqueued: number }>().events_enqueued;
+      expect(n).toBeGreaterThan(48);
+      const queuedAfter = (await queued(connection_id)).length;
+      const second = await replay(connection_id, { from: from.toISOString(), to: to.toISOString() });
+      expect(second.json<{ events_enqueued: number }>().events_enqueued).toBe(n);
+      expect((await queued(connection_id)).length, 'the same ids: nothing new queued').toBe(queuedAfter);
+      expect((await read(connection_id)).cursors).toEqual(cursors);
+    });
+
+    it.each([
+      [{ from: '2026-05-02T00:00:00Z', to: '2026-05-01T00:00:00Z' }, /from must be before to/],
+      [{ from: '2026-04-01T00:00:00Z', to: '2026-05-15T00:00:00Z' }, /at most 31 days/],
+      [{ from: '2026-05-01T00:00:00', to: '2026-05-02T00:00:00Z' }, /with a zone/],
+      [{ from: '2026-06-01T00:00:00Z', to: '2026-06-30T00:00:00Z' }, /future/],
+      [{ from: '2026-05-01T00:00:00Z' }, /to/],
+    ])('refuses %j with 400 saying which rule', async (body, message) => {
+      const { connection_id } = await connect('vendor1_livelink');
+      const r = await replay(connection_id, body);
+      expect(r.statusCode, r.body).toBe(400);
+      expect(r.json<{ error: string }>().error).toMatch(message);
+    });
+
+    it('a provider without history -> 422', async () => {
+      const { connection_id } = await connect('vendor13');
+      const r = await replay(connection_id, { from: '2026-05-30T00:00:00Z', to: '2026-05-31T00:00:00Z' });
+      expect(r.statusCode).toBe(422);
+    });
+  });
+});
