@@ -43,6 +43,13 @@ const envSchema = z.object({
   /** Points every telematics provider at the vendor simulator (`<url>/<provider>`), whatever else is configured. */
   VENDOR_SIM_URL: z.string().url().optional(),
   VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Telematics polls in flight per process, all providers together, and per provider. */
+  POLLER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  POLLER_PER_PROVIDER: z.coerce.number().int().min(1).max(64).default(4),
+  /** How often an idle poller looks for due connections. */
+  POLLER_IDLE_MS: z.coerce.number().int().positive().default(1000),
+  /** How long a poll holds its connection without progress (each batch written renews it); then another process may. */
+  POLL_LEASE_MS: z.coerce.number().int().positive().default(2 * 60 * 1000),
   ALLOWED_ORIGINS: z
     .string()
     .default('')

@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { sql } from 'kysely';
 import { MODULES } from './modules/index.js';
-import { buildServices, type ModuleDefinition, type Services } from './platform/module-definition.js';
+import { type BackgroundWorker, buildServices, type ModuleDefinition, type Services } from './platform/module-definition.js';
 import { type OperationEntry, operationsOf, tagsOf } from './platform/operations/module.js';
 import { IdempotencyStore } from './platform/operations/idempotency.js';
 import { resolveGatewaySecret } from './platform/secrets/gateway-secret.js';
@@ -41,6 +41,8 @@ export interface Gateway {
   invoker: OperationInvoker;
   /** Encrypts secrets at rest under GATEWAY_SECRET. */
   vault: SecretVault;
+  /** Every module's background workers: `serve` starts them; close() stops them before the delivery worker. */
+  workers: BackgroundWorker[];
   /** Every module's HTML pages (OAuth redirects back). */
   pages: PageRoute[];
   /** Every module's encrypted columns: what `secrets rotate` re-encrypts. */
@@ -87,7 +89,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   // On stderr: CLI commands print their output on stdout.
   const delivery = createDeliveryWorker(config, database, clock, metrics, pino({ level: config.LOG_LEVEL, name: 'delivery-worker' }, pino.destination(2)));
   const platform = { orgs, apiKeys: new ApiKeysService(db, clock), deliveries: new DeliveriesService(db, orgs) };
-  const services = buildServices(modules, { config, db, clock, delivery, vault }, platform);
+  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault }, platform);
+  const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
@@ -105,9 +108,11 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     tags: tagsOf(modules),
     invoker: new OperationInvoker(new IdempotencyStore(db, clock)),
     vault,
+    workers,
     pages: modules.flatMap((m) => (m.pages?.(services) ?? []).map((route) => ({ ...route, tag: m.tag?.name ?? 'other' }))),
     encryptedColumns: modules.flatMap((m) => m.encryptedColumns ?? []),
     async close() {
+      await Promise.all(workers.map((w) => w.stop()));
       await delivery.close();
       await limiter.close();
       await database.close();

@@ -20,7 +20,7 @@ export function describeDatabase(url: string): string {
   }
 }
 
-/** Serves HTTP and runs the delivery worker until SIGINT/SIGTERM, then drains in-flight requests and closes the database. */
+/** Serves HTTP and runs the delivery worker and the modules' workers (the telematics poller) until SIGINT/SIGTERM, then drains in-flight requests and closes the database. */
 export async function serve(config: Config): Promise<void> {
   const gateway = await createGateway(config);
   const app = await buildApp(gateway);
@@ -29,6 +29,7 @@ export async function serve(config: Config): Promise<void> {
   process.stdout.write(`${config.SERVICE_NAME} listening on ${address} (database: ${describeDatabase(config.DATABASE_URL)})\n`);
   // Stopped by gateway.close() on shutdown, after HTTP has drained: a batch in flight still records its outcome.
   gateway.delivery.start();
+  for (const worker of gateway.workers) worker.start();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

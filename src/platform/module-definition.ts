@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import type { Config } from '../config.js';
+import type { Dialect } from './db/database.js';
 import type { PageRoute } from './http/html-page.js';
 import type { ApiKeysService } from './auth/api-keys.service.js';
 import type { Clock } from './clock.js';
@@ -10,6 +11,14 @@ import type { OrgsService } from './orgs/orgs.service.js';
 import type { DeliveriesService } from './outbox/deliveries.service.js';
 import type { DeliveryWorker } from './outbox/delivery-worker.js';
 import type { EncryptedColumn, SecretVault } from './secrets/vault.js';
+
+/** Work a module does in the background of a serving process, claimed with leases so any number of processes can run it. */
+export interface BackgroundWorker {
+  name: string;
+  start(): void;
+  /** Stops claiming, lets work in flight finish and release its claims. */
+  stop(): Promise<void>;
+}
 
 /**
  * The gateway's services by name: the platform's here; each module adds its own from its index.ts by declaration
@@ -27,6 +36,8 @@ export type PlatformServices = Pick<Services, 'orgs' | 'apiKeys' | 'deliveries'>
 export interface ModuleContext {
   config: Config;
   db: Db;
+  /** Which database: claims with leases differ (`FOR UPDATE SKIP LOCKED` on PostgreSQL). */
+  dialect: Dialect;
   clock: Clock;
   /** Hub delivery right after commit. */
   delivery: DeliveryWorker;
@@ -50,6 +61,8 @@ export interface ModuleDefinition extends OperationSource<Services> {
   migrations?: Record<string, Migration>;
   /** The columns of its tables that hold vault ciphertexts: the ones `secrets rotate` re-encrypts. */
   encryptedColumns?: readonly EncryptedColumn[];
+  /** Its background workers (the telematics poller): `serve` starts them, closing the gateway stops them. */
+  workers?(services: Services): BackgroundWorker[];
   /** Pages a person's browser lands on (an OAuth redirect back): HTML, outside the operation list. */
   pages?(services: Services): PageRoute[];
   /** Its per-org settings (`settings set/show`); OrgsService refuses any name no module declares. */

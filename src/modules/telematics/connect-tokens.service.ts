@@ -3,10 +3,11 @@ import { z } from 'zod';
 import { sha256Hex } from '../../platform/auth/api-key.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/schema.js';
-import { invalidInput } from '../../platform/http/errors.js';
+import { invalidInput, notFound } from '../../platform/http/errors.js';
 import { freeText } from '../../platform/http/text-rules.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import * as repo from './connect-tokens.repository.js';
+import * as connections from './connections.repository.js';
 import { findProvider, PROVIDER_IDS } from './providers.js';
 
 export const CONNECT_TOKEN_PREFIX = 'ct_';
@@ -17,6 +18,7 @@ const issueInput = z.strictObject({
   org: z.string().min(1, { error: 'org is required' }),
   provider: z.string().optional(),
   label: freeText(100, { trim: true, min: 1, what: 'label' }).optional(),
+  connection: z.string().min(1, { error: 'connection must be a connection id (con_…)' }).max(100).optional(),
 });
 export type IssueConnectTokenInput = z.input<typeof issueInput>;
 
@@ -27,6 +29,8 @@ export interface IssuedConnectToken {
   org: string;
   provider: string | null;
   label: string | null;
+  /** The connection the token reconnects; null for a token that links a new account. */
+  connection: string | null;
 }
 
 /** The provider a token may be fixed to: a known one that can be connected here. */
@@ -51,7 +55,19 @@ export class ConnectTokensService {
     if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '));
     const input = parsed.data;
     const org = await this.orgs.bySlug(input.org);
-    const provider = input.provider === undefined ? null : checkProvider(input.provider);
+    let provider = input.provider === undefined ? null : checkProvider(input.provider);
+    let connectionId: string | null = null;
+    if (input.connection !== undefined) {
+      // Another org's connection is as unknown as a missing one (404, never 403).
+      const existing = await connections.findConnection(this.db, org.id, input.connection);
+      if (existing === undefined) throw notFound(`connection ${input.connection}`);
+      if (provider !== null && provider !== existing.provider) {
+        throw invalidInput(`connection ${existing.id} is a ${existing.provider} connection: a token to reconnect it cannot be for ${provider}`);
+      }
+      // A reconnect replaces the credentials of the same account kind, so the token is fixed to its provider.
+      provider = existing.provider;
+      connectionId = existing.id;
+    }
     const token = CONNECT_TOKEN_PREFIX + randomBytes(24).toString('base64url');
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + CONNECT_TOKEN_LIFETIME_MS).toISOString();
@@ -63,7 +79,8 @@ export class ConnectTokensService {
       created_at: now.toISOString(),
       expires_at: expiresAt,
       used_at: null,
+      connection_id: connectionId,
     });
-    return { connect_token: token, expires_at: expiresAt, org: org.slug, provider, label: input.label ?? null };
+    return { connect_token: token, expires_at: expiresAt, org: org.slug, provider, label: input.label ?? null, connection: connectionId };
   }
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { sha256Hex } from '../../platform/auth/api-key.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db } from '../../platform/db/schema.js';
+import type { Db, Executor } from '../../platform/db/schema.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
 import { maskHint } from '../../platform/secrets/mask.js';
@@ -11,6 +11,7 @@ import type { Credentials, ProviderEndpoint } from './adapters/adapter.js';
 import { credentialAdapterFor, oauthAdapterFor } from './adapters/index.js';
 import * as tokens from './connect-tokens.repository.js';
 import * as connections from './connections.repository.js';
+import { CLOSED } from './polling/breaker.js';
 import type { ProviderEndpoints } from './provider-endpoints.js';
 import { findProvider, type Provider, PROVIDER_IDS } from './providers.js';
 import { apiKeyCredentials, type ConnectBody, type ConnectOutput, noCredentials, usernamePassword } from './telematics.schemas.js';
@@ -54,7 +55,7 @@ const base64url = (bytes: Buffer) => bytes.toString('base64url');
 /**
  * POST /connect: a fleet owner links a telematics account with a connect token. Everything that can fail without
  * spending the token (its state, the provider, the credentials, the vendor's verdict) is checked first; the token is
- * consumed and the connection created in one transaction at the end.
+ * consumed and the connection created (or, with a reconnect token, given its new credentials) in one transaction at the end.
  */
 export class ConnectService {
   constructor(
@@ -75,13 +76,16 @@ export class ConnectService {
     const token = checkUsable(await tokens.findConnectToken(this.db, tokenHash), this.clock.now());
     const provider = findProvider(body.provider);
     if (provider === undefined) throw invalidInput(`unknown provider '${body.provider}'; valid providers: ${PROVIDER_IDS.join(', ')}`);
-    if (token.provider !== null && token.provider !== provider.id) throw invalidInput(`this connect token is for ${token.provider}, not ${provider.id}`);
+    if (token.provider !== null && token.provider !== provider.id) {
+      throw invalidInput(token.connection_id === null ? `this connect token is for ${token.provider}, not ${provider.id}` : `this connect token reconnects a ${token.provider} connection, not ${provider.id}`);
+    }
     if (provider.group === 'stub') {
       throw unprocessable(`${provider.id} cannot be connected through the gateway yet: contact the vendor to link this account; your connect token is still valid`);
     }
     const credentials = credentialsFor(provider, body.credentials);
     const endpoint = this.endpoints.of(provider);
     if (endpoint === undefined) throw new AppError('unavailable', `${provider.id} is not configured on this gateway; contact the operator`);
+    if (token.connection_id !== null) return this.reconnect(provider, endpoint, credentials, tokenHash, token, token.connection_id, body.label);
     return provider.auth === 'oauth_authorization_code'
       ? this.startConsent(provider, endpoint, tokenHash, token, body.label)
       : this.linkWithCredentials(provider, endpoint, credentials, tokenHash, token, body.label);
@@ -95,13 +99,7 @@ export class ConnectService {
     token: tokens.ConnectTokenRow,
     label: string | undefined,
   ): Promise<ConnectOutput> {
-    const adapter = credentialAdapterFor(provider);
-    if (adapter === undefined) throw new AppError('unavailable', `${provider.id} has no adapter on this gateway`);
-    try {
-      await adapter.verify(provider, endpoint, credentials);
-    } catch (err) {
-      throw vendorError(err, provider.id);
-    }
+    await this.verify(provider, endpoint, credentials);
     const now = this.clock.now();
     const id = newId('con', now);
     const row = this.newRow(id, provider, tokenHash, token, label, now, {
@@ -113,6 +111,83 @@ export class ConnectService {
     return { connection_id: id, provider: provider.id };
   }
 
+  /** The vendor's verdict on the credentials, before anything is written or the token spent. */
+  private async verify(provider: Provider, endpoint: ProviderEndpoint, credentials: Credentials): Promise<void> {
+    const adapter = credentialAdapterFor(provider);
+    if (adapter === undefined) throw new AppError('unavailable', `${provider.id} has no adapter on this gateway`);
+    try {
+      await adapter.verify(provider, endpoint, credentials);
+    } catch (err) {
+      throw vendorError(err, provider.id);
+    }
+  }
+
+  /** A new consent's state, PKCE verifier (encrypted for the connection), expiry and the vendor's authorize link. */
+  private async newConsent(endpoint: ProviderEndpoint, adapter: NonNullable<ReturnType<typeof oauthAdapterFor>>, id: string, now: Date) {
+    const state = base64url(randomBytes(32));
+    const verifier = base64url(randomBytes(32));
+    const expiresAt = new Date(now.getTime() + CONSENT_LIFETIME_MS).toISOString();
+    const authorizeUrl = adapter.authorizeUrl(endpoint, {
+      state,
+      codeChallenge: base64url(createHash('sha256').update(verifier).digest()),
+      redirectUri: this.callbackUrl,
+    });
+    return {
+      columns: { consent_state_hash: sha256Hex(state), consent_verifier_ciphertext: await this.vault.encrypt(verifier, id), consent_expires_at: expiresAt },
+      nextStep: { type: 'oauth_consent' as const, authorize_url: authorizeUrl, expires_at: expiresAt },
+    };
+  }
+
+  private oauthAdapterOf(provider: Provider, endpoint: ProviderEndpoint) {
+    const adapter = oauthAdapterFor(provider);
+    if (adapter === undefined || endpoint.clientId === undefined) throw new AppError('unavailable', `${provider.id} has no OAuth client configured on this gateway; contact the operator`);
+    return adapter;
+  }
+
+  /**
+   * A reconnect token: the same connection gets the new credentials (verified first) and is active again with a closed
+   * breaker and due at once, or for an OAuth provider a new consent. Its id, cursors (nothing is sent twice), interval
+   * and last_error (history) stay.
+   */
+  private async reconnect(
+    provider: Provider,
+    endpoint: ProviderEndpoint,
+    credentials: Credentials,
+    tokenHash: string,
+    token: tokens.ConnectTokenRow,
+    connectionId: string,
+    label: string | undefined,
+  ): Promise<ConnectOutput> {
+    const existing = await connections.findConnection(this.db, token.org_id, connectionId);
+    if (existing === undefined) throw notFound(`connection ${connectionId}`);
+    const oauth = provider.auth === 'oauth_authorization_code';
+    const adapter = oauth ? this.oauthAdapterOf(provider, endpoint) : undefined;
+    if (!oauth) await this.verify(provider, endpoint, credentials);
+    const now = this.clock.now();
+    const consent = adapter === undefined ? undefined : await this.newConsent(endpoint, adapter, connectionId, now);
+    const change: Parameters<typeof connections.reconnect>[3] = {
+      status: consent === undefined ? 'active' : 'pending_consent',
+      label: label ?? token.label ?? existing.label,
+      credentials_ciphertext: consent === undefined ? await this.vault.encrypt(JSON.stringify(credentials), connectionId) : null,
+      credentials_hint: consent === undefined ? hintOf(credentials) : null,
+      // The refused tokens are of no more use; the callback stores the new ones.
+      oauth_tokens_ciphertext: null,
+      consent_state_hash: consent?.columns.consent_state_hash ?? null,
+      consent_verifier_ciphertext: consent?.columns.consent_verifier_ciphertext ?? null,
+      consent_expires_at: consent?.columns.consent_expires_at ?? null,
+      breaker_state: CLOSED.state,
+      consecutive_failures: CLOSED.consecutive_failures,
+      open_until: CLOSED.open_until,
+      cooldown_s: CLOSED.cooldown_s,
+      next_poll_at: null,
+      updated_at: now.toISOString(),
+    };
+    await this.spend(tokenHash, async (tx) => {
+      if (!(await connections.reconnect(tx, token.org_id, connectionId, change))) throw notFound(`connection ${connectionId}`);
+    });
+    return { connection_id: connectionId, provider: provider.id, ...(consent === undefined ? {} : { next_step: consent.nextStep }) };
+  }
+
   private async startConsent(
     provider: Provider,
     endpoint: ProviderEndpoint,
@@ -120,26 +195,13 @@ export class ConnectService {
     token: tokens.ConnectTokenRow,
     label: string | undefined,
   ): Promise<ConnectOutput> {
-    const adapter = oauthAdapterFor(provider);
-    if (adapter === undefined || endpoint.clientId === undefined) throw new AppError('unavailable', `${provider.id} has no OAuth client configured on this gateway; contact the operator`);
+    const adapter = this.oauthAdapterOf(provider, endpoint);
     const now = this.clock.now();
     const id = newId('con', now);
-    const state = base64url(randomBytes(32));
-    const verifier = base64url(randomBytes(32));
-    const expiresAt = new Date(now.getTime() + CONSENT_LIFETIME_MS).toISOString();
-    const row = this.newRow(id, provider, tokenHash, token, label, now, {
-      status: 'pending_consent',
-      consent_state_hash: sha256Hex(state),
-      consent_verifier_ciphertext: await this.vault.encrypt(verifier, id),
-      consent_expires_at: expiresAt,
-    });
-    const authorizeUrl = adapter.authorizeUrl(endpoint, {
-      state,
-      codeChallenge: base64url(createHash('sha256').update(verifier).digest()),
-      redirectUri: this.callbackUrl,
-    });
+    const consent = await this.newConsent(endpoint, adapter, id, now);
+    const row = this.newRow(id, provider, tokenHash, token, label, now, { status: 'pending_consent', ...consent.columns });
     await this.create(row, tokenHash);
-    return { connection_id: id, provider: provider.id, next_step: { type: 'oauth_consent', authorize_url: authorizeUrl, expires_at: expiresAt } };
+    return { connection_id: id, provider: provider.id, next_step: consent.nextStep };
   }
 
   private newRow(
@@ -176,19 +238,25 @@ export class ConnectService {
       cooldown_s: 0,
       last_run: null,
       last_error: null,
+      last_hub_rejections: null,
       ...rest,
     };
   }
 
-  /** Spends the token and creates the connection together; a racing call that lost sees why (409, or 410 if it expired meanwhile). */
-  private async create(row: connections.ConnectionRow, tokenHash: string): Promise<void> {
+  /** Spends the token and creates the connection together. */
+  private create(row: connections.ConnectionRow, tokenHash: string): Promise<void> {
+    return this.spend(tokenHash, (tx) => connections.insertConnection(tx, row));
+  }
+
+  /** Spends the token and does `write` in one transaction; a racing call that lost sees why (409, or 410 if it expired meanwhile). */
+  private async spend(tokenHash: string, write: (tx: Executor) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       if (!(await tokens.consumeConnectToken(tx, tokenHash, now.toISOString()))) {
         checkUsable(await tokens.findConnectToken(tx, tokenHash), now);
         throw conflict('this connect token was already used; ask for a new one');
       }
-      await connections.insertConnection(tx, row);
+      await write(tx);
     });
   }
 }

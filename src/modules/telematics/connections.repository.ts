@@ -86,3 +86,53 @@ export async function finishPoll(
     .where('lease_owner', '=', owner)
     .execute();
 }
+
+/** The operator's look-up (the CLI has no org key): by id alone, or narrowed to one org. */
+export function findConnectionForOperator(db: Executor, id: string, orgId?: string): Promise<ConnectionRow | undefined> {
+  let query = db.selectFrom('telematics_connections').selectAll().where('id', '=', id);
+  if (orgId !== undefined) query = query.where('org_id', '=', orgId);
+  return query.executeTakeFirst();
+}
+
+/** Changes the polling settings if the status is still the one they were decided on; true when this call did. */
+export async function updatePolling(
+  db: Executor,
+  id: string,
+  expectedStatus: string,
+  change: Partial<Pick<ConnectionRow, 'status' | 'poll_interval_s' | 'next_poll_at'>> & { updated_at: string },
+): Promise<boolean> {
+  const result = await db.updateTable('telematics_connections').set(change).where('id', '=', id).where('status', '=', expectedStatus).executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** A reconnect: new credentials or a new consent on the same connection (cursors, interval and id kept); true when it exists. */
+export async function reconnect(
+  db: Executor,
+  orgId: string,
+  id: string,
+  change: Pick<
+    ConnectionRow,
+    | 'status'
+    | 'label'
+    | 'credentials_ciphertext'
+    | 'credentials_hint'
+    | 'oauth_tokens_ciphertext'
+    | 'consent_state_hash'
+    | 'consent_verifier_ciphertext'
+    | 'consent_expires_at'
+    | 'breaker_state'
+    | 'consecutive_failures'
+    | 'open_until'
+    | 'cooldown_s'
+    | 'next_poll_at'
+    | 'updated_at'
+  >,
+): Promise<boolean> {
+  const result = await db.updateTable('telematics_connections').set(change).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** Moves the holder's claim forward (a poll still making progress). */
+export async function renewClaim(db: Executor, id: string, owner: string, untilIso: string): Promise<void> {
+  await db.updateTable('telematics_connections').set({ lease_until: untilIso }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+}

@@ -2,7 +2,7 @@ import type { AuthContext } from '../../platform/auth/scopes.js';
 import { requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/schema.js';
-import { notFound } from '../../platform/http/errors.js';
+import { conflict, invalidInput, notFound } from '../../platform/http/errors.js';
 import { decodeCursor, page } from '../../platform/http/pagination.js';
 import { z } from 'zod';
 import * as repo from './connections.repository.js';
@@ -11,6 +11,34 @@ import { findProvider } from './providers.js';
 import type { Connection, ConnectionStatus, ListConnectionsQuery } from './telematics.schemas.js';
 
 const cursorSchema = z.object({ id: z.string() });
+
+/** A poll interval is at least 60 s and the provider's own minimum (issue 9/12), and at most a day. */
+export const MIN_POLL_INTERVAL_S = 60;
+export const MAX_POLL_INTERVAL_S = 24 * 3600;
+
+const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600 };
+
+/** `90s`, `5m`, `1h` or plain seconds (`300`) -> seconds; anything else is a 400 saying which forms work. */
+export function parsePollInterval(text: string): number {
+  const match = /^(\d{1,7})\s*([smh]?)$/i.exec(text.trim());
+  if (match === null) throw invalidInput(`interval '${text}' is not a duration: give seconds (300) or a number with s, m or h (90s, 5m, 1h)`);
+  return Number(match[1]) * (UNIT_SECONDS[(match[2] ?? '').toLowerCase()] ?? 1);
+}
+
+/** Seconds as the shortest exact form (`300` -> `5m`), for messages. */
+export function formatInterval(seconds: number): string {
+  if (seconds === 0) return '0s';
+  if (seconds % 3600 === 0) return `${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `${seconds / 60}m`;
+  return `${seconds}s`;
+}
+
+/** What `connections set` changes: any of the interval and one of pause / resume. */
+export interface PollingChange {
+  intervalSeconds?: number | undefined;
+  pause?: boolean | undefined;
+  resume?: boolean | undefined;
+}
 
 /** A pending consent whose time ran out reads as consent_expired, whether or not anyone has written it down yet. */
 export function statusOf(row: repo.ConnectionRow, now: Date): ConnectionStatus {
@@ -34,6 +62,7 @@ function present(row: repo.ConnectionRow, now: Date): Connection {
     next_poll_at: row.next_poll_at,
     last_run: row.last_run === null ? null : (JSON.parse(row.last_run) as Connection['last_run']),
     last_error: row.last_error === null ? null : (JSON.parse(row.last_error) as Connection['last_error']),
+    last_hub_rejections: row.last_hub_rejections === null ? [] : (JSON.parse(row.last_hub_rejections) as Connection['last_hub_rejections']),
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -66,4 +95,64 @@ export class ConnectionsService {
     if (row === undefined) throw notFound(`connection ${id}`);
     return present(row, this.clock.now());
   }
+
+  /** For the operator's CLI: one connection by id, optionally narrowed to an org. */
+  async getForOperator(id: string, orgId?: string): Promise<Connection> {
+    const row = await repo.findConnectionForOperator(this.db, id, orgId);
+    if (row === undefined) throw notFound(`connection ${id}`);
+    return present(row, this.clock.now());
+  }
+
+  /**
+   * The operator's `connections set`: poll interval, pause (only an active connection) and resume (only a paused one,
+   * due at once). All or nothing: a refused pause or resume leaves the interval as it was too.
+   */
+  async setPolling(id: string, change: PollingChange, orgId?: string): Promise<Connection> {
+    const { intervalSeconds, pause = false, resume = false } = change;
+    if (pause && resume) throw invalidInput('pause and resume cannot be combined');
+    if (intervalSeconds === undefined && !pause && !resume) throw invalidInput('nothing to change: give an interval, pause or resume');
+    const row = await repo.findConnectionForOperator(this.db, id, orgId);
+    if (row === undefined) throw notFound(`connection ${id}`);
+    const now = this.clock.now();
+    const status = statusOf(row, now);
+    if (intervalSeconds !== undefined) checkInterval(intervalSeconds, row.provider);
+    if (pause && status !== 'active') {
+      throw conflict(status === 'paused' ? `connection ${id} is already paused` : `connection ${id} is ${status}: only an active connection can be paused`);
+    }
+    if (resume && status !== 'paused') throw conflict(`connection ${id} is ${status}, not paused: only a paused connection can be resumed`);
+    const update: Parameters<typeof repo.updatePolling>[3] = { updated_at: now.toISOString() };
+    if (pause) update.status = 'paused';
+    if (resume) {
+      update.status = 'active';
+      update.next_poll_at = null;
+    }
+    if (intervalSeconds !== undefined) {
+      update.poll_interval_s = intervalSeconds;
+      if (!resume) update.next_poll_at = nextPollAfterIntervalChange(row, intervalSeconds, now);
+    }
+    // Decided on the status read above: a poll that marked it reauth_required meanwhile wins, and this call says so.
+    if (!(await repo.updatePolling(this.db, row.id, row.status, update))) throw conflict(`connection ${id} changed while it was being updated; run the command again`);
+    return this.getForOperator(row.id);
+  }
+}
+
+function checkInterval(seconds: number, providerId: string): void {
+  const providerMin = findProvider(providerId)?.minPollSeconds ?? MIN_POLL_INTERVAL_S;
+  const min = Math.max(MIN_POLL_INTERVAL_S, providerMin);
+  if (seconds < min) {
+    const why = providerMin > MIN_POLL_INTERVAL_S ? `${providerId}'s minimum` : 'the minimum';
+    throw invalidInput(`interval ${formatInterval(seconds)} is below ${why} of ${formatInterval(min)} (${min} s)`);
+  }
+  if (seconds > MAX_POLL_INTERVAL_S) throw invalidInput(`interval ${formatInterval(seconds)} is above the maximum of 24h (${MAX_POLL_INTERVAL_S} s)`);
+}
+
+/**
+ * A shorter interval takes effect now (the next poll is no later than one new interval away), a longer one after the
+ * next poll; never before an open breaker's cooldown ends. Not yet polled (null) stays due at once.
+ */
+function nextPollAfterIntervalChange(row: repo.ConnectionRow, seconds: number, now: Date): string | null {
+  if (row.next_poll_at === null) return null;
+  const sooner = Math.min(Date.parse(row.next_poll_at), now.getTime() + seconds * 1000);
+  const cooldown = row.open_until === null ? 0 : Date.parse(row.open_until);
+  return new Date(Math.max(sooner, cooldown)).toISOString();
 }

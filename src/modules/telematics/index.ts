@@ -5,8 +5,12 @@ import { ConnectionsService } from './connections.service.js';
 import * as m0008 from './migrations/0008_telematics.js';
 import * as m0010 from './migrations/0010_telematics_connections.js';
 import * as m0012 from './migrations/0012_telematics_polling.js';
+import * as m0013 from './migrations/0013_telematics_reconnect.js';
 import { OAuthConsentService } from './oauth-consent.service.js';
-import { PollService } from './poll.service.js';
+import { PollService, TELEMATICS_EVENT } from './poll.service.js';
+import { keepHubRejections } from './hub-rejections.js';
+import { TelematicsPoller } from './poller.js';
+import { pino } from 'pino';
 import { ProviderEndpoints } from './provider-endpoints.js';
 import { telematicsOperations } from './telematics.operations.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -19,6 +23,7 @@ declare module '../../platform/module-definition.js' {
     connect: ConnectService;
     oauthConsent: OAuthConsentService;
     polling: PollService;
+    poller: TelematicsPoller;
   }
 }
 
@@ -29,20 +34,31 @@ declare module '../../platform/module-definition.js' {
 export const telematicsModule: ModuleDefinition = {
   name: 'telematics',
   tag: { name: 'telematics', description: 'Linked telematics accounts: the public connect endpoint, connect tokens and connection reads.' },
-  services: ({ config, db, clock, vault, services: { orgs } }) => {
+  services: ({ config, db, dialect, clock, vault, delivery, services: { orgs } }) => {
+    delivery.onRejected(TELEMATICS_EVENT, (rejections) => keepHubRejections(db, rejections));
     const endpoints = new ProviderEndpoints(config);
     const publicUrl = (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
     const connect = new ConnectService(db, clock, vault, endpoints, publicUrl);
     const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
+    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, config.POLL_LEASE_MS);
+    const log = pino({ level: config.LOG_LEVEL, name: 'telematics-poller' }, pino.destination(2));
     return {
       connectTokens: new ConnectTokensService(db, clock, orgs),
       connections: new ConnectionsService(db, clock),
       connect,
       oauthConsent,
-      polling: new PollService(db, clock, vault, endpoints, oauthConsent),
+      polling,
+      poller: new TelematicsPoller(db, dialect, clock, polling, {
+        concurrency: config.POLLER_CONCURRENCY,
+        perProvider: config.POLLER_PER_PROVIDER,
+        idleMs: config.POLLER_IDLE_MS,
+        // On stderr, like the delivery worker: CLI commands print their output on stdout.
+        log: (message, err) => log.warn({ err }, message),
+      }),
     };
   },
   operations: (services) => telematicsOperations(services),
+  workers: ({ poller }) => [poller],
   pages: ({ oauthConsent }) => [
     {
       path: OAUTH_CALLBACK_PATH,
@@ -62,7 +78,7 @@ export const telematicsModule: ModuleDefinition = {
       render: (query) => oauthConsent.complete(query),
     },
   ],
-  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012 },
+  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012, '0013_telematics_reconnect': m0013 },
   encryptedColumns: [
     { table: 'telematics_connections', idColumn: 'id', column: 'credentials_ciphertext' },
     { table: 'telematics_connections', idColumn: 'id', column: 'oauth_tokens_ciphertext' },

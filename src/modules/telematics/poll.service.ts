@@ -20,8 +20,6 @@ import { readerFor } from './polling/index.js';
 import type { ReaderContext, VendorReader } from './polling/reader.js';
 
 export const TELEMATICS_EVENT = 'telematics.event';
-/** How long one poll may hold a connection; a process that dies mid-poll frees it after this. */
-export const POLL_LEASE_MS = 10 * 60 * 1000;
 
 export interface PollResult {
   events_enqueued: number;
@@ -47,6 +45,7 @@ function notPollable(row: repo.ConnectionRow, now: Date): string | undefined {
   if (status === 'reauth_required') return 'the vendor refused the stored credentials: the fleet must connect again with a new connect token';
   if (status === 'pending_consent') return 'consent has not been given at the vendor yet';
   if (status === 'consent_expired') return 'consent was not given in time: the fleet must connect again';
+  if (status === 'paused') return 'it is paused: the operator resumes it with `gateway connections set <id> --resume`';
   return undefined;
 }
 
@@ -65,6 +64,8 @@ export class PollService {
     private readonly vault: SecretVault,
     private readonly endpoints: ProviderEndpoints,
     private readonly oauth: OAuthConsentService,
+    /** How long one poll may hold a connection (POLL_LEASE_MS); a process that dies mid-poll frees it after this. */
+    readonly leaseMs: number,
   ) {}
 
   /** POST .../run: polls now and waits for it; 409 while another poll holds it or when it cannot be polled. */
@@ -86,7 +87,7 @@ export class PollService {
       if (reader.series === undefined) throw unprocessable(`${row.provider} keeps no history the gateway can read: only ISO 15143-3 feeds can be replayed`);
       let enqueued = 0;
       for await (const batch of reader.series(ctx, { start: window.from, end: window.to })) {
-        await this.db.transaction().execute((tx) => this.enqueue(tx, row.org_id, batch));
+        await this.db.transaction().execute((tx) => this.enqueueAndRenew(tx, row, batch));
         enqueued += batch.length;
       }
       return { events_enqueued: enqueued, from: window.from.toISOString(), to: window.to.toISOString() };
@@ -100,17 +101,19 @@ export class PollService {
   /** One scheduled or manual poll of a connection this process holds; records the outcome and frees the claim. */
   async pollClaimed(row: repo.ConnectionRow): Promise<PollResult> {
     const started = this.clock.now();
-    let cursors = parseCursors(row.cursors);
+    // Readings are judged new against the marks the poll started from; the moving marks are only what it will store.
+    const from = parseCursors(row.cursors);
+    let cursors = from;
     const trial = admission(breakerOf(row), started) !== 'go';
     try {
-      const { reader, ctx } = await this.readerOf(row, readFrom(cursors));
+      const { reader, ctx } = await this.readerOf(row, readFrom(from));
       let enqueued = 0;
       let held: NormalizedEvent[] = [];
       // The newest batch is held back, to be written with the cursors in the poll's last transaction.
       for await (const batch of reader.snapshot(ctx)) {
-        const fresh = batch.filter((e) => isNew(cursors, e));
+        const fresh = batch.filter((e) => isNew(from, e));
         if (fresh.length === 0) continue;
-        if (held.length > 0) await this.db.transaction().execute((tx) => this.enqueue(tx, row.org_id, held));
+        if (held.length > 0) await this.db.transaction().execute((tx) => this.enqueueAndRenew(tx, row, held));
         enqueued += fresh.length;
         cursors = advance(cursors, fresh);
         held = fresh;
@@ -145,7 +148,7 @@ export class PollService {
     const now = this.clock.now();
     const why = notPollable(row, now);
     if (why !== undefined) throw conflict(`connection ${id} cannot be polled: ${why}`);
-    if (!(await repo.claimLease(this.db, id, this.owner, now.toISOString(), new Date(now.getTime() + POLL_LEASE_MS).toISOString()))) {
+    if (!(await repo.claimLease(this.db, id, this.owner, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString()))) {
       throw conflict(`a poll or replay of connection ${id} is already running`);
     }
     return row;
@@ -164,6 +167,12 @@ export class PollService {
     if (provider.auth === 'oauth_authorization_code') return { accessToken: await this.oauth.accessToken(row.org_id, row.id) };
     if (row.credentials_ciphertext === null) throw new VendorRejectedError(`${row.provider} connection holds no credentials`);
     return { credentials: JSON.parse(await this.vault.decrypt(row.credentials_ciphertext, row.id)) as Credentials };
+  }
+
+  /** A batch written keeps the claim alive: a long poll is not taken over while it makes progress. */
+  private async enqueueAndRenew(tx: Executor, row: repo.ConnectionRow, events: readonly NormalizedEvent[]): Promise<void> {
+    await this.enqueue(tx, row.org_id, events);
+    await repo.renewClaim(tx, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString());
   }
 
   private async enqueue(tx: Executor, orgId: string, events: readonly NormalizedEvent[]): Promise<void> {

@@ -35,6 +35,7 @@ const exampleConnection = {
   next_poll_at: '2026-06-01T12:10:00.000Z',
   last_run: { started_at: '2026-06-01T12:05:00.000Z', finished_at: '2026-06-01T12:05:02.100Z', events: 50, outcome: 'ok' },
   last_error: null,
+  last_hub_rejections: [],
   created_at: '2026-06-01T12:00:00.000Z',
   updated_at: '2026-06-01T12:00:00.000Z',
 };
@@ -94,7 +95,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       description:
         'Polls the vendor for this connection now and waits for it: new readings become `telematics.event`s for the hub ' +
         'and the cursors move. Answers how many events were queued and the cursors after. 409 while another poll or ' +
-        'replay of it runs, or when it cannot be polled (reauth_required, consent pending or expired).',
+        'replay of it runs, or when it cannot be polled (paused, reauth_required, consent pending or expired).',
       params: connectionParams,
       output: pollOutput,
       status: 200,
@@ -187,17 +188,23 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       summary: 'Issue a connect token',
       description:
         'The hub issues a single-use connect token (15 minutes) for one organisation, optionally fixed to a provider, and ' +
-        'hands it to the fleet owner\'s connect page. The token is shown once; only its SHA-256 hash is stored.',
+        'hands it to the fleet owner\'s connect page. The token is shown once; only its SHA-256 hash is stored. With ' +
+        '`connection` (a `con_…` id of the org, e.g. one in reauth_required) the token reconnects that connection: it is ' +
+        "fixed to the connection's provider, and POST /connect replaces the credentials (or starts a new OAuth consent) on " +
+        'the same id, keeping its cursors.',
       body: issueTokenBody,
       output: issuedTokenSchema,
       status: 201,
       returns: 'the token, shown this once.',
-      errors: { not_found: 'No organisation with this slug.' },
+      errors: {
+        not_found: 'No organisation with this slug, or no connection with this id in it.',
+        invalid_input: 'An unknown or stub provider, or a provider other than the connection\'s.',
+      },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
       absent: { mcp: 'an operator call made with GATEWAY_ADMIN_TOKEN, not with an organisation\'s API key' },
       example: {
         body: { org: 'acme', provider: 'vendor1_livelink', label: 'North yard' },
-        response: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', expires_at: '2026-06-01T12:15:00.000Z', org: 'acme', provider: 'vendor1_livelink', label: 'North yard' },
+        response: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', expires_at: '2026-06-01T12:15:00.000Z', org: 'acme', provider: 'vendor1_livelink', label: 'North yard', connection: null },
       },
       handle: (_auth, { body }) => connectTokens.issue(body),
     }),

@@ -38,6 +38,9 @@ export const connectionSchema = z
       .nullable()
       .describe('The last poll: when, how many events it queued for the hub, how it ended.'),
     last_error: z.object({ at: timestamp, message: z.string() }).nullable().describe('The last failure, kept after later successes.'),
+    last_hub_rejections: z
+      .array(z.object({ event_id: z.string(), reason: z.string(), at: timestamp }))
+      .describe("The hub's last 20 refusals of this connection's events, newest first."),
     created_at: timestamp,
     updated_at: timestamp,
   })
@@ -92,6 +95,12 @@ export const issueTokenBody = z.strictObject({
   org: z.string().min(1).max(100).describe('The slug of the organisation the connection will belong to.'),
   provider: z.string().min(1).max(100).optional().describe('Fix the provider the token may connect.'),
   label: label.optional().describe('A label for the connection, up to 100 characters.'),
+  connection: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe("Reconnect this existing connection (`con_…`) of the org: POST /connect then replaces its credentials (or starts a new consent) and keeps its id and cursors. The provider is fixed to the connection's."),
 });
 
 export const issuedTokenSchema = z.object({
@@ -100,6 +109,7 @@ export const issuedTokenSchema = z.object({
   org: z.string(),
   provider: z.string().nullable(),
   label: z.string().nullable(),
+  connection: z.string().nullable().describe('The connection this token reconnects; null for a new one.'),
 });
 
 const zonedInstant = (what: string) =>

@@ -13,6 +13,8 @@ export interface TelematicsConnectTokensTable {
   expires_at: string;
   /** When a POST /connect consumed it; null while usable. */
   used_at: string | null;
+  /** Set for a reconnect token: POST /connect replaces this connection's credentials instead of creating one. */
+  connection_id: string | null;
 }
 
 
@@ -57,6 +59,8 @@ export interface TelematicsConnectionsTable {
   last_run: string | null;
   /** JSON: `{ at, message }` of the last failure. */
   last_error: string | null;
+  /** JSON: the hub's last 20 per-event rejections of this connection's events, newest first: `[{ event_id, reason, at }]`. */
+  last_hub_rejections: string | null;
 }
 
 declare module '../../platform/db/schema.js' {

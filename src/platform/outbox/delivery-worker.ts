@@ -25,6 +25,18 @@ export interface DeliveryWorkerOptions {
   log?: (message: string, err?: unknown) => void;
 }
 
+/** A delivery a destination rejected for good, as a listener sees it. */
+export interface Rejection {
+  id: string;
+  orgId: string;
+  /** The delivery's payload as queued (a hub event's JSON). */
+  payload: string;
+  reason: string;
+  at: string;
+}
+
+export type RejectionListener = (rejections: readonly Rejection[]) => Promise<void>;
+
 /** The worker's side of "deliver after commit": services call it with the ids they just queued. */
 export interface DeliverAfterCommit {
   deliverNow(ids: string[]): Promise<Map<string, repo.DeliveryState>>;
@@ -46,9 +58,34 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private flushing = false;
   /** Per destination, set by a Retry-After: until then this process sends it nothing (on the injected clock). */
   private readonly pausedUntil = new Map<string, number>();
+  private readonly rejectionListeners = new Map<string, RejectionListener[]>();
 
   constructor(private readonly o: DeliveryWorkerOptions) {
     this.workerId = `${hostname()}:${process.pid}:${newId('w', o.clock.now()).slice(-8)}`;
+  }
+
+  /**
+   * Calls `listener` with the deliveries of `type` a destination rejected (after they are marked rejected), so the
+   * module that queued them can show them where its users look (a telematics connection's last hub rejections).
+   */
+  onRejected(type: string, listener: RejectionListener): void {
+    this.rejectionListeners.set(type, [...(this.rejectionListeners.get(type) ?? []), listener]);
+  }
+
+  private async tellRejections(batch: readonly repo.ClaimedDelivery[], rejected: readonly { id: string; reason: string }[], at: Date): Promise<void> {
+    const byId = new Map(batch.map((row) => [row.id, row]));
+    const byType = new Map<string, Rejection[]>();
+    for (const r of rejected) {
+      const row = byId.get(r.id);
+      if (row === undefined || !this.rejectionListeners.has(row.type)) continue;
+      byType.set(row.type, [...(byType.get(row.type) ?? []), { id: r.id, orgId: row.org_id, payload: row.payload, reason: r.reason, at: at.toISOString() }]);
+    }
+    for (const [type, rejections] of byType) {
+      for (const listener of this.rejectionListeners.get(type) ?? []) {
+        // A listener's failure must not undo the outcome already recorded: it is logged, not thrown.
+        await listener(rejections).catch((err: unknown) => this.o.log?.(`rejection listener for ${type} failed`, err));
+      }
+    }
   }
 
   /** Whether any destination can be delivered to (a destination without a sender, the hub without HUB_URL, waits in the outbox). */
@@ -196,6 +233,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
     const now = this.o.clock.now();
     await repo.markDelivered(this.o.db, outcome.delivered, owner, now.toISOString());
     for (const r of outcome.rejected) await repo.markRejected(this.o.db, r.id, owner, r.reason);
+    if (outcome.rejected.length > 0) await this.tellRejections(batch, outcome.rejected, now);
     const { destination } = sender;
     this.o.metrics.count(destination, 'delivered', outcome.delivered.length - outcome.duplicates);
     this.o.metrics.count(destination, 'duplicate', outcome.duplicates);

@@ -17,6 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await add('cooldown_s', 'integer', 0);
   await add('last_run', 'text');
   await add('last_error', 'text');
+  await add('last_hub_rejections', 'text');
   // Due connections in time order (the poller's claim).
   await db.schema.createIndex('telematics_connections_due').on('telematics_connections').columns(['next_poll_at']).execute();
 }

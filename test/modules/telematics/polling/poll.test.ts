@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FAILURES_TO_OPEN } from '../../../../src/modules/telematics/polling/breaker.js';
-import { startHubSim, type HubSim } from '../../../../src/sim/hub-sim.js';
+import type { HubSim } from '../../../../src/sim/hub-sim.js';
 import { startVendorSim, type VendorSim } from '../../../../src/sim/vendor-sim.js';
 import { dialects, type Harness, startHarness } from '../../../support/harness.js';
+import { credentialsFor, startTelematicsRig, type TelematicsRig } from '../telematics-support.js';
 
 type Json = Record<string, unknown>;
 interface Connection {
@@ -15,41 +16,23 @@ interface Connection {
   next_poll_at: string | null;
 }
 
-const CREDENTIALS: Record<string, Json | undefined> = {
-  vendor1_livelink: { username: 'fleet@acme.example', password: 'pw' },
-  vendor5_visionlink: { username: 'client-1', password: 'secret' },
-  vendor13: { api_key: 'key-0001' },
-  vendor18_tyresense: { username: 'fleet', password: 'pw' },
-};
+const PROVIDERS_POLLED = ['vendor1_livelink', 'vendor5_visionlink', 'vendor13', 'vendor18_tyresense'];
 
 describe.each(dialects)('telematics polling (%s)', (dialect) => {
+  let rig: TelematicsRig;
   let h: Harness;
   let sim: VendorSim;
   let hub: HubSim;
   let key: string;
-  let ip = 0;
 
   beforeAll(async () => {
-    hub = await startHubSim();
-    h = await startHarness(dialect, { env: { HUB_URL: hub.url } });
-    sim = await startVendorSim({ fleetSize: 7, pageSize: 3, now: () => h.clock.now() });
-    h = await startHarness(dialect, { env: { HUB_URL: hub.url, VENDOR_SIM_URL: sim.url, VENDOR_TIMEOUT_MS: '500' }, clock: h.clock });
-    await h.org('acme');
-    key = (await h.key('acme', 'telematics:read,telematics:write')).key;
+    rig = await startTelematicsRig(dialect, { fleetSize: 7, pageSize: 3 });
+    ({ h, sim, hub, key } = rig);
   });
-  afterAll(async () => {
-    await h.close();
-    await sim.close();
-    await hub.close();
-  });
+  afterAll(() => rig.close());
   beforeEach(() => sim.setMode('*', { kind: 'up' }));
 
-  const connect = async (provider: string) => {
-    const { connect_token } = await h.gateway.services.connectTokens.issue({ org: 'acme' });
-    const r = await h.request({ method: 'POST', url: '/connect', remoteAddress: `10.5.0.${++ip}`, payload: { connect_token, provider, ...(CREDENTIALS[provider] ? { credentials: CREDENTIALS[provider] } : {}) } });
-    expect(r.statusCode, r.body).toBe(200);
-    return r.json<{ connection_id: string; next_step?: { authorize_url: string } }>();
-  };
+  const connect = (provider: string) => rig.connect(provider);
   const run = (id: string) => h.request({ method: 'POST', url: `/v1/telematics/connections/${id}/run`, key });
   const read = async (id: string) => (await h.request({ method: 'GET', url: `/v1/telematics/connections/${id}`, key })).json<{ connection: Connection }>().connection;
   const queued = async (connectionId: string) =>
@@ -60,7 +43,7 @@ describe.each(dialects)('telematics polling (%s)', (dialect) => {
     for (let n = await h.gateway.delivery.drainOnce(); n > 0; n = await h.gateway.delivery.drainOnce());
   };
 
-  it.each(Object.keys(CREDENTIALS))('%s: polls, queues normalized events for the hub and moves the cursors', async (provider) => {
+  it.each(PROVIDERS_POLLED)('%s: polls, queues normalized events for the hub and moves the cursors', async (provider) => {
     const { connection_id } = await connect(provider);
     const first = await run(connection_id);
     expect(first.statusCode, first.body).toBe(200);
@@ -90,6 +73,28 @@ describe.each(dialects)('telematics polling (%s)', (dialect) => {
     expect(later.json<{ events_enqueued: number }>().events_enqueued).toBeGreaterThan(0);
   });
 
+  it('a poll of more readings than one batch sends them all (every machine, every type)', async () => {
+    const big = await startVendorSim({ fleetSize: 120, pageSize: 25, now: () => h.clock.now() });
+    const h2 = await startHarness(dialect, { env: { VENDOR_SIM_URL: big.url }, clock: h.clock });
+    try {
+      await h2.org('acme');
+      const k = (await h2.key('acme', 'telematics:write')).key;
+      const { connect_token } = await h2.gateway.services.connectTokens.issue({ org: 'acme' });
+      const c = await h2.request({ method: 'POST', url: '/connect', payload: { connect_token, provider: 'vendor1_livelink', credentials: credentialsFor('vendor1_livelink') } });
+      const id = c.json<{ connection_id: string }>().connection_id;
+      const r = await h2.request({ method: 'POST', url: `/v1/telematics/connections/${id}/run`, key: k });
+      const n = r.json<{ events_enqueued: number }>().events_enqueued;
+      expect(n).toBeGreaterThan(500);
+      const rows = await h2.gateway.database.db.selectFrom('outbox').select('payload').where('type', '=', 'telematics.event').execute();
+      expect(rows).toHaveLength(n);
+      const machines = new Set(rows.map((row) => (JSON.parse(row.payload) as { data: { equipment: { id: string } } }).data.equipment.id));
+      expect(machines.size).toBe(120);
+    } finally {
+      await h2.close();
+      await big.close();
+    }
+  });
+
   it('the events reach the hub once each by id', async () => {
     const { connection_id } = await connect('vendor13');
     await run(connection_id);
@@ -98,6 +103,23 @@ describe.each(dialects)('telematics polling (%s)', (dialect) => {
     const atHub = hub.events().filter((e) => ids.includes(e.id));
     expect(atHub).toHaveLength(ids.length);
     expect(atHub.every((e) => e.type === 'telematics.event')).toBe(true);
+  });
+
+  it("keeps the hub's per-event rejections on the connection, the newest 20", async () => {
+    const { connection_id } = await connect('vendor13');
+    hub.rejectType('telematics.event', 'unknown equipment');
+    try {
+      await run(connection_id);
+      await drain();
+    } finally {
+      hub.rejectType(null);
+    }
+    const sent = (await queued(connection_id)).length;
+    const kept = (await h.request({ method: 'GET', url: `/v1/telematics/connections/${connection_id}`, key })).json<{ connection: { last_hub_rejections: { event_id: string; reason: string }[] } }>()
+      .connection.last_hub_rejections;
+    expect(kept).toHaveLength(Math.min(20, sent));
+    expect(kept[0]).toMatchObject({ reason: expect.stringContaining('unknown equipment') as unknown });
+    expect(kept.every((r) => r.event_id.startsWith('tev_'))).toBe(true);
   });
 
   it('a failed poll leaves the cursors; five in a row open the breaker, a failed trial doubles its cooldown, a success closes it', async () => {

@@ -1,0 +1,131 @@
+import type { Clock } from '../../platform/clock.js';
+import type { Dialect } from '../../platform/db/database.js';
+import type { Db } from '../../platform/db/schema.js';
+import { AppError } from '../../platform/http/errors.js';
+import type { BackgroundWorker } from '../../platform/module-definition.js';
+import type { ConnectionRow } from './connections.repository.js';
+import type { PollService } from './poll.service.js';
+import { claimDueConnections, releaseClaim } from './poller.repository.js';
+
+export interface PollerOptions {
+  /** Polls in flight in this process, all providers together. */
+  concurrency: number;
+  /** Polls in flight in this process for one provider (vendors limit concurrent calls per client). */
+  perProvider: number;
+  /** How long to wait before looking again when nothing was due. */
+  idleMs: number;
+  log: (message: string, err?: unknown) => void;
+}
+
+/**
+ * Every `serve` process runs one: claims due connections with a lease and polls them with bounded concurrency, overall
+ * and per provider; a vendor's 429/503 Retry-After holds back that provider's other polls in this process too.
+ */
+export class TelematicsPoller implements BackgroundWorker {
+  readonly name = 'telematics-poller';
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perProvider = new Map<string, number>();
+  /** Per provider, until when (on the injected clock) a Retry-After asked us to wait. */
+  private readonly waitUntil = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+    private readonly clock: Clock,
+    private readonly polling: PollService,
+    private readonly o: PollerOptions,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.runLoop();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.idle();
+  }
+
+  /** Resolves when the polls started so far have finished (tests and shutdown). */
+  async idle(): Promise<void> {
+    await Promise.all(this.inFlight.values());
+  }
+
+  /** One round: claims as many due connections as free slots allow and starts their polls; answers how many started. */
+  async tick(): Promise<number> {
+    const free = this.o.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    const now = this.clock.now();
+    const rows = await claimDueConnections(this.db, this.dialect, {
+      owner: this.polling.owner,
+      nowIso: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + this.polling.leaseMs).toISOString(),
+      limit: free,
+      skipProviders: this.busyProviders(now.getTime()),
+    });
+    let started = 0;
+    for (const row of rows) {
+      if ((this.perProvider.get(row.provider) ?? 0) >= this.o.perProvider) {
+        await releaseClaim(this.db, row.id, this.polling.owner);
+        continue;
+      }
+      this.begin(row);
+      started += 1;
+    }
+    return started;
+  }
+
+  private busyProviders(nowMs: number): string[] {
+    const busy = [...this.perProvider].filter(([, n]) => n >= this.o.perProvider).map(([p]) => p);
+    const waiting = [...this.waitUntil].filter(([, until]) => until > nowMs).map(([p]) => p);
+    return [...new Set([...busy, ...waiting])];
+  }
+
+  private begin(row: ConnectionRow): void {
+    this.perProvider.set(row.provider, (this.perProvider.get(row.provider) ?? 0) + 1);
+    const poll = this.polling
+      .pollClaimed(row)
+      .then(() => undefined)
+      .catch((err: unknown) => {
+        // The poll recorded its failure on the connection (breaker, last_error); here only the provider-wide wait.
+        const retryAfter = err instanceof AppError ? Number(err.headers?.['retry-after'] ?? 0) : 0;
+        if (retryAfter > 0) this.waitUntil.set(row.provider, this.clock.now().getTime() + retryAfter * 1000);
+        if (!(err instanceof AppError)) this.o.log(`poll of ${row.id} failed unexpectedly`, err);
+      })
+      .finally(() => {
+        this.inFlight.delete(row.id);
+        this.perProvider.set(row.provider, (this.perProvider.get(row.provider) ?? 1) - 1);
+        this.wake?.();
+      });
+    this.inFlight.set(row.id, poll);
+  }
+
+  private async runLoop(): Promise<void> {
+    while (this.running) {
+      let started = 0;
+      try {
+        started = await this.tick();
+      } catch (err) {
+        this.o.log('claiming due connections failed', err);
+      }
+      if (started === 0 && this.running) await this.sleep(this.o.idleMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}

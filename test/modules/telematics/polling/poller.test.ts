@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../../../src/gateway.js';
+import { startVendorSim, type VendorSim } from '../../../../src/sim/vendor-sim.js';
+import { dialects, type Harness, startHarness } from '../../../support/harness.js';
+
+describe.each(dialects)('the telematics poller (%s)', (dialect) => {
+  let h: Harness;
+  let sim: VendorSim;
+  let ip = 0;
+
+  beforeAll(async () => {
+    const first = await startHarness(dialect);
+    sim = await startVendorSim({ fleetSize: 3, pageSize: 3, now: () => first.clock.now() });
+    await first.close();
+    h = await startHarness(dialect, { env: { VENDOR_SIM_URL: sim.url, POLLER_CONCURRENCY: '8', POLLER_PER_PROVIDER: '2' }, clock: first.clock });
+    await h.org('acme');
+  });
+  afterAll(async () => {
+    await h.close();
+    await sim.close();
+  });
+  beforeEach(async () => {
+    sim.setMode('*', { kind: 'up' });
+    // Each test starts with no due connection: the earlier ones' are paused out of the way.
+    await h.gateway.database.db.updateTable('telematics_connections').set({ status: 'paused' }).execute();
+  });
+
+  const connect = async (provider = 'vendor13') => {
+    const { connect_token } = await h.gateway.services.connectTokens.issue({ org: 'acme' });
+    const credentials = provider === 'vendor13' ? { api_key: 'key-1' } : { username: 'fleet', password: 'pw' };
+    const r = await h.request({ method: 'POST', url: '/connect', remoteAddress: `10.6.0.${++ip}`, payload: { connect_token, provider, credentials } });
+    expect(r.statusCode, r.body).toBe(200);
+    return r.json<{ connection_id: string }>().connection_id;
+  };
+  const row = (id: string) => h.gateway.database.db.selectFrom('telematics_connections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const poller = () => h.gateway.services.poller;
+  const dataCalls = (provider: string) => sim.requests(provider).filter((r) => !r.path.includes('/auth/') && !r.path.includes('/oauth/')).length;
+
+  it('polls what is due, then waits out each connection\'s interval', async () => {
+    const ids = [await connect(), await connect('vendor6_lida')];
+    expect(await poller().tick()).toBe(2);
+    await poller().idle();
+    for (const id of ids) {
+      const r = await row(id);
+      expect(r.last_run).toContain('"outcome":"ok"');
+      expect(r.lease_owner).toBeNull();
+      expect(Date.parse(r.next_poll_at ?? '')).toBe(h.clock.now().getTime() + r.poll_interval_s * 1000);
+    }
+    expect(await poller().tick(), 'nothing due yet').toBe(0);
+    h.clock.advance(300_000);
+    expect(await poller().tick()).toBe(2);
+    await poller().idle();
+  });
+
+  it('skips paused, pending and reauth_required connections, and an open breaker until its cooldown is over', async () => {
+    const paused = await connect();
+    await h.gateway.database.db.updateTable('telematics_connections').set({ status: 'paused' }).where('id', '=', paused).execute();
+    const broken = await connect();
+    await h.gateway.database.db
+      .updateTable('telematics_connections')
+      .set({ breaker_state: 'open', consecutive_failures: 5, cooldown_s: 60, open_until: new Date(h.clock.now().getTime() + 60_000).toISOString() })
+      .where('id', '=', broken)
+      .execute();
+    expect(await poller().tick()).toBe(0);
+    h.clock.advance(60_000);
+    expect(await poller().tick(), 'the half-open trial').toBe(1);
+    await poller().idle();
+    expect((await row(broken)).breaker_state).toBe('closed');
+  });
+
+  it('keeps to the per-provider limit and takes the rest next round', async () => {
+    sim.setMode('vendor13', { kind: 'slow', delayMs: 200 });
+    const ids = await Promise.all(Array.from({ length: 5 }, () => connect()));
+    expect(await poller().tick()).toBe(2);
+    const claimed = await h.gateway.database.db.selectFrom('telematics_connections').select('id').where('lease_owner', 'is not', null).execute();
+    expect(claimed).toHaveLength(2);
+    await poller().idle();
+    expect(await poller().tick()).toBe(2);
+    await poller().idle();
+    expect(await poller().tick()).toBe(1);
+    await poller().idle();
+    for (const id of ids) expect((await row(id)).last_run).toContain('"outcome":"ok"');
+  });
+
+  it('takes over a connection whose claim ran out (its process died)', async () => {
+    const id = await connect();
+    await h.gateway.database.db
+      .updateTable('telematics_connections')
+      .set({ lease_owner: 'poll:dead', lease_until: new Date(h.clock.now().getTime() + 60_000).toISOString() })
+      .where('id', '=', id)
+      .execute();
+    expect(await poller().tick()).toBe(0);
+    h.clock.advance(61_000);
+    expect(await poller().tick()).toBe(1);
+    await poller().idle();
+    expect((await row(id)).last_run).toContain('"outcome":"ok"');
+  });
+
+  it("a vendor's Retry-After holds back that provider's other polls in this process", async () => {
+    await connect();
+    const held = await connect();
+    await h.gateway.database.db.updateTable('telematics_connections').set({ status: 'paused' }).where('id', '=', held).execute();
+    sim.setMode('vendor13', { kind: 'rate_limited', retryAfterSeconds: 120 });
+    expect(await poller().tick()).toBe(1);
+    await poller().idle();
+    await h.gateway.database.db.updateTable('telematics_connections').set({ status: 'active' }).where('id', '=', held).execute();
+    expect(await poller().tick(), 'vendor13 waits').toBe(0);
+    const other = await connect('vendor6_lida');
+    expect(await poller().tick()).toBe(1);
+    await poller().idle();
+    expect((await row(other)).last_run).toContain('"outcome":"ok"');
+    sim.setMode('vendor13', { kind: 'up' });
+    h.clock.advance(121_000);
+    expect(await poller().tick()).toBeGreaterThanOrEqual(1);
+    await poller().idle();
+  });
+
+  it('two processes on one database never poll the same connection at once', async () => {
+    sim.setMode('*', { kind: 'slow', delayMs: 100 });
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => connect(i % 2 === 0 ? 'vendor13' : 'vendor6_lida')));
+    const second: Gateway = await createGateway(h.config, { clock: h.clock, ...(h.databaseSchema ? { databaseSchema: h.databaseSchema } : {}), migrate: false });
+    try {
+      const before13 = dataCalls('vendor13');
+      const before6 = dataCalls('vendor6_lida');
+      const [a, b] = await Promise.all([poller().tick(), second.services.poller.tick()]);
+      // Each process takes at most 2 per provider; together they take what the other left, never the same one.
+      expect(a + b).toBeGreaterThanOrEqual(4);
+      await Promise.all([poller().idle(), second.services.poller.idle()]);
+      const [c, d] = await Promise.all([poller().tick(), second.services.poller.tick()]);
+      await Promise.all([poller().idle(), second.services.poller.idle()]);
+      expect(a + b + c + d).toBe(ids.length);
+      for (const id of ids) expect((await row(id)).last_run).toContain('"outcome":"ok"');
+      // One fleet read per connection: nobody polled one twice.
+      expect(dataCalls('vendor13') - before13 + dataCalls('vendor6_lida') - before6).toBe(ids.length);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('starts with serve-like start() and stops cleanly, releasing nothing half-done', async () => {
+    const id = await connect('vendor6_lida');
+    poller().start();
+    for (let i = 0; i < 100 && (await row(id)).last_run === null; i++) await new Promise((r) => setTimeout(r, 20));
+    await poller().stop();
+    expect((await row(id)).last_run).toContain('"outcome":"ok"');
+    expect((await row(id)).lease_owner).toBeNull();
+  });
+});
