@@ -5,6 +5,7 @@ import { benchObjectsFilter } from './objects.bench.js';
 import { benchDrain, benchOrderCreate } from './orders.bench.js';
 import { benchProductGet } from './products.bench.js';
 import { root } from './support.js';
+import { benchTelematics } from './telematics.bench.js';
 import { benchX12 } from './x12.bench.js';
 
 /** `npm run bench`: runs every benchmark with its baseline in this one run and rewrites docs/benchmarks.md. */
@@ -136,15 +137,104 @@ if (wanted('objects')) {
   ]);
 }
 
+if (wanted('telematics')) {
+  log('telematics: one gateway process polling 1,000 connections of 50 machines, then peak RSS of ISO replays…');
+  const r = await benchTelematics();
+  const p = r.poll;
+  const minutes = p.elapsedMs / 60_000;
+  const pollsPerMin = p.polls / minutes;
+  const eventsPerSec = p.events / (p.elapsedMs / 1000);
+  const covered = p.polls / p.connections;
+  log(`  ${fmt(p.polls)} of ${fmt(p.connections)} polled in ${fmt(p.elapsedMs / 1000, 1)} s: ${fmt(pollsPerMin)} polls/min, ${fmt(eventsPerSec)} events/s, p99 ${fmt(p.p99Ms)} ms, peak RSS ${mb(p.peakRss)}`);
+  for (const x of r.replays) log(`  replay ${fmt(x.machines)} machines x ${fmt(x.days, 2)} days: ${fmt(x.events)} events in ${fmt(x.elapsedMs / 1000, 1)} s, peak RSS ${mb(x.peakRss)}`);
+  const [wide, deep] = r.replays;
+  const sampleList = (x: (typeof r.replays)[number]) => {
+    const step = Math.max(1, Math.ceil(x.samples.length / 6));
+    return x.samples.filter((_, i) => i % step === 0 || i === x.samples.length - 1).map((s) => `${fmt(s.s)} s: ${fmt(s.events)} events, ${mb(s.rss)}`).join('; ');
+  };
+  /** Flat: the highest RSS sample of the last third is within 10 MB of the highest of the first third. */
+  const flat = (x: (typeof r.replays)[number]) => {
+    const third = Math.max(1, Math.floor(x.samples.length / 3));
+    const hi = (list: typeof x.samples) => Math.max(...list.map((s) => s.rss));
+    return x.samples.length >= 3 && hi(x.samples.slice(-third)) <= hi(x.samples.slice(0, third)) + 10e6;
+  };
+  const replayRow = (x: (typeof r.replays)[number]) =>
+    `| ${fmt(x.machines)} | ${fmt(x.days * 24)} h | ${fmt(x.requests)} | ${fmt(x.events)} | ${fmt(x.elapsedMs / 1000, 1)} | ${fmt(x.events / (x.elapsedMs / 1000))} | ${mb(x.rssBefore)} | ${mb(x.peakRss)} |`;
+  const lines = [
+      '## Telematics polling and replay ([9/12])',
+      '',
+      `One gateway process (SQLite, real clock, \`POLLER_CONCURRENCY=32\`, \`POLLER_PER_PROVIDER=32\`) in a child process; the vendor simulator`,
+      `(${fmt(r.fleetSize)} machines per provider, ${fmt(r.pageSize)} items per page) in the parent process, on the same 2 cores.`,
+      `${fmt(p.connections)} connections made through \`POST /connect\` (${fmt(p.connectMs / 1000, 1)} s, each from its own client address),`,
+      `spread evenly over ${r.providers.map((x) => `\`${x}\``).join(', ')} (ISO 15143-3 XML and JSON, Basic and OAuth password grant; two aggregators).`,
+      `All were due at once; the poller ran until each had been polled once or ${fmt(r.windowSec)} s had passed, then stopped (polls under way finished and count).`,
+      '',
+      '| figure | value |',
+      '|---|---:|',
+      `| connections polled | ${fmt(p.polls)} of ${fmt(p.connections)} (${fmt(covered * 100)} %), ${fmt(p.failed)} failed |`,
+      `| time | ${fmt(p.elapsedMs / 1000, 1)} s |`,
+      `| polls per minute | ${fmt(pollsPerMin)} |`,
+      `| events per second (queued in the outbox as \`telematics.event\`) | ${fmt(eventsPerSec)} (${fmt(p.events)} events) |`,
+      `| poll duration p50 / p99 / max | ${fmt(p.p50Ms)} / ${fmt(p.p99Ms)} / ${fmt(p.maxMs)} ms |`,
+      `| RSS after connecting, before polling / at the end / peak | ${mb(p.rssBefore)} / ${mb(p.rssAfter)} / ${mb(p.peakRss)} |`,
+      `| simulator requests answered | ${fmt(p.simRequests)} |`,
+      '',
+      'What limits each figure:',
+      '',
+      `- Polls per minute and events per second are a capacity figure, not a schedule: all ${fmt(p.connections)} were due at once, so the poller was never idle.`,
+      '  They are bound by the one CPU core this process runs on (parsing the vendor documents, normalizing, JSON for the outbox payloads) and by',
+      '  SQLite taking one writer at a time (each poll writes its events in batches and its cursors in one more transaction);',
+      '  the simulator, on the other core, builds every page afresh. In production the interval of each connection (60 to 900 s by provider)',
+      `  caps polls per minute far below this: ${fmt(p.connections)} connections at 300 s need ${fmt(p.connections / 5)} polls/min.`,
+      '- Poll duration is mostly waiting: 32 polls share the event loop and the SQLite writer, so p99 grows with concurrency, not with a vendor\'s',
+      '  answer time (the simulator answers on localhost in milliseconds).',
+      '- RSS includes the whole gateway (every module, Fastify, better-sqlite3 and its page cache); the polls themselves hold one page and one',
+      '  batch of events per poll in flight, so peak RSS grows with `POLLER_CONCURRENCY`, not with the number of connections.',
+      '',
+      `Replay: \`PollService.replay\` of one \`vendor1_livelink\` connection (ISO XML time series, ${fmt(r.replayPageSize)} readings per page, 9 data elements per machine),`,
+      'each run in a fresh child process with the simulator in the parent. Peak RSS is `process.resourceUsage().maxRSS`.',
+      '',
+      '| machines | window | requests | events | s | events/s | RSS before | peak RSS |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...r.replays.map(replayRow),
+      '',
+  ];
+  if (wide !== undefined && deep !== undefined) {
+    const fullEvents = (deep.events / deep.machines) * 2000;
+    const fullSeconds = fullEvents / (deep.events / (deep.elapsedMs / 1000));
+    const bothFlat = flat(wide) && flat(deep);
+    const peak = Math.max(wide.peakRss, deep.peakRss);
+    lines.push(
+      `The full 31-day replay of 2,000 machines was not run: at the rate measured it is about ${fmt(fullEvents / 1e6, 1)} million events and`,
+      `${fmt(fullSeconds / 60)} minutes on this machine, beyond this section's budget. It was measured in two parts instead: all ${fmt(wide.machines)} machines`,
+      `over ${fmt(wide.days * 24)} hours (the replay first lists every machine, then reads each one's series), and ${fmt(deep.machines)} machines over the full 31 days`,
+      '(the reader walks one machine, one element and one page at a time and queues events in batches).',
+      `RSS along the way, ${fmt(wide.machines)} machines: ${sampleList(wide)}.`,
+      `${fmt(deep.machines)} machines x 31 days: ${sampleList(deep)}.`,
+      '',
+      bothFlat
+        ? `RSS is flat in both runs (the highest sample of the last third is within 10 MB of the first third's), so the full replay's peak is expected near`
+          + ` the higher of the two, **${mb(peak)}** (goal under 200 MB: ${verdict(peak < 200e6)}, extrapolated, not measured). What limits it: the idle`
+          + ` gateway process is already ${mb(Math.min(wide.rssBefore, deep.rssBefore))} of it; the replay adds one page, one batch and the machine list.`
+        : `RSS is **not** demonstrably flat in these runs (in at least one, the last third's samples rise more than 10 MB over the first third's), so no`
+          + ` figure is extrapolated for the full replay. Measured peaks: ${mb(wide.peakRss)} and ${mb(deep.peakRss)}; goal (under 200 MB) in these parts:`
+          + ` ${verdict(peak < 200e6)}${peak < 200e6 ? '' : ' already, so the full replay, doing the same work per machine over more pages, is not expected to meet it'}.`
+          + ` What limits it: the idle gateway process is already ${mb(Math.min(wide.rssBefore, deep.rssBefore))} before the replay starts.`,
+      `What limits replay speed: one request per machine, element and page to the simulator, and one SQLite transaction per batch of events.`,
+    );
+  }
+  publish('telematics', lines);
+}
+
 const header = [
   '# Benchmarks',
   '',
-  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects` picks sections, `BENCH_DURATION` sets seconds per load run).',
+  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,telematics` picks sections, `BENCH_DURATION` sets seconds per load run).',
   'Speed figures are ratios against a baseline measured in the same run, because these machines are shared and noisy.',
   `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'});`,
   'the load generator, the server under test and (for orders) the hub simulator share those cores.',
   '',
 ].join('\n');
-const ordered = ['products', 'orders', 'x12', 'objects'].flatMap((name) => sections.get(name) ?? []);
+const ordered = ['products', 'orders', 'x12', 'objects', 'telematics'].flatMap((name) => sections.get(name) ?? []);
 writeFileSync(docPath, `${header}\n${ordered.join('\n\n')}\n`);
 log('wrote docs/benchmarks.md');

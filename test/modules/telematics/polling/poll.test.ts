@@ -73,6 +73,19 @@ describe.each(dialects)('telematics polling (%s)', (dialect) => {
     expect(later.json<{ events_enqueued: number }>().events_enqueued).toBeGreaterThan(0);
   });
 
+  it.each(['vendor11_operations_center', 'vendor12_fieldops'])('%s: after consent, polls with the OAuth access token', async (provider) => {
+    const { connection_id, next_step } = await connect(provider);
+    const consent = await fetch(next_step?.authorize_url ?? '', { redirect: 'manual' });
+    const back = new URL(consent.headers.get('location') ?? '');
+    expect((await h.request({ method: 'GET', url: back.pathname + back.search })).statusCode).toBe(200);
+    const r = await run(connection_id);
+    expect(r.statusCode, r.body).toBe(200);
+    expect(r.json<{ events_enqueued: number }>().events_enqueued).toBeGreaterThanOrEqual(7);
+    const events = await queued(connection_id);
+    expect(new Set(events.map((e) => (e.event as unknown as { equipment: { id: string } }).equipment.id)).size).toBe(7);
+    expect(sim.requests(provider).some((q) => q.path.includes('/api/machines') && q.status === 200)).toBe(true);
+  });
+
   it('a poll of more readings than one batch sends them all (every machine, every type)', async () => {
     const big = await startVendorSim({ fleetSize: 120, pageSize: 25, now: () => h.clock.now() });
     const h2 = await startHarness(dialect, { env: { VENDOR_SIM_URL: big.url }, clock: h.clock });

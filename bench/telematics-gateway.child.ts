@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createGateway } from '../src/gateway.js';
+import { findProvider } from '../src/modules/telematics/providers.js';
+
+/**
+ * Child process of benchTelematics: one gateway process (SQLite, real clock) against a vendor simulator running in the
+ * parent, so the simulator's CPU and memory are not this process's. Prints one JSON line.
+ *
+ * argv `poll <simUrl> <connections> <windowSec> <providers,...>`: connects that many accounts through POST /connect
+ *   (round-robin over the providers), starts the poller and lets it run until every connection has been polled once or
+ *   the window is over; reports polls finished, events queued, poll durations and RSS.
+ * argv `replay <simUrl> <fromIso> <toIso> <provider>`: connects one account and replays the window through
+ *   PollService.replay; reports events queued, time, peak RSS and RSS samples along the way.
+ */
+const [mode = '', simUrl = '', ...rest] = process.argv.slice(2);
+const dir = mkdtempSync(join(tmpdir(), 'telematics-bench-'));
+const config = loadConfig({
+  DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`,
+  GATEWAY_SECRET: randomBytes(32).toString('hex'),
+  LOG_LEVEL: 'silent',
+  VENDOR_SIM_URL: simUrl,
+  VENDOR_TIMEOUT_MS: '30000',
+  POLLER_CONCURRENCY: '32',
+  POLLER_PER_PROVIDER: '32',
+  POLLER_IDLE_MS: '50',
+});
+const gateway = await createGateway(config);
+const app = await buildApp(gateway, { logger: false });
+await app.ready();
+const { db } = gateway.database;
+await gateway.services.orgs.create('bench');
+const orgId = (await gateway.services.orgs.bySlug('bench')).id;
+
+function credentialsOf(provider: string): Record<string, string> {
+  return findProvider(provider)?.credentials === 'api_key' ? { api_key: 'key-0001' } : { username: 'fleet@bench.example', password: 'pw' };
+}
+
+let ipCounter = 0;
+async function connect(provider: string): Promise<string> {
+  const { connect_token } = await gateway.services.connectTokens.issue({ org: 'bench' });
+  const n = ++ipCounter;
+  // POST /connect is limited per client address: every connection comes from an address of its own.
+  const remoteAddress = `10.${Math.floor(n / 62_500) % 250}.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+  const res = await app.inject({ method: 'POST', url: '/connect', remoteAddress, payload: { connect_token, provider, credentials: credentialsOf(provider) } });
+  if (res.statusCode !== 200) throw new Error(`POST /connect (${provider}) answered ${res.statusCode}: ${res.body.slice(0, 300)}`);
+  return res.json<{ connection_id: string }>().connection_id;
+}
+
+const outboxEvents = async (): Promise<number> => {
+  const row = await db.selectFrom('outbox').select(sql<number>`count(*)`.as('n')).where('type', '=', 'telematics.event').executeTakeFirstOrThrow();
+  return Number(row.n);
+};
+const maxRss = () => process.resourceUsage().maxRSS * 1024;
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
+
+async function poll(connections: number, windowSec: number, providers: string[]) {
+  const t0 = Date.now();
+  const ids: string[] = [];
+  // A few at a time: the connect flow calls the simulator to verify the credentials.
+  for (let i = 0; i < connections; i += 8) {
+    const batch = Array.from({ length: Math.min(8, connections - i) }, (_, k) => providers[(i + k) % providers.length] ?? 'vendor13');
+    ids.push(...(await Promise.all(batch.map((p) => connect(p)))));
+  }
+  const connectMs = Date.now() - t0;
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const samples: { s: number; rss: number; polled: number }[] = [];
+  const polledCount = async () =>
+    Number((await db.selectFrom('telematics_connections').select(sql<number>`count(*)`.as('n')).where('last_run', 'is not', null).executeTakeFirstOrThrow()).n);
+  const poller = gateway.services.poller;
+  const start = Date.now();
+  poller.start();
+  while (Date.now() - start < windowSec * 1000) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const polled = await polledCount();
+    samples.push({ s: (Date.now() - start) / 1000, rss: process.memoryUsage().rss, polled });
+    if (polled >= connections) break;
+  }
+  // Polls already started finish (stop waits for them); they count, and the elapsed time includes them.
+  await poller.stop();
+  const elapsedMs = Date.now() - start;
+  const rows = await db.selectFrom('telematics_connections').select(['last_run', 'provider']).where('last_run', 'is not', null).execute();
+  const durations: number[] = [];
+  let failed = 0;
+  const byProvider: Record<string, number> = {};
+  for (const row of rows) {
+    const run = JSON.parse(row.last_run ?? '{}') as { started_at: string; finished_at: string; outcome: string };
+    if (run.outcome !== 'ok') failed += 1;
+    durations.push(Date.parse(run.finished_at) - Date.parse(run.started_at));
+    byProvider[row.provider] = (byProvider[row.provider] ?? 0) + 1;
+  }
+  durations.sort((a, b) => a - b);
+  return {
+    connections,
+    connectMs,
+    elapsedMs,
+    polls: rows.length,
+    failed,
+    byProvider,
+    events: await outboxEvents(),
+    p50Ms: percentile(durations, 50),
+    p99Ms: percentile(durations, 99),
+    maxMs: durations.at(-1) ?? 0,
+    rssBefore,
+    rssAfter: process.memoryUsage().rss,
+    peakRss: maxRss(),
+    samples,
+  };
+}
+
+async function replay(from: string, to: string, provider: string) {
+  const id = await connect(provider);
+  global.gc?.();
+  const rssBefore = process.memoryUsage().rss;
+  const peakBefore = maxRss();
+  const auth = { orgId, keyId: 'bench', scopes: new Set(['telematics:write']), source: 'api' as const };
+  const samples: { s: number; rss: number; peakRss: number; events: number }[] = [];
+  const start = Date.now();
+  let sampling = false;
+  const timer = setInterval(() => {
+    if (sampling) return;
+    sampling = true;
+    void outboxEvents().then((events) => {
+      samples.push({ s: (Date.now() - start) / 1000, rss: process.memoryUsage().rss, peakRss: maxRss(), events });
+      sampling = false;
+    });
+  }, 2000);
+  const result = await gateway.services.polling.replay(auth, id, { from: new Date(from), to: new Date(to) });
+  clearInterval(timer);
+  const elapsedMs = Date.now() - start;
+  return { events: result.events_enqueued, outbox: await outboxEvents(), elapsedMs, rssBefore, peakBefore, peakRss: maxRss(), rssAfter: process.memoryUsage().rss, samples };
+}
+
+let report: unknown;
+if (mode === 'poll') {
+  const [connections = '1000', windowSec = '60', providers = 'vendor13'] = rest;
+  report = await poll(Number(connections), Number(windowSec), providers.split(','));
+} else if (mode === 'replay') {
+  const [from = '', to = '', provider = 'vendor1_livelink'] = rest;
+  report = await replay(from, to, provider);
+} else {
+  throw new Error(`unknown mode ${mode}`);
+}
+await app.close();
+await gateway.close();
+rmSync(dir, { recursive: true, force: true });
+process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -1,0 +1,105 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { startVendorSim } from '../src/sim/vendor-sim.js';
+
+const run = promisify(execFile);
+const child = fileURLToPath(new URL('./telematics-gateway.child.js', import.meta.url));
+const DAY_MS = 24 * 3_600_000;
+
+export interface PollReport {
+  connections: number;
+  connectMs: number;
+  elapsedMs: number;
+  polls: number;
+  failed: number;
+  byProvider: Record<string, number>;
+  events: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  rssBefore: number;
+  rssAfter: number;
+  peakRss: number;
+  samples: { s: number; rss: number; polled: number }[];
+}
+
+export interface ReplayReport {
+  events: number;
+  outbox: number;
+  elapsedMs: number;
+  rssBefore: number;
+  peakBefore: number;
+  peakRss: number;
+  rssAfter: number;
+  samples: { s: number; rss: number; peakRss: number; events: number }[];
+}
+
+export interface ReplayRun extends ReplayReport {
+  machines: number;
+  days: number;
+  requests: number;
+}
+
+export interface TelematicsBench {
+  providers: string[];
+  fleetSize: number;
+  pageSize: number;
+  windowSec: number;
+  poll: PollReport & { simRequests: number };
+  /** All the fleet's machines over a short window, then a few machines over the full 31 days. */
+  replays: ReplayRun[];
+  replayPageSize: number;
+}
+
+async function inChild<T>(args: string[]): Promise<T> {
+  const { stdout } = await run(process.execPath, ['--expose-gc', child, ...args], { maxBuffer: 16 << 20 });
+  return JSON.parse(stdout) as T;
+}
+
+/** One replay child against a simulator of `machines` machines (run in this process, so its memory is not the child's). */
+async function replayRun(machines: number, days: number, pageSize: number, provider: string): Promise<ReplayRun> {
+  const sim = await startVendorSim({ fleetSize: machines, pageSize });
+  try {
+    // The window ends an hour ago on the hour, so `to` is never in the gateway's future.
+    const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
+    const from = new Date(to.getTime() - days * DAY_MS);
+    const r = await inChild<ReplayReport>(['replay', sim.url, from.toISOString(), to.toISOString(), provider]);
+    return { ...r, machines, days, requests: sim.requests(provider).length };
+  } finally {
+    await sim.close();
+  }
+}
+
+/**
+ * The poller of one gateway process against the vendor simulator (in this process), then peak RSS of ISO replays:
+ * every machine of a 2,000-machine fleet over a short window, and a few machines over the full 31 days.
+ */
+export async function benchTelematics(
+  options: { connections?: number; windowSec?: number; fleetSize?: number; pageSize?: number; replayMachines?: number; replayHours?: number; replayPageSize?: number; fullWindowMachines?: number } = {},
+): Promise<TelematicsBench> {
+  const {
+    connections = 1000,
+    windowSec = 60,
+    fleetSize = 50,
+    pageSize = 25,
+    replayMachines = 2000,
+    replayHours = 6,
+    replayPageSize = 100,
+    fullWindowMachines = 20,
+  } = options;
+  const providers = ['vendor1_livelink', 'vendor2_machineiq', 'vendor6_lida', 'vendor13', 'vendor15'];
+  const sim = await startVendorSim({ fleetSize, pageSize });
+  let poll: TelematicsBench['poll'];
+  try {
+    const r = await inChild<PollReport>(['poll', sim.url, String(connections), String(windowSec), providers.join(',')]);
+    poll = { ...r, simRequests: sim.requests().length };
+  } finally {
+    await sim.close();
+  }
+  const replays = [
+    await replayRun(replayMachines, replayHours / 24, replayPageSize, 'vendor1_livelink'),
+    await replayRun(fullWindowMachines, 31, replayPageSize, 'vendor1_livelink'),
+  ];
+  return { providers, fleetSize, pageSize, windowSec, poll, replays, replayPageSize };
+}
