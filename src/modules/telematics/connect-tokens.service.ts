@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { sha256Hex } from '../../platform/auth/api-key.js';
+import { invalidFromIssues } from '../../platform/operations/invoke.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/schema.js';
 import { invalidInput, notFound } from '../../platform/http/errors.js';
@@ -52,7 +53,7 @@ export class ConnectTokensService {
 
   async issue(raw: IssueConnectTokenInput): Promise<IssuedConnectToken> {
     const parsed = issueInput.safeParse(raw);
-    if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '));
+    if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'connect token request');
     const input = parsed.data;
     const org = await this.orgs.bySlug(input.org);
     let provider = input.provider === undefined ? null : checkProvider(input.provider);

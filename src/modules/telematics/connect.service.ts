@@ -5,6 +5,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db, Executor } from '../../platform/db/schema.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
+import { invalidFromIssues } from '../../platform/operations/invoke.js';
 import { maskHint } from '../../platform/secrets/mask.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
 import type { Credentials, ProviderEndpoint } from './adapters/adapter.js';
@@ -39,8 +40,7 @@ function checkUsable(token: tokens.ConnectTokenRow | undefined, now: Date): toke
 function credentialsFor(provider: Provider, sent: Record<string, string> | undefined): Credentials {
   const parsed = CREDENTIALS_SCHEMA[provider.credentials].safeParse(sent ?? {});
   if (parsed.success) return parsed.data;
-  const details = parsed.error.issues.map((i) => ({ path: ['credentials', ...i.path.map(String)].join('.'), message: i.message }));
-  throw invalidInput(`invalid credentials for ${provider.id}: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+  throw invalidFromIssues(parsed.error.issues, `credentials for ${provider.id}`, ['credentials']);
 }
 
 /** What a response may show of the credentials. */

@@ -46,12 +46,19 @@ export function statusOf(row: repo.ConnectionRow, now: Date): ConnectionStatus {
   return row.status as ConnectionStatus;
 }
 
+/** A stored connection's provider is always one the registry knows and never a stub (POST /connect refuses both). */
+function groupOf(providerId: string): Connection['provider_group'] {
+  const group = findProvider(providerId)?.group;
+  if (group === undefined || group === 'stub') throw new Error(`connection of provider ${providerId}, which cannot be connected`);
+  return group;
+}
+
 function present(row: repo.ConnectionRow, now: Date): Connection {
   const status = statusOf(row, now);
   return {
     id: row.id,
     provider: row.provider,
-    provider_group: (findProvider(row.provider)?.group ?? 'iso15143') as Connection['provider_group'],
+    provider_group: groupOf(row.provider),
     label: row.label,
     status,
     credentials_hint: row.credentials_hint,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AuthContext } from '../../platform/auth/scopes.js';
 import { requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db, Executor } from '../../platform/db/schema.js';
+import type { Db, Tx } from '../../platform/db/schema.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
 import { enqueueDeliveries, hubDelivery } from '../../platform/outbox/outbox.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
@@ -170,15 +170,15 @@ export class PollService {
   }
 
   /** A batch written keeps the claim alive: a long poll is not taken over while it makes progress. */
-  private async enqueueAndRenew(tx: Executor, row: repo.ConnectionRow, events: readonly NormalizedEvent[]): Promise<void> {
+  private async enqueueAndRenew(tx: Tx, row: repo.ConnectionRow, events: readonly NormalizedEvent[]): Promise<void> {
     await this.enqueue(tx, row.org_id, events);
     await repo.renewClaim(tx, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString());
   }
 
-  private async enqueue(tx: Executor, orgId: string, events: readonly NormalizedEvent[]): Promise<void> {
+  private async enqueue(tx: Tx, orgId: string, events: readonly NormalizedEvent[]): Promise<void> {
     if (events.length === 0) return;
     await enqueueDeliveries(
-      tx as Parameters<typeof enqueueDeliveries>[0],
+      tx,
       events.map((event) => hubDelivery({ type: TELEMATICS_EVENT, orgId, data: event, at: new Date(event.observed_at), id: event.id })),
     );
   }

@@ -16,12 +16,16 @@ export interface Invocation {
   replayed: boolean;
 }
 
+/** The 400 for a schema's issues: `invalid <what>: <path>: <message>; ...`, each as `{ path, message }` in details. */
+export function invalidFromIssues(issues: readonly z.core.$ZodIssue[], what: string, pathPrefix: readonly string[] = []): AppError {
+  const details = issues.map((issue) => ({ path: [...pathPrefix, ...issue.path.map(String)].join('.'), message: issue.message }));
+  return invalidInput(`invalid ${what}: ${details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`, details);
+}
+
 function validatePart(schema: z.ZodType, value: unknown, part: keyof typeof PART_LABEL): unknown {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const where = PART_LABEL[part];
-  const details = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
-  throw invalidInput(`invalid ${where}: ${details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`, details);
+  throw invalidFromIssues(parsed.error.issues, PART_LABEL[part]);
 }
 
 /** A body-less operation takes nothing; an empty body (any content type) is nothing. */
