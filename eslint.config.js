@@ -48,5 +48,17 @@ export default tseslint.config(
     },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  // The portal widget is browser JavaScript served as is (no build step): linted without types, with the browser's globals.
+  {
+    files: ['src/modules/portal/widget/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['document', 'location', 'customElements', 'HTMLElement', 'ShadowRoot', 'CSSStyleSheet', 'CustomEvent', 'AbortController', 'URL', 'URLSearchParams', 'fetch'].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
   { files: ['eslint.config.js', 'vitest.config.ts'], rules: { 'no-restricted-exports': 'off' } },
 );

@@ -14,7 +14,9 @@ import { registerRestOperations } from './platform/operations/rest.js';
 import { audienceOf, type Audience } from './platform/operations/operation.js';
 import { adminTokenAuth } from './platform/http/admin-auth.js';
 import { publicGuard } from './platform/http/public-guard.js';
+import { PORTAL_CORS, portalKeyAuth } from './platform/http/portal-auth.js';
 import { registerPages } from './platform/http/html-page.js';
+import { registerStaticFiles } from './platform/http/static-files.js';
 import { corsPreflight, type CorsOptions } from './platform/http/origin.js';
 import { registerHttpMetrics } from './platform/metrics.js';
 
@@ -98,6 +100,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   const of = (audience: Audience) => operations.filter((op) => audienceOf(op) === audience);
   await registerApiDocs(app, { title: config.SERVICE_NAME, version: API_VERSION, operations: served, tags: gateway.tags, pages: gateway.pages });
   registerPages(app, gateway.pages);
+  registerStaticFiles(app, gateway.files);
   await app.register(async (api) => {
     api.addHook(
       'onRequest',
@@ -118,6 +121,16 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   );
   for (const path of new Set(publicOps.map((op) => op.path))) {
     app.options(path, { schema: { hide: true } }, corsPreflight(config.CONNECT_ALLOWED_ORIGINS, { ...PUBLIC_CORS, methods: publicOps.filter((op) => op.path === path).map((op) => op.method) }));
+  }
+  const portalOps = of('portal');
+  await app.register(async (portal) => {
+    portal.addHook('onRequest', portalKeyAuth({ verifier: gateway.portalVerifier, limiter: gateway.limiter }));
+    await registerRestOperations(portal, portalOps, gateway.invoker);
+  });
+  // Outside the door's hook: a preflight carries no key, so it is answered for the origins of any active key.
+  const listedAnywhere = (origin: string) => gateway.portalVerifier.isListedAnywhere(origin);
+  for (const path of new Set(portalOps.map((op) => op.path))) {
+    app.options(path, { schema: { hide: true } }, corsPreflight(listedAnywhere, { ...PORTAL_CORS, methods: portalOps.filter((op) => op.path === path).map((op) => op.method) }));
   }
   await app.register(
     mcpRoutes({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isExactOrigin } from './platform/http/origin.js';
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -57,16 +58,6 @@ const envSchema = z.object({
 });
 
 export type Config = z.infer<typeof envSchema>;
-
-/** `https://a.example:8443` as a browser sends it in Origin: no wildcard, path, query or credentials. */
-function isExactOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '').toLowerCase() && !value.includes('*');
-  } catch {
-    return false;
-  }
-}
 
 export class ConfigError extends Error {}
 

@@ -1,6 +1,8 @@
 import { type Config, StartupError } from './config.js';
 import { ApiKeysService } from './platform/auth/api-keys.service.js';
 import { KeyVerifier } from './platform/auth/key-verifier.js';
+import { PortalKeyVerifier } from './platform/auth/portal-key-verifier.js';
+import { PortalKeysService } from './platform/auth/portal-keys.service.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { type DatabaseHandle, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
@@ -20,6 +22,7 @@ import { IdempotencyStore } from './platform/operations/idempotency.js';
 import { resolveGatewaySecret } from './platform/secrets/gateway-secret.js';
 import { type EncryptedColumn, SecretVault } from './platform/secrets/vault.js';
 import type { PageRoute } from './platform/http/html-page.js';
+import type { StaticFile } from './platform/http/static-files.js';
 import { OperationInvoker } from './platform/operations/invoke.js';
 import type { OpenApiTag } from './platform/operations/openapi.js';
 
@@ -30,6 +33,8 @@ export interface Gateway {
   clock: Clock;
   services: Services;
   verifier: KeyVerifier;
+  /** Portal keys (X-Portal-Key) and the origins active ones list. */
+  portalVerifier: PortalKeyVerifier;
   limiter: RateLimiter;
   metrics: Registry;
   /** Hub delivery: `serve` starts it; services use it to deliver right after commit. */
@@ -45,6 +50,8 @@ export interface Gateway {
   workers: BackgroundWorker[];
   /** Every module's HTML pages (OAuth redirects back). */
   pages: PageRoute[];
+  /** Every module's static files (the portal widget). */
+  files: StaticFile[];
   /** Every module's encrypted columns: what `secrets rotate` re-encrypts. */
   encryptedColumns: EncryptedColumn[];
   close(): Promise<void>;
@@ -88,19 +95,20 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const metrics = createMetricsRegistry();
   // On stderr: CLI commands print their output on stdout.
   const delivery = createDeliveryWorker(config, database, clock, metrics, pino({ level: config.LOG_LEVEL, name: 'delivery-worker' }, pino.destination(2)));
-  const platform = { orgs, apiKeys: new ApiKeysService(db, clock), deliveries: new DeliveriesService(db, orgs) };
-  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault }, platform);
-  const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
+  const platform = { orgs, apiKeys: new ApiKeysService(db, clock), portalKeys: new PortalKeysService(db, clock), deliveries: new DeliveriesService(db, orgs) };
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
   const limiter = new RateLimiter(rateLimitStore, clock);
+  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault }, platform);
+  const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
   return {
     config,
     database,
     clock,
     services,
     verifier: new KeyVerifier(db, clock, config.KEY_CACHE_TTL_MS),
+    portalVerifier: new PortalKeyVerifier(db, clock, config.KEY_CACHE_TTL_MS),
     limiter,
     metrics,
     delivery,
@@ -110,6 +118,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     vault,
     workers,
     pages: modules.flatMap((m) => (m.pages?.(services) ?? []).map((route) => ({ ...route, tag: m.tag?.name ?? 'other' }))),
+    files: modules.flatMap((m) => m.files ?? []),
     encryptedColumns: modules.flatMap((m) => m.encryptedColumns ?? []),
     async close() {
       await Promise.all(workers.map((w) => w.stop()));

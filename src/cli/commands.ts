@@ -7,6 +7,7 @@ import { registerDeliveriesCommands } from './deliveries.commands.js';
 import { registerHubSimCommand } from './hub-sim.command.js';
 import { registerObjectsCommands } from './objects.commands.js';
 import { registerPartnersCommands } from './partners.commands.js';
+import { registerPortalKeysCommands } from './portal-keys.commands.js';
 import { registerSecretsCommands } from './secrets.commands.js';
 import { registerTelematicsCommands } from './telematics.commands.js';
 import { registerVendorSimCommand } from './vendor-sim.command.js';
@@ -140,6 +141,7 @@ export function registerCommands(program: Command): void {
 
   registerObjectsCommands(program, withGateway);
   registerPartnersCommands(program, withGateway);
+  registerPortalKeysCommands(program, withGateway);
   registerTelematicsCommands(program, withGateway);
   registerDeliveriesCommands(program, withGateway);
   registerSecretsCommands(program, withGateway);

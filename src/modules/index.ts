@@ -4,6 +4,7 @@ import { ediPartnersModule } from './edi/partners/index.js';
 import { inventoryModule } from './inventory/index.js';
 import { objectsModule } from './objects/index.js';
 import { ordersModule } from './orders/index.js';
+import { portalModule } from './portal/index.js';
 import { productsModule } from './products/index.js';
 import { telematicsModule } from './telematics/index.js';
 import { warrantyModule } from './warranty/index.js';
@@ -12,4 +13,4 @@ import { warrantyModule } from './warranty/index.js';
  * Every resource module the gateway serves: the one list to edit when adding a module. Order matters twice: operations
  * are listed in it, and a module's services are built after those of the modules before it (orders uses products).
  */
-export const MODULES: readonly ModuleDefinition[] = [productsModule, ordersModule, inventoryModule, warrantyModule, objectsModule, ediPartnersModule, ediMessagesModule, telematicsModule];
+export const MODULES: readonly ModuleDefinition[] = [productsModule, ordersModule, inventoryModule, warrantyModule, objectsModule, ediPartnersModule, ediMessagesModule, telematicsModule, portalModule];

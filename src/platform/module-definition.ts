@@ -2,7 +2,9 @@ import type { Migration } from 'kysely';
 import type { Config } from '../config.js';
 import type { Dialect } from './db/database.js';
 import type { PageRoute } from './http/html-page.js';
+import type { StaticFile } from './http/static-files.js';
 import type { ApiKeysService } from './auth/api-keys.service.js';
+import type { PortalKeysService } from './auth/portal-keys.service.js';
 import type { Clock } from './clock.js';
 import type { Db } from './db/schema.js';
 import type { OperationSource } from './operations/module.js';
@@ -27,10 +29,11 @@ export interface BackgroundWorker {
 export interface Services {
   orgs: OrgsService;
   apiKeys: ApiKeysService;
+  portalKeys: PortalKeysService;
   deliveries: DeliveriesService;
 }
 
-export type PlatformServices = Pick<Services, 'orgs' | 'apiKeys' | 'deliveries'>;
+export type PlatformServices = Pick<Services, 'orgs' | 'apiKeys' | 'portalKeys' | 'deliveries'>;
 
 /** What a module builds its services from: platform pieces, and the services of the modules listed before it. */
 export interface ModuleContext {
@@ -65,6 +68,8 @@ export interface ModuleDefinition extends OperationSource<Services> {
   workers?(services: Services): BackgroundWorker[];
   /** Pages a person's browser lands on (an OAuth redirect back): HTML, outside the operation list. */
   pages?(services: Services): PageRoute[];
+  /** Files a browser loads as they are (the portal widget's script and demo page). */
+  files?: readonly StaticFile[];
   /** Its per-org settings (`settings set/show`); OrgsService refuses any name no module declares. */
   settings?: OrgSettingsGroup;
   /** Builds its services and registers its hooks on other services' (it calls services, never another module's tables). */

@@ -132,3 +132,51 @@ export const FIXTURES: Record<string, Fixture> = {
   edi_messages_get: async (h, org) => ({ params: { id: await newMessage(h, org) } }),
 };
 
+
+/** The dealer page portal fixtures call from: the one origin their keys list. */
+export const PORTAL_ORIGIN = 'https://dealer.fixture.example';
+
+const portalKeys = new WeakMap<Harness, Map<string, Promise<string>>>();
+
+/** A portal key of `org` (seeded), listing PORTAL_ORIGIN: one per harness and org. */
+export function portalKeyOf(h: Harness, org: string): Promise<string> {
+  let orgs = portalKeys.get(h);
+  if (!orgs) portalKeys.set(h, (orgs = new Map<string, Promise<string>>()));
+  let key = orgs.get(org);
+  if (!key) {
+    key = (async () => {
+      await seedOrg(h, org);
+      return (await h.gateway.services.portalKeys.create({ org, dealer: 'Fixture dealer', origins: [PORTAL_ORIGIN] })).key;
+    })();
+    orgs.set(org, key);
+  }
+  return key;
+}
+
+const customerClaim = () => ({ description: 'Tread separation', sku: 'TIRE-225', customer_ref: `INV-${unique()}`, contact_email: 'driver@fixture.example' });
+
+/** A claim filed through the org's portal key; returns what looks it up. */
+async function newPortalClaim(h: Harness, org: string): Promise<{ number: string; ref: string }> {
+  const body = customerClaim();
+  const res = await h.request({
+    method: 'POST',
+    url: '/api/portal/v1/warranty-claims',
+    payload: body,
+    headers: { 'x-portal-key': await portalKeyOf(h, org), origin: PORTAL_ORIGIN },
+    remoteAddress: nextClientIp(),
+  });
+  if (res.statusCode !== 201) throw new Error(`portal claim fixture: ${res.body}`);
+  return { number: res.json<{ claim_number: string }>().claim_number, ref: body.customer_ref };
+}
+
+/** For every portal operation: a successful call with the org's portal key (the security suite checks the door over them). */
+export const PORTAL_FIXTURES: Record<string, Fixture> = {
+  portal_products_list: async (h, org) => (await newProduct(h, org), { query: { limit: '5' } }),
+  portal_products_get: async (h, org) => ({ params: { sku: await newProduct(h, org) } }),
+  portal_availability_check: async (h, org) => ({ query: { skus: `${await newProduct(h, org)},NO-SUCH-SKU` } }),
+  portal_warranty_claims_create: async (h, org) => (await seedOrg(h, org), { body: customerClaim() }),
+  portal_warranty_claims_status: async (h, org) => {
+    const { number, ref } = await newPortalClaim(h, org);
+    return { params: { claim_number: number }, query: { customer_ref: ref } };
+  },
+};

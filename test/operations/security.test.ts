@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
 import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../support/harness.js';
 import { type Call, callMcp, callRest, listTools, mcpArgsOf, restRequest } from '../support/operations.js';
-import { FIXTURES, seedOrg } from './fixtures.js';
+import { FIXTURES, PORTAL_FIXTURES, PORTAL_ORIGIN, portalKeyOf, seedOrg } from './fixtures.js';
 
 /**
  * The checks every operation gets on both doors, from the operation list (in the spirit of Unkey's runCommonRouteTests):
@@ -165,8 +165,8 @@ describe.each(dialects)('operator and public operations (%s)', (dialect) => {
         expect(res.json<{ code: string }>().code).toBe('unauthorized');
         expect(String(res.headers['www-authenticate'])).toMatch(/^Bearer\b/);
       }
-      // Past the door, an empty body is the operation's own 400.
-      expect((await call(op, { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` })).statusCode, op.name).toBe(400);
+      // Past the door, the operation's own answer: an empty JSON body is a 400 (a GET's body is not read, so it lists).
+      expect((await call(op, { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` })).statusCode, op.name).toBe(op.method === 'GET' ? 200 : 400);
     }
     const closed = await startHarness(dialect, { env: { GATEWAY_ADMIN_TOKEN: undefined } });
     try {
@@ -204,5 +204,121 @@ describe.each(dialects)('operator and public operations (%s)', (dialect) => {
       expect(limited.statusCode, op.name).toBe(429);
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     }
+  });
+});
+
+/** The portal door (X-Portal-Key from a listed origin), checked over every portal operation. */
+describe.each(dialects)('portal operations (%s)', (dialect) => {
+  let h: Harness;
+  let portal: Operation[];
+  let key: string;
+  let strangerKey: string;
+  let apiKey: string;
+  beforeAll(async () => {
+    h = await startHarness(dialect);
+    portal = h.gateway.operations.map((e) => e.operation).filter((op) => audienceOf(op) === 'portal');
+    key = await portalKeyOf(h, 'owner');
+    strangerKey = await portalKeyOf(h, 'stranger');
+    apiKey = await seedOrg(h, 'owner');
+  });
+  afterAll(() => h.close());
+
+  let ips = 0;
+  const send = async (op: Operation, call: Call, headers: Record<string, string>, ip = `10.55.${Math.floor(++ips / 250) % 250}.${(ips % 250) + 1}`) => {
+    const res = await h.request({ ...restRequest(op, call, headers), remoteAddress: ip });
+    return { res, body: JSON.parse(res.body) as Record<string, unknown> };
+  };
+  const fixtureOf = async (op: Operation): Promise<Call> => {
+    const fixture = PORTAL_FIXTURES[op.name];
+    if (!fixture) throw new Error(`${op.name} has no fixture in PORTAL_FIXTURES`);
+    return fixture(h, 'owner');
+  };
+  const fromPage = { origin: PORTAL_ORIGIN };
+
+  it('has a fixture for every portal operation, and none of them is an MCP tool', async () => {
+    expect(portal.length).toBeGreaterThan(0);
+    expect(portal.map((op) => op.name).filter((name) => !(name in PORTAL_FIXTURES))).toEqual([]);
+    expect(Object.keys(PORTAL_FIXTURES).filter((name) => !portal.some((op) => op.name === name))).toEqual([]);
+    const tools = new Set((await listTools(h, apiKey)).map((t) => t.name));
+    for (const op of portal) expect(tools.has(op.name), op.name).toBe(false);
+  });
+
+  it('serves the key from its listed origin, granting that origin exactly', async () => {
+    for (const op of portal) {
+      const { res } = await send(op, await fixtureOf(op), { 'x-portal-key': key, ...fromPage });
+      expect(res.statusCode, `${op.name}: ${res.body}`).toBeLessThan(300);
+      expect(res.headers['access-control-allow-origin'], op.name).toBe(PORTAL_ORIGIN);
+    }
+  });
+
+  it('no key, an unknown or revoked one, or an API key -> 401', async () => {
+    const revoked = await h.gateway.services.portalKeys.create({ org: 'owner', dealer: 'Gone', origins: [PORTAL_ORIGIN] });
+    await h.gateway.services.portalKeys.revoke(revoked.id);
+    const refused: Record<string, string>[] = [{}, { 'x-portal-key': `pk_portal_dealer_${'x'.repeat(32)}` }, { 'x-portal-key': revoked.key }, { authorization: `Bearer ${apiKey}` }];
+    for (const op of portal) {
+      const call = await fixtureOf(op);
+      for (const headers of refused) {
+        const { res, body } = await send(op, call, { ...headers, ...fromPage });
+        expect(res.statusCode, `${op.name} ${JSON.stringify(headers)}`).toBe(401);
+        expect(body.code).toBe('unauthorized');
+      }
+    }
+  });
+
+  it("an origin not on the key's list, or a browser without one -> 403 with no CORS grant", async () => {
+    for (const op of portal) {
+      const call = await fixtureOf(op);
+      for (const headers of [{ origin: 'https://unlisted.example' }, { 'sec-fetch-mode': 'cors' }] as Record<string, string>[]) {
+        const { res, body } = await send(op, call, { 'x-portal-key': key, ...headers });
+        expect(res.statusCode, `${op.name} ${JSON.stringify(headers)}`).toBe(403);
+        expect(body.code).toBe('forbidden_origin');
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      }
+    }
+  });
+
+  it("another org's portal key finds nothing of this org's", async () => {
+    for (const op of portal.filter((o) => o.params !== undefined)) {
+      const { res, body } = await send(op, await fixtureOf(op), { 'x-portal-key': strangerKey, ...fromPage });
+      expect(res.statusCode, `${op.name}: ${res.body}`).toBe(404);
+      expect(body.code).toBe('not_found');
+    }
+  });
+
+  it('an unknown field -> 400 invalid_input with details', async () => {
+    for (const op of portal) {
+      const call = await fixtureOf(op);
+      const stray = op.body ? { ...call, body: { ...(call.body as object), zz_unknown: 1 } } : { ...call, query: { ...call.query, zz_unknown: '1' } };
+      const { res, body } = await send(op, stray, { 'x-portal-key': key, ...fromPage });
+      expect(res.statusCode, `${op.name}: ${res.body}`).toBe(400);
+      expect(body.code).toBe('invalid_input');
+      expect(Array.isArray(body.details), op.name).toBe(true);
+    }
+  });
+
+  it("the key's per-IP limit holds on every operation, then 429 with Retry-After", async () => {
+    const limited = (await h.gateway.services.portalKeys.create({ org: 'owner', dealer: 'Fixture dealer', origins: [PORTAL_ORIGIN], ip_rate_limit_per_minute: 1 })).key;
+    for (const [i, op] of portal.entries()) {
+      const ip = `10.56.0.${i + 1}`;
+      const call = await fixtureOf(op);
+      expect((await send(op, call, { 'x-portal-key': limited, ...fromPage }, ip)).res.statusCode, op.name).toBeLessThan(300);
+      const { res, body } = await send(op, call, { 'x-portal-key': limited, ...fromPage }, ip);
+      expect(res.statusCode, op.name).toBe(429);
+      expect(body.code).toBe('rate_limited');
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+  });
+
+  it('a portal key on any API operation, REST or MCP -> 401 saying where portal keys work', async () => {
+    const apiOps = h.gateway.operations.map((e) => e.operation).filter((op) => audienceOf(op) === 'api' && !op.absent?.rest);
+    for (const op of apiOps) {
+      for (const headers of [{ 'x-portal-key': key }, { authorization: `Bearer ${key}` }] as Record<string, string>[]) {
+        const { res, body } = await send(op, { params: {} }, headers);
+        expect(res.statusCode, `${op.name} ${Object.keys(headers)[0] ?? ''}`).toBe(401);
+        expect(String(body.error)).toMatch(/portal keys work only on \/api\/portal\/v1/);
+      }
+    }
+    const mcp = await callMcp(h, 'products_list', {}, key);
+    expect(mcp.status).toBe(401);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
-import { requireScope } from '../../platform/auth/scopes.js';
+import { keyDoorOf, requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
 import { conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
@@ -206,7 +206,7 @@ export class OrdersService {
 
   async create(auth: AuthContext, input: CreateOrderInput): Promise<Order> {
     requireScope(auth, 'orders:write');
-    const order = await this.build(this.db, auth.orgId, auth.source, input);
+    const order = await this.build(this.db, auth.orgId, keyDoorOf(auth), input);
     await this.db.transaction().execute(async (tx) => {
       await this.save(tx, order);
       // The answer as it stands at commit (delivery queued): what a retry after a crash replays.

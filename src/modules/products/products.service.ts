@@ -36,8 +36,13 @@ export class ProductsService {
 
   async list(auth: AuthContext, query: ListProductsQuery): Promise<{ products: Product[]; next_cursor: string | null }> {
     requireScope(auth, 'products:read');
+    return this.activePage(auth.orgId, query);
+  }
+
+  /** For other modules (the dealer portal): one page of the org's active catalog, ordered by SKU. */
+  async activePage(orgId: string, query: ListProductsQuery): Promise<{ products: Product[]; next_cursor: string | null }> {
     const after = decodeCursor(query.cursor, cursorSchema);
-    const rows = await repo.listActiveProducts(this.db, auth.orgId, {
+    const rows = await repo.listActiveProducts(this.db, orgId, {
       ...(query.q ? { q: query.q } : {}),
       ...(after ? { afterSkuLower: after.s } : {}),
       limit: query.limit + 1,

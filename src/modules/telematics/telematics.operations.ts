@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, DOOR_SCOPE, type Operation, READ } from '../../platform/operations/operation.js';
+import { defineOperation, DOOR_SCOPE, OPERATOR_NOT_A_TOOL, type Operation, READ } from '../../platform/operations/operation.js';
 import type { ConnectService } from './connect.service.js';
 import type { ConnectTokensService } from './connect-tokens.service.js';
 import type { ConnectionsService } from './connections.service.js';
@@ -201,7 +201,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         invalid_input: 'An unknown or stub provider, or a provider other than the connection\'s.',
       },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
-      absent: { mcp: 'an operator call made with GATEWAY_ADMIN_TOKEN, not with an organisation\'s API key' },
+      absent: { mcp: OPERATOR_NOT_A_TOOL },
       example: {
         body: { org: 'acme', provider: 'vendor1_livelink', label: 'North yard' },
         response: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', expires_at: '2026-06-01T12:15:00.000Z', org: 'acme', provider: 'vendor1_livelink', label: 'North yard', connection: null },

@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
+import * as m0015 from './migrations/0015_warranty_portal.js';
 import { warrantyOperations } from './warranty.operations.js';
 import { WarrantyService } from './warranty.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -20,4 +21,5 @@ export const warrantyModule: ModuleDefinition = {
   },
   services: ({ db, clock, services }) => ({ warranty: new WarrantyService(db, clock, services.products) }),
   operations: (services) => warrantyOperations(services.warranty),
+  migrations: { '0015_warranty_portal': m0015 },
 };

@@ -18,6 +18,8 @@ const exampleClaim = {
   dot_number: 'DOT U2LLLMLR 5107',
   quantity: 1,
   customer_ref: 'RMA-88',
+  dealer: null,
+  contact_email: null,
   resolution: null,
   history: [{ from: null, to: 'submitted', at: '2026-06-01T12:00:00.000Z', key_id: 'key_01jx2m7z4c8w5y3e1t6v9h0n2p' }],
   created_at: '2026-06-01T12:00:00.000Z',

@@ -22,6 +22,8 @@ export const claimSchema = z
     dot_number: z.string().nullable().describe('the tire DOT code normalised as `DOT <plant+size+option> <week+year>`'),
     quantity: z.number().int().nullable().describe('number of tires claimed'),
     customer_ref: z.string().nullable().describe("the customer's own reference (RMA, ticket)"),
+    dealer: z.string().nullable().describe("the dealer whose site filed it through the portal; null for a claim filed with an API key"),
+    contact_email: z.string().nullable().describe('where to reach the customer who filed it through a dealer portal; null otherwise'),
     resolution: z.string().nullable().describe('how the claim was or will be settled'),
     history: z.array(claimHistoryEntrySchema).describe('every status change, oldest first'),
     created_at: z.string().describe('ISO 8601 UTC'),
@@ -42,29 +44,54 @@ const dotNumber = z
   .max(40, { error: 'dot_number must be at most 40 characters' })
   .regex(/^[A-Za-z0-9 ]*$/, { error: DOT_MESSAGE });
 
-export const createClaimInput = z.strictObject({
+/** Each field's rules, written once: the API's create and a dealer portal's form both take them. */
+export const claimFields = {
   description: freeText(4000, { min: 1, trim: true, what: 'description' }).describe(
     'What is wrong with the tire, 1-4000 characters (surrounding whitespace is trimmed). Required.',
   ),
-  sku: identifier(64, 'sku')
-    .nullable()
-    .optional()
-    .describe("SKU of the product claimed, 1-64 characters without spaces; must be in your catalog (matched case-insensitively). Optional."),
-  dot_number: dotNumber
-    .nullable()
-    .optional()
-    .describe(
-      'Tire DOT code (Tire Identification Number), up to 40 letters, digits and spaces, e.g. "DOT U2LL LMLR 5107": an optional ' +
-        '`DOT`, plant and size code (and optional code), ending in the 4-digit week+year date code, which cannot lie in the future. ' +
-        'G, I, O, Q, S and Z never occur after `DOT`. Stored normalised as `DOT U2LLLMLR 5107`. Optional.',
-    ),
-  quantity: z.number().int().positive().max(1_000_000).nullable().optional().describe('Number of tires claimed, a whole number 1-1000000. Optional.'),
-  customer_ref: freeText(128, { min: 1, trim: true, what: 'customer_ref' })
-    .nullable()
-    .optional()
-    .describe("Your customer's reference (RMA, ticket), 1-128 characters (surrounding whitespace is trimmed). Optional."),
+  sku: identifier(64, 'sku').describe('SKU of the product claimed, 1-64 characters without spaces; must be in your catalog (matched case-insensitively).'),
+  dot_number: dotNumber.describe(
+    'Tire DOT code (Tire Identification Number), up to 40 letters, digits and spaces, e.g. "DOT U2LL LMLR 5107": an optional ' +
+      '`DOT`, plant and size code (and optional code), ending in the 4-digit week+year date code, which cannot lie in the future. ' +
+      'G, I, O, Q, S and Z never occur after `DOT`. Stored normalised as `DOT U2LLLMLR 5107`.',
+  ),
+  quantity: z.number().int().positive().max(1_000_000).describe('Number of tires claimed, a whole number 1-1000000.'),
+  customer_ref: freeText(128, { min: 1, trim: true, what: 'customer_ref' }).describe(
+    "Your customer's reference (RMA, ticket), 1-128 characters (surrounding whitespace is trimmed).",
+  ),
+  contact_email: z
+    .email({ error: 'contact_email must be an email address' })
+    .max(254, { error: 'contact_email must be at most 254 characters' })
+    .describe('Where to reach the customer, an email address of at most 254 characters.'),
+};
+
+/** A field the API's create may leave out (or send as null), described as such. */
+const optionalField = <T extends z.ZodType>(field: T) => field.nullable().optional().describe(`${field.description ?? ''} Optional.`);
+
+export const createClaimInput = z.strictObject({
+  description: claimFields.description,
+  sku: optionalField(claimFields.sku),
+  dot_number: optionalField(claimFields.dot_number),
+  quantity: optionalField(claimFields.quantity),
+  customer_ref: optionalField(claimFields.customer_ref),
 });
 export type CreateClaimInput = z.infer<typeof createClaimInput>;
+
+/** A claim a customer files on a dealer's site: the reference and an email address are required, to look it up and to reach them. */
+export interface CustomerClaimInput {
+  description: string;
+  sku?: string | undefined;
+  dot_number?: string | undefined;
+  quantity?: number | undefined;
+  customer_ref: string;
+  contact_email: string;
+}
+
+/** What a customer may learn of a claim: its number and status, nothing else. */
+export interface CustomerClaimStatus {
+  claim_number: string;
+  status: Claim['status'];
+}
 
 export const updateClaimInput = z
   .strictObject({

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
 import { requireScope } from '../../platform/auth/scopes.js';
@@ -7,15 +8,26 @@ import { conflict, invalidInput, notFound } from '../../platform/http/errors.js'
 import { decodeCursor, page } from '../../platform/http/pagination.js';
 import { newId } from '../../platform/ids.js';
 import { recordOutcome } from '../../platform/operations/idempotency.js';
+import { DOOR_SCOPE } from '../../platform/operations/operation.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { ProductsService } from '../products/products.service.js';
 import { allowedNext, canMove, INITIAL_STATUS } from './claim-states.js';
 import { checkDotNumber } from './dot-code.js';
-import type { Claim, CreateClaimInput, ListClaimsQuery, UpdateClaimInput } from './warranty.schemas.js';
+import type { Claim, CreateClaimInput, CustomerClaimInput, CustomerClaimStatus, ListClaimsQuery, UpdateClaimInput } from './warranty.schemas.js';
 import * as repo from './warranty.repository.js';
 
 const CLAIM_NUMBER = /^WC-(\d{1,15})$/i;
 const cursorSchema = z.object({ n: z.number().int().positive() });
+
+/** What a new claim holds, whichever door it came through. */
+type ClaimFields = Omit<CreateClaimInput, 'customer_ref'> & { customer_ref?: string | null | undefined; dealer: string | null; contact_email: string | null };
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+/** Equal texts, compared in constant time over digests (equal lengths whatever was sent). */
+function sameText(a: string, b: string): boolean {
+  return timingSafeEqual(digest(a), digest(b));
+}
 
 function formatClaimNumber(n: number): string {
   return `WC-${String(n).padStart(6, '0')}`;
@@ -31,6 +43,8 @@ function toClaim(row: repo.ClaimRow, history: repo.HistoryRow[]): Claim {
     dot_number: row.dot_number,
     quantity: row.quantity === null ? null : Number(row.quantity),
     customer_ref: row.customer_ref,
+    dealer: row.dealer,
+    contact_email: row.contact_email,
     resolution: row.resolution,
     history: history.map((h) => ({ from: h.from_status, to: h.to_status, at: h.at, key_id: h.key_id })),
     created_at: row.created_at,
@@ -67,6 +81,32 @@ export class WarrantyService {
 
   async create(auth: AuthContext, input: CreateClaimInput): Promise<Claim> {
     requireScope(auth, 'warranty:write');
+    return this.file(auth, { ...input, dealer: null, contact_email: null });
+  }
+
+  /** A claim a customer files on a dealer's site (portal door): recorded with the dealer, sent to the hub like any other. */
+  async fileForCustomer(auth: AuthContext, input: CustomerClaimInput): Promise<CustomerClaimStatus> {
+    requireScope(auth, DOOR_SCOPE.portal);
+    const claim = await this.file(auth, { ...input, dealer: auth.dealer ?? null });
+    return { claim_number: claim.claim_number, status: claim.status };
+  }
+
+  /**
+   * A claim's status for the customer who filed it through this dealer: only with its customer_ref (compared in constant
+   * time), otherwise the same 404 as a claim that does not exist, so claim numbers cannot be probed.
+   */
+  async statusForCustomer(auth: AuthContext, claimNumber: string, customerRef: string): Promise<CustomerClaimStatus> {
+    requireScope(auth, DOOR_SCOPE.portal);
+    const m = CLAIM_NUMBER.exec(claimNumber);
+    const row = m ? await repo.findClaimByNumber(this.db, auth.orgId, Number(m[1])) : undefined;
+    const filedHere = row !== undefined && row.source === 'portal' && row.dealer === (auth.dealer ?? null);
+    // Compared whether or not the claim exists, so both answers take the same time.
+    const refMatches = sameText(row?.customer_ref ?? '', customerRef);
+    if (!row || !filedHere || !refMatches) throw notFound(`warranty claim ${claimNumber}`);
+    return { claim_number: row.claim_number, status: row.status };
+  }
+
+  private async file(auth: AuthContext, input: ClaimFields): Promise<Claim> {
     const now = this.clock.now();
     const at = now.toISOString();
     const dotNumber = this.checkedDotNumber(input.dot_number, now);
@@ -84,6 +124,8 @@ export class WarrantyService {
         dot_number: dotNumber,
         quantity: input.quantity ?? null,
         customer_ref: input.customer_ref ?? null,
+        dealer: input.dealer,
+        contact_email: input.contact_email,
         resolution: null,
         source: auth.source,
         created_by: auth.keyId,

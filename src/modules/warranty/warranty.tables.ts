@@ -20,6 +20,9 @@ export interface WarrantyClaimsTable {
   dot_number: string | null;
   quantity: number | null;
   customer_ref: string | null;
+  /** The dealer of the portal key that filed it; null for claims filed with an API key. */
+  dealer: string | null;
+  contact_email: string | null;
   resolution: string | null;
   source: AuthContext['source'];
   created_by: string;

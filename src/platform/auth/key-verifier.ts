@@ -3,6 +3,8 @@ import type { Db } from '../db/schema.js';
 import { AppError } from '../http/errors.js';
 import { isWellFormedApiKey, sha256Hex } from './api-key.js';
 import { findApiKeyByHash } from './api-keys.repository.js';
+import { PORTAL_KEY_PREFIX, portalKeyRefused } from './portal-key.js';
+import { TtlCache } from './ttl-cache.js';
 
 export interface VerifiedKey {
   keyId: string;
@@ -13,36 +15,24 @@ export interface VerifiedKey {
   revokedAt: number | null;
 }
 
-interface CacheEntry {
-  key: VerifiedKey | null;
-  fetchedAt: number;
-}
-
-const MAX_ENTRIES = 10_000;
-
-/**
- * Verifies Bearer keys with a short cache: no database round trip per request, and a revocation made by
- * any instance (or the CLI) takes effect here once the entry is older than the TTL.
- */
+/** Verifies Bearer keys through a short cache: a revocation made anywhere takes effect within the TTL. */
 export class KeyVerifier {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: TtlCache<VerifiedKey | null>;
 
-  constructor(private readonly db: Db, private readonly clock: Clock, private readonly ttlMs: number) {}
+  constructor(private readonly db: Db, private readonly clock: Clock, ttlMs: number) {
+    this.cache = new TtlCache(ttlMs);
+  }
 
   async verify(authorization: string | undefined): Promise<VerifiedKey> {
     if (!authorization) throw new AppError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw new AppError('unauthorized', 'invalid Authorization header: expected Bearer <key>');
     const presented = match[1];
+    if (presented.startsWith(PORTAL_KEY_PREFIX)) throw portalKeyRefused();
     if (!isWellFormedApiKey(presented)) throw new AppError('unauthorized', 'invalid API key');
     const hash = sha256Hex(presented);
     const now = this.clock.now().getTime();
-    let entry = this.cache.get(hash);
-    if (!entry || now - entry.fetchedAt >= this.ttlMs || now < entry.fetchedAt) {
-      entry = { key: await this.load(hash), fetchedAt: now };
-      this.remember(hash, entry);
-    }
-    const key = entry.key;
+    const key = await this.cache.get(hash, now, () => this.load(hash));
     if (!key) throw new AppError('unauthorized', 'invalid API key');
     if (key.revokedAt !== null && key.revokedAt <= now) throw new AppError('unauthorized', 'API key has been revoked');
     if (key.expiresAt !== null && key.expiresAt <= now) throw new AppError('unauthorized', 'API key has expired');
@@ -60,14 +50,5 @@ export class KeyVerifier {
       expiresAt: row.expires_at ? Date.parse(row.expires_at) : null,
       revokedAt: row.revoked_at ? Date.parse(row.revoked_at) : null,
     };
-  }
-
-  private remember(hash: string, entry: CacheEntry): void {
-    this.cache.delete(hash);
-    if (this.cache.size >= MAX_ENTRIES) {
-      const oldest = this.cache.keys().next();
-      if (!oldest.done) this.cache.delete(oldest.value);
-    }
-    this.cache.set(hash, entry);
   }
 }

@@ -43,11 +43,19 @@ export interface AuthContext {
   keyId: string;
   scopes: ReadonlySet<string>;
   /** Which door the call came through, recorded on what it creates. */
-  source: 'api' | 'mcp';
+  source: 'api' | 'mcp' | 'portal';
+  /** The dealer a portal key was issued to (portal door only), recorded on the claims it files. */
+  dealer?: string;
 }
 
 export function hasScope(auth: AuthContext, scope: string): boolean {
   return auth.scopes.has(scope);
+}
+
+/** The door of a call made with an API key: services behind resource scopes, which no portal key holds, record it. */
+export function keyDoorOf(auth: AuthContext): 'api' | 'mcp' {
+  if (auth.source === 'portal') throw new AppError('unauthorized', 'portal keys reach only the portal routes');
+  return auth.source;
 }
 
 /** The one scope check; services call it so REST and MCP behave the same. */

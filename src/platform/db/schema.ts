@@ -34,6 +34,21 @@ export interface ApiKeysTable {
   rotated_to: string | null;
 }
 
+/** A dealer site's browser-safe key: which origins may use it and its limits per minute (per key and per client IP). */
+export interface PortalKeysTable {
+  id: string;
+  org_id: string;
+  dealer: string;
+  key_hash: string;
+  display_prefix: string;
+  /** Exact origins, space-separated. */
+  allowed_origins: string;
+  rate_limit_per_minute: number;
+  ip_rate_limit_per_minute: number;
+  created_at: string;
+  revoked_at: string | null;
+}
+
 /** One delivery waiting for, or done with, its destination (the hub; later a partner URL). */
 export interface OutboxTable {
   id: string;
@@ -77,6 +92,7 @@ export interface Database {
   orgs: OrgsTable;
   org_settings: OrgSettingsTable;
   api_keys: ApiKeysTable;
+  portal_keys: PortalKeysTable;
   outbox: OutboxTable;
   idempotency_keys: IdempotencyKeysTable;
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyVerifier } from '../auth/key-verifier.js';
+import { portalKeyRefused } from '../auth/portal-key.js';
 import type { AuthContext } from '../auth/scopes.js';
 import type { RateLimiter } from '../ratelimit/rate-limiter.js';
 import type { RateLimitDecision } from '../ratelimit/ratelimit.types.js';
@@ -21,6 +22,8 @@ export interface ApiAuthOptions {
 /** onRequest hook for key-authenticated surfaces: key -> org + scopes, then the key's rate limit. */
 export function apiKeyAuth(opts: ApiAuthOptions) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // A dealer page's key sent here by mistake: say where it works rather than only "missing API key".
+    if (request.headers.authorization === undefined && request.headers['x-portal-key'] !== undefined) throw portalKeyRefused();
     const key = await opts.verifier.verify(request.headers.authorization);
     const limit = key.rateLimitPerMinute ?? opts.defaultLimitPerMinute;
     enforceRateLimit(request, reply, await opts.limiter.check(`key:${key.keyId}`, limit), `${limit} requests per minute`);

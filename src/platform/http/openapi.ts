@@ -11,6 +11,7 @@ const DESCRIPTION = [
   'envelope (`{ ok: false, status, error, code, request_id, details? }`). Operations that change something take an',
   '`Idempotency-Key`.',
   'The same operations are MCP tools at `POST /mcp` (Streamable HTTP, same Bearer header), named by their operationId.',
+  'Dealer sites call the portal routes under `/api/portal/v1` from the browser with a portal key in `X-Portal-Key` instead.',
 ].join(' ');
 
 const HEALTH_TAG: OpenApiTag = { name: 'health', description: 'Liveness of the gateway process; no authentication.' };

@@ -3,7 +3,7 @@ import { DOOR_SCOPE } from '../operations/operation.js';
 import type { RateLimiter } from '../ratelimit/rate-limiter.js';
 import { enforceRateLimit } from './api-auth.js';
 import { AppError } from './errors.js';
-import { allowedOrigin, type CorsOptions } from './origin.js';
+import { allowedOrigin, BROWSER_WITHOUT_ORIGIN, type CorsOptions, isPlacelessBrowser } from './origin.js';
 
 export interface PublicGuardOptions {
   /** Browser origins that may call (exact scheme + host + port). */
@@ -15,14 +15,9 @@ export interface PublicGuardOptions {
   perIpPerMinute: number;
 }
 
-/**
- * A browser always says where it runs: Origin on a POST, Sec-Fetch-* on every request in current browsers. A request
- * with Sec-Fetch-* but no Origin is a browser we cannot place, so it is refused; one with neither is a server-side
- * client, which the token checks and the per-IP limit still cover (docs/decisions.md).
- */
+/** A browser request without an Origin is refused; a server-side client (neither header) is covered by the token and per-IP checks. */
 const browserMustSayOrigin: onRequestHookHandler = (request, _reply, done) => {
-  const placeless = request.headers.origin === undefined && (request.headers['sec-fetch-site'] !== undefined || request.headers['sec-fetch-mode'] !== undefined);
-  done(placeless ? new AppError('forbidden_origin', 'origin not allowed: a browser request must send its Origin') : undefined);
+  done(isPlacelessBrowser(request) ? new AppError('forbidden_origin', BROWSER_WITHOUT_ORIGIN) : undefined);
 };
 
 /**

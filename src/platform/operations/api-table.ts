@@ -7,6 +7,7 @@ const ACCESS = {
   api: (op: Operation) => `\`${scopeText(op)}\``,
   operator: () => 'admin token',
   public: () => 'none (connect token in the body)',
+  portal: () => 'portal key (X-Portal-Key)',
 } as const;
 
 /**

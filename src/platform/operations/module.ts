@@ -1,3 +1,4 @@
+import { PORTAL_PATH_PREFIX } from '../auth/portal-key.js';
 import { audienceOf, DOOR_SCOPE, type Operation } from './operation.js';
 import type { OpenApiTag } from './openapi.js';
 
@@ -35,11 +36,15 @@ export function operationsOf<S>(modules: readonly OperationSource<S>[], services
   return entries;
 }
 
-/** A non-API operation names its door's pseudo-scope and why it is no MCP tool; a public one its per-IP limit. */
+/**
+ * A non-API operation names its door's pseudo-scope and why it is no MCP tool; a public one its per-IP limit; a portal
+ * one lives under the portal's path prefix (its door's hooks and CORS answer cover that prefix only).
+ */
 function checkDoor(op: Operation): void {
   const audience = audienceOf(op);
   if (audience === 'api') return;
   if (op.scope !== DOOR_SCOPE[audience]) throw new Error(`operation ${op.name} (${audience}) must have scope '${DOOR_SCOPE[audience]}'`);
   if (!op.absent?.mcp) throw new Error(`operation ${op.name} (${audience}) must say in absent.mcp why it is no MCP tool`);
   if (audience === 'public' && op.perIpPerMinute === undefined) throw new Error(`public operation ${op.name} needs perIpPerMinute`);
+  if (audience === 'portal' && !op.path.startsWith(`${PORTAL_PATH_PREFIX}/`)) throw new Error(`portal operation ${op.name} must be under ${PORTAL_PATH_PREFIX}/`);
 }

@@ -43,10 +43,16 @@ const COMMON_ERRORS: Record<Audience, Partial<Record<ErrorCode, string>>> = {
     forbidden_origin: 'A browser page whose origin is not on the allowlist, or a browser request without an Origin.',
     rate_limited: "This client's requests per minute are used up; retry after `Retry-After` seconds.",
   },
+  portal: {
+    invalid_input: INVALID_INPUT,
+    unauthorized: 'No portal key in X-Portal-Key, or one that is malformed, unknown or revoked (an API key is refused here).',
+    forbidden_origin: "A browser page whose origin is not on the portal key's list, or a browser request without an Origin.",
+    rate_limited: "The portal key's requests per minute, or this client's on the key, are used up; retry after `Retry-After` seconds.",
+  },
 };
 
 /** How each door authenticates, as OpenAPI security requirements. */
-const SECURITY: Record<Audience, Json[]> = { api: [{ bearerAuth: [] }], operator: [{ adminToken: [] }], public: [] };
+const SECURITY: Record<Audience, Json[]> = { api: [{ bearerAuth: [] }], operator: [{ adminToken: [] }], public: [], portal: [{ portalKey: [] }] };
 
 const KEYED_ERRORS: Partial<Record<ErrorCode, string>> = {
   idempotency_in_flight: 'A call with this Idempotency-Key is still running.',
@@ -198,6 +204,8 @@ const ACCESS_NOTE: Record<Audience, (op: Operation) => string> = {
   api: (op) => `Required scope: \`${scopeText(op)}\`.`,
   operator: () => 'Operator only: `Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`; the route exists only while the token is configured.',
   public: (op) => `No key. Browser calls only from the operator's allowlisted origins; ${op.perIpPerMinute ?? 0} requests per minute per client IP.`,
+  portal: () =>
+    "Portal key in `X-Portal-Key` (`pk_portal_dealer_…`), from a browser page on one of the key's origins; limited per key and per client IP. Browser-safe: no quantities, bins or prices.",
 };
 
 function operationObject(op: Operation, tag: string, schemas: SchemaCollector): Json {
@@ -245,6 +253,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions & { tagOf: (op: Operat
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`trk_live_…`) issued by the operator.' },
         adminToken: { type: 'http', scheme: 'bearer', description: "The operator's (the hub's) GATEWAY_ADMIN_TOKEN, for /admin/v1 only." },
+        portalKey: { type: 'apiKey', in: 'header', name: 'X-Portal-Key', description: 'A dealer site\'s browser-safe portal key (`pk_portal_dealer_…`), for /api/portal/v1 only.' },
       },
       parameters: {
         IdempotencyKey: {

@@ -30,13 +30,17 @@ export type OperationScope = string | { describe: string; visibleTo: (auth: Auth
  * Who calls an operation, and so which door serves it:
  * - `api` (the default): API keys, on /v1 REST and as an MCP tool;
  * - `operator`: the hub/operator with GATEWAY_ADMIN_TOKEN, REST only; the route does not exist while no token is set;
- * - `public`: no key (POST /connect), behind the public guard: origin allowlist, per-IP limit, small bodies.
- * Non-API operations name `admin` or `public` as their scope: pseudo-scopes only their door grants, never a key.
+ * - `public`: no key (POST /connect), behind the public guard: origin allowlist, per-IP limit, small bodies;
+ * - `portal`: a dealer site's portal key (X-Portal-Key) under /api/portal/v1, from the key's listed origins only.
+ * Non-API operations name their door's pseudo-scope (`admin`, `public`, `portal`): only the door grants it, never a key.
  */
-export type Audience = 'api' | 'operator' | 'public';
+export type Audience = 'api' | 'operator' | 'public' | 'portal';
 
 /** The pseudo-scope each non-API door grants. */
-export const DOOR_SCOPE = { operator: 'admin', public: 'public' } as const;
+/** Why an operator operation is not an MCP tool (agents hold API keys, not the operator's token). */
+export const OPERATOR_NOT_A_TOOL = "an operator call made with GATEWAY_ADMIN_TOKEN, not with an organisation's API key";
+
+export const DOOR_SCOPE = { operator: 'admin', public: 'public', portal: 'portal' } as const;
 
 /** Where an operation is deliberately absent, and why (shown to the parity test and the docs). */
 export interface DoorException {

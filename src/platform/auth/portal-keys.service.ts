@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/schema.js';
+import { notFound } from '../http/errors.js';
+import { decodeCursor, page } from '../http/pagination.js';
+import { newId } from '../ids.js';
+import { invalidFromIssues } from '../operations/invoke.js';
+import * as orgsRepo from '../orgs/orgs.repository.js';
+import { sha256Hex } from './api-key.js';
+import { generatePortalKey, PORTAL_DEFAULT_IP_RATE_LIMIT, PORTAL_DEFAULT_RATE_LIMIT, portalDisplayPrefix } from './portal-key.js';
+import { createPortalKeyInput, type ListPortalKeysQuery, type PortalKeyView } from './portal-key.schemas.js';
+import * as repo from './portal-keys.repository.js';
+
+export type CreatedPortalKey = PortalKeyView & { key: string };
+
+const cursorSchema = z.object({ id: z.string() });
+
+function toView(row: repo.PortalKeyListRow): PortalKeyView {
+  return {
+    id: row.id,
+    org: row.org_slug,
+    dealer: row.dealer,
+    prefix: row.display_prefix,
+    origins: row.allowed_origins.split(' '),
+    rate_limit_per_minute: row.rate_limit_per_minute,
+    ip_rate_limit_per_minute: row.ip_rate_limit_per_minute,
+    state: row.revoked_at === null ? 'active' : 'revoked',
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+/** Operator-side portal key management (CLI and /admin/v1/portal-keys): issue with a one-time reveal, list, revoke. */
+export class PortalKeysService {
+  constructor(private readonly db: Db, private readonly clock: Clock) {}
+
+  async create(input: z.input<typeof createPortalKeyInput>): Promise<CreatedPortalKey> {
+    const parsed = createPortalKeyInput.safeParse(input);
+    if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'portal key');
+    const { org: slug, dealer, origins, rate_limit_per_minute, ip_rate_limit_per_minute } = parsed.data;
+    const org = await orgsRepo.findOrgBySlug(this.db, slug);
+    if (!org) throw notFound(`org ${slug}`);
+    const key = generatePortalKey();
+    const now = this.clock.now();
+    const row: repo.PortalKeyRow = {
+      id: newId('pkey', now),
+      org_id: org.id,
+      dealer,
+      key_hash: sha256Hex(key),
+      display_prefix: portalDisplayPrefix(key),
+      // As a browser sends them in Origin (lower-case, no trailing slash), once each.
+      allowed_origins: [...new Set(origins.map((o) => new URL(o).origin))].join(' '),
+      rate_limit_per_minute: rate_limit_per_minute ?? PORTAL_DEFAULT_RATE_LIMIT,
+      ip_rate_limit_per_minute: ip_rate_limit_per_minute ?? PORTAL_DEFAULT_IP_RATE_LIMIT,
+      created_at: now.toISOString(),
+      revoked_at: null,
+    };
+    await repo.insertPortalKey(this.db, row);
+    return { ...toView({ ...row, org_slug: org.slug }), key };
+  }
+
+  async list(query: ListPortalKeysQuery): Promise<{ portal_keys: PortalKeyView[]; next_cursor: string | null }> {
+    const org = query.org === undefined ? undefined : await orgsRepo.findOrgBySlug(this.db, query.org);
+    if (query.org !== undefined && !org) throw notFound(`org ${query.org}`);
+    const after = decodeCursor(query.cursor, cursorSchema);
+    const rows = await repo.listPortalKeys(this.db, {
+      ...(org ? { orgId: org.id } : {}),
+      ...(after ? { afterId: after.id } : {}),
+      limit: query.limit + 1,
+    });
+    const { items, next_cursor } = page(rows, query.limit, (row) => ({ id: row.id }));
+    return { portal_keys: items.map(toView), next_cursor };
+  }
+
+  /** Takes effect on every instance within the key cache's TTL; revoking twice keeps the first time. */
+  async revoke(id: string): Promise<PortalKeyView> {
+    await repo.revokePortalKey(this.db, id, this.clock.now().toISOString());
+    const row = await repo.findPortalKeyById(this.db, id);
+    if (!row) throw notFound(`portal key ${id}`);
+    return toView(row);
+  }
+}
