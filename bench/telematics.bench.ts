@@ -39,7 +39,12 @@ export interface ReplayRun extends ReplayReport {
   machines: number;
   days: number;
   requests: number;
+  /** `--max-old-space-size` the child ran with; undefined: V8's own limit for this machine. */
+  heapMb?: number;
 }
+
+/** The heap limit docs/operations.md recommends for a gateway process (V8's own grows garbage to ~4x the live heap first). */
+export const RECOMMENDED_HEAP_MB = 256;
 
 export interface TelematicsBench {
   providers: string[];
@@ -47,25 +52,26 @@ export interface TelematicsBench {
   pageSize: number;
   windowSec: number;
   poll: PollReport & { simRequests: number };
-  /** All the fleet's machines over a short window, then a few machines over the full 31 days. */
+  /** All the fleet's machines over a short window (V8's heap limit, then the recommended one), then a few machines over the full 31 days. */
   replays: ReplayRun[];
   replayPageSize: number;
 }
 
-async function inChild<T>(args: string[]): Promise<T> {
-  const { stdout } = await run(process.execPath, ['--expose-gc', child, ...args], { maxBuffer: 16 << 20 });
+async function inChild<T>(args: string[], nodeFlags: string[] = []): Promise<T> {
+  const { stdout } = await run(process.execPath, [...nodeFlags, '--expose-gc', child, ...args], { maxBuffer: 64 << 20 });
   return JSON.parse(stdout) as T;
 }
 
 /** One replay child against a simulator of `machines` machines (run in this process, so its memory is not the child's). */
-async function replayRun(machines: number, days: number, pageSize: number, provider: string): Promise<ReplayRun> {
+async function replayRun(machines: number, days: number, pageSize: number, provider: string, heapMb?: number): Promise<ReplayRun> {
   const sim = await startVendorSim({ fleetSize: machines, pageSize });
   try {
     // The window ends an hour ago on the hour, so `to` is never in the gateway's future.
     const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
     const from = new Date(to.getTime() - days * DAY_MS);
-    const r = await inChild<ReplayReport>(['replay', sim.url, from.toISOString(), to.toISOString(), provider]);
-    return { ...r, machines, days, requests: sim.requests(provider).length };
+    const flags = heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`];
+    const r = await inChild<ReplayReport>(['replay', sim.url, from.toISOString(), to.toISOString(), provider], flags);
+    return { ...r, machines, days, requests: sim.requests(provider).length, ...(heapMb === undefined ? {} : { heapMb }) };
   } finally {
     await sim.close();
   }
@@ -99,7 +105,13 @@ export async function benchTelematics(
   }
   const replays = [
     await replayRun(replayMachines, replayHours / 24, replayPageSize, 'vendor1_livelink'),
-    await replayRun(fullWindowMachines, 31, replayPageSize, 'vendor1_livelink'),
+    await replayRun(replayMachines, replayHours / 24, replayPageSize, 'vendor1_livelink', RECOMMENDED_HEAP_MB),
+    await replayRun(fullWindowMachines, 31, replayPageSize, 'vendor1_livelink', RECOMMENDED_HEAP_MB),
   ];
   return { providers, fleetSize, pageSize, windowSec, poll, replays, replayPageSize };
+}
+
+/** The issue's figure itself: 2,000 machines over the full 31 days (about an hour on this machine, so run on request). */
+export function benchFullReplay(heapMb: number = RECOMMENDED_HEAP_MB): Promise<ReplayRun> {
+  return replayRun(2000, 31, 100, 'vendor1_livelink', heapMb);
 }

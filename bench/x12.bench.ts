@@ -51,6 +51,8 @@ export interface X12Bench {
   materializeRssBytes: number;
   /** The rssBody interchange through POST /v1/edi in a warmed gateway (SQLite): its time and its peak over the warmed process. */
   post: { sets: number; ms: number; mbPerSec: number; peakOverWarmedBytes: number; ratio: number };
+  /** The same post with an Idempotency-Key, in its own warmed gateway. */
+  idempotentPost: { peakOverWarmedBytes: number; ratio: number };
 }
 
 interface PostReport {
@@ -60,9 +62,9 @@ interface PostReport {
   ms: number;
 }
 
-async function postThroughGateway(file: string, warmFile: string, lines: number): Promise<PostReport> {
+async function postThroughGateway(file: string, warmFile: string, lines: number, mode: 'plain' | 'idempotent' = 'plain'): Promise<PostReport> {
   const child = fileURLToPath(new URL('./edi-post.child.js', import.meta.url));
-  const { stdout } = await run(process.execPath, ['--expose-gc', child, file, warmFile, String(lines)], { maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, ['--expose-gc', child, file, warmFile, String(lines), mode], { maxBuffer: 1 << 20 });
   return JSON.parse(stdout) as PostReport;
 }
 
@@ -235,6 +237,8 @@ export async function benchX12(
     writeFileSync(warmFile, buildBenchInterchange(5, lines, { controlNumber: 2, poPrefix: 'WARM-' }), 'latin1');
     const posted = await postThroughGateway(file, warmFile, lines);
     const peakOverWarmedBytes = Math.max(0, posted.peak - posted.warmedRss);
+    const idempotent = await postThroughGateway(file, warmFile, lines, 'idempotent');
+    const idempotentOver = Math.max(0, idempotent.peak - idempotent.warmedRss);
     const mbPerSecOurs = mb / (oursMs / 1000);
     const mbPerSecNodeX12 = mb / (nodeX12Ms / 1000);
     return {
@@ -258,6 +262,10 @@ export async function benchX12(
         mbPerSec: posted.bodyBytes / 1e6 / (posted.ms / 1000),
         peakOverWarmedBytes,
         ratio: peakOverWarmedBytes / posted.bodyBytes,
+      },
+      idempotentPost: {
+        peakOverWarmedBytes: idempotentOver,
+        ratio: idempotentOver / idempotent.bodyBytes,
       },
     };
   } finally {

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { isExactOrigin } from './platform/http/origin.js';
 
+/** SQLite's page cache per process, in MB: small, since the OS caches the file too (docs/decisions.md). */
+export const DEFAULT_SQLITE_CACHE_MB = 4;
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -43,7 +46,11 @@ const envSchema = z.object({
   PROVIDERS_CONFIG: z.string().optional(),
   /** Points every telematics provider at the vendor simulator (`<url>/<provider>`), whatever else is configured. */
   VENDOR_SIM_URL: z.string().url().optional(),
+  /** SQLite's page cache per process, in MB. */
+  SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(DEFAULT_SQLITE_CACHE_MB),
   VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Requests per minute to one vendor from all processes together (per provider: PROVIDERS_CONFIG, PROVIDER_<ID>_RATE_LIMIT_PER_MINUTE). */
+  VENDOR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(600),
   /** Telematics polls in flight per process, all providers together, and per provider. */
   POLLER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   POLLER_PER_PROVIDER: z.coerce.number().int().min(1).max(64).default(4),

@@ -82,7 +82,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const clock = opts.clock ?? systemClock;
   const modules = opts.modules ?? MODULES;
   const secret = resolveGatewaySecret(config);
-  const database = openDatabase(config.DATABASE_URL, opts.databaseSchema ? { schema: opts.databaseSchema } : {});
+  const database = openDatabase(config.DATABASE_URL, { cacheMb: config.SQLITE_CACHE_MB, ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}) });
   await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
     if (opts.migrate ?? true) await migrateToLatest(database.db, modules);
     else await sql`select 1`.execute(database.db);
@@ -100,7 +100,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
   const limiter = new RateLimiter(rateLimitStore, clock);
-  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault }, platform);
+  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter }, platform);
   const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
   return {
     config,

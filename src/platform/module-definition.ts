@@ -12,6 +12,7 @@ import type { OrgSettingsGroup } from './orgs/org-settings.js';
 import type { OrgsService } from './orgs/orgs.service.js';
 import type { DeliveriesService } from './outbox/deliveries.service.js';
 import type { DeliveryWorker } from './outbox/delivery-worker.js';
+import type { RateLimiter } from './ratelimit/rate-limiter.js';
 import type { EncryptedColumn, SecretVault } from './secrets/vault.js';
 
 /** Work a module does in the background of a serving process, claimed with leases so any number of processes can run it. */
@@ -46,6 +47,8 @@ export interface ModuleContext {
   delivery: DeliveryWorker;
   /** Encrypts credentials and tokens at rest; pass the record's id as AAD and declare the column in `encryptedColumns`. */
   vault: SecretVault;
+  /** The gateway's sliding-window limiter (shared through Redis when configured): for budgets that span processes. */
+  limiter: RateLimiter;
   services: Services;
 }
 

@@ -30,8 +30,11 @@ export interface HubSimOptions {
 
 export interface HubSimStats {
   mode: HubSimMode;
+  /** Requests (batches) answered. */
   received: number;
   accepted: number;
+  /** Events sent again after the hub had them (answered as duplicates). */
+  duplicates: number;
   rejecting: { type: string; reason: string } | null;
 }
 
@@ -93,6 +96,7 @@ export async function startHubSim(opts: HubSimOptions = {}): Promise<HubSim> {
   let stored: HubSimEvent[] = [];
   let ids = new Set<string>();
   let received = 0;
+  let duplicateCount = 0;
   // Aborted when the sim goes down, resets or closes, so slow requests do not outlive it.
   let inflight = new AbortController();
   let upTimer: NodeJS.Timeout | undefined;
@@ -185,6 +189,7 @@ export async function startHubSim(opts: HubSimOptions = {}): Promise<HubSim> {
     for (const event of events) {
       if (ids.has(event.id)) {
         duplicates.push(event.id);
+        duplicateCount += 1;
       } else if (rejection !== null && rejection.type === event.type) {
         rejected.push({ id: event.id, reason: rejection.reason });
       } else {
@@ -278,11 +283,12 @@ export async function startHubSim(opts: HubSimOptions = {}): Promise<HubSim> {
     },
     events: () => stored.slice(),
     received: () => received,
-    stats: () => ({ mode, received, accepted: stored.length, rejecting: rejection }),
+    stats: () => ({ mode, received, accepted: stored.length, duplicates: duplicateCount, rejecting: rejection }),
     async reset() {
       stored = [];
       ids = new Set();
       received = 0;
+      duplicateCount = 0;
       rejection = null;
       abortInflight();
       await setMode({ kind: 'up' });

@@ -258,15 +258,17 @@ describe('HTTP switches', () => {
     expect((await call(sim, 'POST', '/_sim/reject', { body: { type: 'edi.document', reason: 'no partner' } })).status).toBe(200);
     const res = await postEvents(sim, { events: [ev('e1'), ev('e2', 'edi.document')] });
     expect(res.json).toMatchObject({ rejected: [{ id: 'e2', reason: 'no partner' }] });
+    expect((await postEvents(sim, { events: [ev('e1')] })).json).toMatchObject({ duplicates: ['e1'] });
     const stats = await call(sim, 'GET', '/_sim/stats');
     expect(stats.json).toEqual({
       mode: { kind: 'up' },
-      received: 1,
+      received: 2,
       accepted: 1,
+      duplicates: 1,
       rejecting: { type: 'edi.document', reason: 'no partner' },
     });
     expect((await call(sim, 'POST', '/_sim/reset')).status).toBe(200);
-    expect(sim.stats()).toEqual({ mode: { kind: 'up' }, received: 0, accepted: 0, rejecting: null });
+    expect(sim.stats()).toEqual({ mode: { kind: 'up' }, received: 0, accepted: 0, duplicates: 0, rejecting: null });
     expect((await call(sim, 'POST', '/_sim/reject', { body: { reason: 'no type' } })).status).toBe(400);
   });
 });

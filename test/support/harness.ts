@@ -31,6 +31,8 @@ export interface Harness {
   /** Databases URL and schema this harness runs in, for processes it starts. */
   databaseUrl: string;
   databaseSchema?: string;
+  /** Its rate limiter's Redis prefix: a second gateway given the same one shares its budgets. */
+  redisKeyPrefix: string;
   org(slug: string): Promise<{ id: string; slug: string }>;
   key(orgSlug: string, scopes: string, opts?: { expiresIn?: string; rateLimit?: number }): Promise<CreatedKey>;
   request(opts: InjectOptions & { key?: string }): Promise<LightMyRequestResponse & { body: string; json<T = Record<string, unknown>>(): T }>;
@@ -83,12 +85,15 @@ export async function startHarness(dialect: DialectName, opts: HarnessOptions = 
     GATEWAY_ADMIN_TOKEN: HARNESS_ADMIN_TOKEN,
     // Every provider at the process's shared simulator, so fixtures can connect and poll; a test can point elsewhere.
     VENDOR_SIM_URL: (await sharedVendorSim()).url,
+    // The clock stands still in tests: a vendor budget counted on it would never refill (its own test sets one).
+    VENDOR_RATE_LIMIT_PER_MINUTE: '100000',
     ...opts.env,
   });
+  const redisKeyPrefix = `test:${randomBytes(6).toString('hex')}:`;
   const gateway = await createGateway(config, {
     clock,
     ...(databaseSchema ? { databaseSchema } : {}),
-    redisKeyPrefix: `test:${randomBytes(6).toString('hex')}:`,
+    redisKeyPrefix,
     ...(opts.modules ? { modules: opts.modules } : {}),
   });
   const app = await buildApp(gateway, { logger: false });
@@ -102,6 +107,7 @@ export async function startHarness(dialect: DialectName, opts: HarnessOptions = 
     config,
     databaseUrl,
     ...(databaseSchema ? { databaseSchema } : {}),
+    redisKeyPrefix,
     org: async (slug) => {
       const existing = (await gateway.services.orgs.list()).find((o) => o.slug === slug);
       return existing ?? gateway.services.orgs.create(slug);

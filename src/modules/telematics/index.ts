@@ -11,6 +11,7 @@ import { PollService, TELEMATICS_EVENT } from './poll.service.js';
 import { keepHubRejections } from './hub-rejections.js';
 import { TelematicsPoller } from './poller.js';
 import { pino } from 'pino';
+import { VendorRateGate } from './polling/rate-gate.js';
 import { ProviderEndpoints } from './provider-endpoints.js';
 import { telematicsOperations } from './telematics.operations.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -34,13 +35,13 @@ declare module '../../platform/module-definition.js' {
 export const telematicsModule: ModuleDefinition = {
   name: 'telematics',
   tag: { name: 'telematics', description: 'Linked telematics accounts: the public connect endpoint, connect tokens and connection reads.' },
-  services: ({ config, db, dialect, clock, vault, delivery, services: { orgs } }) => {
+  services: ({ config, db, dialect, clock, vault, delivery, limiter, services: { orgs } }) => {
     delivery.onRejected(TELEMATICS_EVENT, (rejections) => keepHubRejections(db, rejections));
     const endpoints = new ProviderEndpoints(config);
     const publicUrl = (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
     const connect = new ConnectService(db, clock, vault, endpoints, publicUrl);
     const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
-    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, config.POLL_LEASE_MS);
+    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, new VendorRateGate(limiter), config.POLL_LEASE_MS);
     const log = pino({ level: config.LOG_LEVEL, name: 'telematics-poller' }, pino.destination(2));
     return {
       connectTokens: new ConnectTokensService(db, clock, orgs),

@@ -6,6 +6,7 @@ import type { Db, Tx } from '../../platform/db/schema.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
 import { enqueueDeliveries, hubDelivery } from '../../platform/outbox/outbox.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
+import { DEFAULT_RATE_LIMIT } from '../../platform/ratelimit/rate-limiter.js';
 import { type Credentials, VendorRejectedError } from './adapters/adapter.js';
 import * as repo from './connections.repository.js';
 import { statusOf } from './connections.service.js';
@@ -17,6 +18,7 @@ import { admission, afterFailure, type Breaker, CLOSED } from './polling/breaker
 import { advance, type Cursors, isNew, parseCursors, readFrom } from './polling/cursors.js';
 import type { NormalizedEvent } from './polling/event.js';
 import { readerFor } from './polling/index.js';
+import type { VendorRateGate } from './polling/rate-gate.js';
 import type { ReaderContext, VendorReader } from './polling/reader.js';
 
 export const TELEMATICS_EVENT = 'telematics.event';
@@ -64,6 +66,7 @@ export class PollService {
     private readonly vault: SecretVault,
     private readonly endpoints: ProviderEndpoints,
     private readonly oauth: OAuthConsentService,
+    private readonly gate: VendorRateGate,
     /** How long one poll may hold a connection (POLL_LEASE_MS); a process that dies mid-poll frees it after this. */
     readonly leaseMs: number,
   ) {}
@@ -160,7 +163,9 @@ export class PollService {
     const reader = provider === undefined ? undefined : readerFor(provider);
     if (provider === undefined || endpoint === undefined || reader === undefined) throw new AppError('unavailable', `${row.provider} is not configured on this gateway`);
     const auth = await this.authOf(row, provider);
-    return { reader, ctx: { provider, endpoint, auth, connectionId: row.id, ...(since === undefined ? {} : { since }) } };
+    const renew = () => repo.renewClaim(this.db, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString());
+    const gated = { ...endpoint, beforeCall: () => this.gate.pass(provider.id, endpoint.requestsPerMinute ?? DEFAULT_RATE_LIMIT, renew) };
+    return { reader, ctx: { provider, endpoint: gated, auth, connectionId: row.id, ...(since === undefined ? {} : { since }) } };
   }
 
   private async authOf(row: repo.ConnectionRow, provider: Provider): Promise<ReaderContext['auth']> {

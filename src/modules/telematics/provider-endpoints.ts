@@ -15,6 +15,8 @@ const providerSettings = z.strictObject({
   base_url: vendorUrl.optional(),
   client_id: z.string().min(1).optional(),
   client_secret: z.string().min(1).optional(),
+  /** Requests per minute the gateway as a whole may send this vendor (every process together). */
+  rate_limit_per_minute: z.coerce.number().int().min(1).max(100_000).optional(),
 });
 type ProviderSettings = z.infer<typeof providerSettings>;
 
@@ -45,20 +47,28 @@ function fromFile(path: string): Record<string, ProviderSettings> {
 
 function fromEnv(provider: Provider, env: NodeJS.ProcessEnv): ProviderSettings {
   const pick = (what: string) => env[envName(provider.id, what)] || undefined;
-  const parsed = providerSettings.safeParse({ base_url: pick('BASE_URL'), client_id: pick('CLIENT_ID'), client_secret: pick('CLIENT_SECRET') });
-  if (!parsed.success) throw new ConfigError(`invalid configuration: ${envName(provider.id, 'BASE_URL')}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  const parsed = providerSettings.safeParse({
+    base_url: pick('BASE_URL'),
+    client_id: pick('CLIENT_ID'),
+    client_secret: pick('CLIENT_SECRET'),
+    rate_limit_per_minute: pick('RATE_LIMIT_PER_MINUTE'),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(`invalid configuration: ${envName(provider.id, String(issue?.path[0] ?? 'base_url').toUpperCase())}: ${issue?.message ?? 'invalid'}`);
+  }
   return Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
 }
 
 /**
  * Where each provider is reached: PROVIDERS_CONFIG's `providers` section, then PROVIDER_<ID>_BASE_URL / _CLIENT_ID /
- * _CLIENT_SECRET from the environment over it; VENDOR_SIM_URL points every provider at `<url>/<provider>` whatever else
+ * _CLIENT_SECRET / _RATE_LIMIT_PER_MINUTE from the environment over it; VENDOR_SIM_URL points every provider at `<url>/<provider>` whatever else
  * is set. A provider without a base URL is not connectable on this gateway.
  */
 export class ProviderEndpoints {
   private readonly byId: Map<string, ProviderEndpoint>;
 
-  constructor(config: Pick<Config, 'PROVIDERS_CONFIG' | 'VENDOR_SIM_URL' | 'VENDOR_TIMEOUT_MS'>, env: NodeJS.ProcessEnv = process.env) {
+  constructor(config: Pick<Config, 'PROVIDERS_CONFIG' | 'VENDOR_SIM_URL' | 'VENDOR_TIMEOUT_MS' | 'VENDOR_RATE_LIMIT_PER_MINUTE'>, env: NodeJS.ProcessEnv = process.env) {
     const file = config.PROVIDERS_CONFIG ? fromFile(config.PROVIDERS_CONFIG) : {};
     this.byId = new Map();
     for (const provider of PROVIDERS) {
@@ -69,6 +79,7 @@ export class ProviderEndpoints {
       this.byId.set(provider.id, {
         baseUrl: settings.base_url,
         timeoutMs: config.VENDOR_TIMEOUT_MS,
+        requestsPerMinute: settings.rate_limit_per_minute ?? config.VENDOR_RATE_LIMIT_PER_MINUTE,
         ...(settings.client_id === undefined ? {} : { clientId: settings.client_id }),
         ...(settings.client_secret === undefined ? {} : { clientSecret: settings.client_secret }),
       });

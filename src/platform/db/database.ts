@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { isPostgresUrl } from '../../config.js';
+import { DEFAULT_SQLITE_CACHE_MB, isPostgresUrl } from '../../config.js';
 import type { Database, Db } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 
@@ -23,6 +23,8 @@ export interface OpenDatabaseOptions {
   /** PostgreSQL only: run every session in this schema (tests isolate themselves this way). */
   schema?: string;
   poolSize?: number;
+  /** SQLite's page cache for this connection, in MB (SQLITE_CACHE_MB). */
+  cacheMb?: number;
 }
 
 export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): DatabaseHandle {
@@ -42,6 +44,9 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // Bounded small (better-sqlite3 builds with 16 MB): the OS caches the file anyway, and a 10 MB interchange's writes
+  // would otherwise grow every process by the whole cache (docs/decisions.md, "SQLite page cache").
+  sqlite.pragma(`cache_size = ${-1024 * (opts.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)}`);
   // Gives the planner statistics for tables that have grown, as SQLite advises on open; the limit keeps a large
   // database's start-up from running a full ANALYZE.
   sqlite.pragma('analysis_limit = 400');

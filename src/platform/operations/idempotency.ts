@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db, Executor } from '../db/schema.js';
 import { AppError, invalidInput } from '../http/errors.js';
@@ -24,19 +24,44 @@ export interface IdempotencyClaim {
 
 const current = new AsyncLocalStorage<IdempotencyClaim>();
 
-/** JSON with object keys sorted at every depth, so the fingerprint does not depend on key order. */
-export function canonicalJson(value: unknown): string {
-  if (Buffer.isBuffer(value)) return JSON.stringify(value.toString('base64'));
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+/** Bytes of a Buffer turned into base64 at a time: a multiple of 3, so the pieces join into the whole's base64. */
+const BASE64_SLICE = 3 * 21_846;
+
+/**
+ * Feeds the hash the JSON of `value` with object keys sorted at every depth (so key order does not matter), piece by
+ * piece: a 10 MB raw body becomes base64 64 KB at a time, never one 14 MB string.
+ */
+function hashCanonicalJson(hash: Hash, value: unknown): void {
+  if (Buffer.isBuffer(value)) {
+    hash.update('"');
+    for (let at = 0; at < value.length; at += BASE64_SLICE) hash.update(value.subarray(at, at + BASE64_SLICE).toString('base64'));
+    hash.update('"');
+  } else if (value === null || typeof value !== 'object') {
+    hash.update(JSON.stringify(value) ?? 'null');
+  } else if (Array.isArray(value)) {
+    hash.update('[');
+    value.forEach((item, i) => {
+      if (i > 0) hash.update(',');
+      hashCanonicalJson(hash, item);
+    });
+    hash.update(']');
+  } else {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    hash.update('{');
+    entries.forEach(([k, v], i) => {
+      hash.update(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+      hashCanonicalJson(hash, v);
+    });
+    hash.update('}');
+  }
 }
 
 export function fingerprintOf(operation: string, input: unknown): string {
-  return createHash('sha256').update(`${operation}\n`).update(canonicalJson(input)).digest('hex');
+  const hash = createHash('sha256').update(`${operation}\n`);
+  hashCanonicalJson(hash, input);
+  return hash.digest('hex');
 }
 
 export function checkKeyFormat(key: unknown): string {

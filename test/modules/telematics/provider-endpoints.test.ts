@@ -16,23 +16,30 @@ const file = (content: unknown) => {
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
   return path;
 };
-const settings = (over: { PROVIDERS_CONFIG?: string; VENDOR_SIM_URL?: string } = {}) => ({ VENDOR_TIMEOUT_MS: 5000, ...over });
+const settings = (over: { PROVIDERS_CONFIG?: string; VENDOR_SIM_URL?: string } = {}) => ({ VENDOR_TIMEOUT_MS: 5000, VENDOR_RATE_LIMIT_PER_MINUTE: 600, ...over });
 
 describe('provider endpoints (operator configuration)', () => {
   it('reads base URLs and OAuth clients from PROVIDERS_CONFIG, the environment over it', () => {
     const path = file({
       providers: {
         vendor1_livelink: { base_url: 'https://aemp.vendor1.example/api/' },
-        vendor11_operations_center: { base_url: 'https://oc.vendor11.example', client_id: 'gw', client_secret: 'from-file' },
+        vendor11_operations_center: { base_url: 'https://oc.vendor11.example', client_id: 'gw', client_secret: 'from-file', rate_limit_per_minute: 120 },
       },
     });
     const endpoints = new ProviderEndpoints(settings({ PROVIDERS_CONFIG: path }), {
       PROVIDER_VENDOR11_OPERATIONS_CENTER_CLIENT_SECRET: 'from-env',
       PROVIDER_VENDOR13_BASE_URL: 'https://api.vendor13.example',
+      PROVIDER_VENDOR13_RATE_LIMIT_PER_MINUTE: '30',
     });
-    expect(endpoints.of(provider('vendor1_livelink'))).toEqual({ baseUrl: 'https://aemp.vendor1.example/api', timeoutMs: 5000 });
-    expect(endpoints.of(provider('vendor11_operations_center'))).toEqual({ baseUrl: 'https://oc.vendor11.example', clientId: 'gw', clientSecret: 'from-env', timeoutMs: 5000 });
-    expect(endpoints.of(provider('vendor13'))?.baseUrl).toBe('https://api.vendor13.example');
+    expect(endpoints.of(provider('vendor1_livelink'))).toEqual({ baseUrl: 'https://aemp.vendor1.example/api', timeoutMs: 5000, requestsPerMinute: 600 });
+    expect(endpoints.of(provider('vendor11_operations_center'))).toEqual({
+      baseUrl: 'https://oc.vendor11.example',
+      clientId: 'gw',
+      clientSecret: 'from-env',
+      timeoutMs: 5000,
+      requestsPerMinute: 120,
+    });
+    expect(endpoints.of(provider('vendor13'))).toMatchObject({ baseUrl: 'https://api.vendor13.example', requestsPerMinute: 30 });
     expect(endpoints.of(provider('vendor2_machineiq')), 'not configured').toBeUndefined();
     expect(endpoints.of(provider('vendor20_tireview')), 'a stub never').toBeUndefined();
   });
@@ -50,16 +57,18 @@ describe('provider endpoints (operator configuration)', () => {
     ['a non-http URL', { providers: { vendor1_livelink: { base_url: 'file:///etc/passwd' } } }, /PROVIDERS_CONFIG: providers.vendor1_livelink.base_url/],
     ['credentials in the URL', { providers: { vendor1_livelink: { base_url: 'https://u:p@x.example' } } }, /must not carry credentials/],
     ['an unknown setting', { providers: { vendor1_livelink: { base_url: 'https://x.example', proxy: 'y' } } }, /PROVIDERS_CONFIG/],
+    ['a rate limit of 0', { providers: { vendor1_livelink: { rate_limit_per_minute: 0 } } }, /providers.vendor1_livelink.rate_limit_per_minute/],
   ])('refuses %s at start, in one line', (_what, content, message) => {
     const path = file(content);
     expect(() => new ProviderEndpoints(settings({ PROVIDERS_CONFIG: path }), {})).toThrow(ConfigError);
     expect(() => new ProviderEndpoints(settings({ PROVIDERS_CONFIG: path }), {})).toThrow(message);
   });
 
-  it('refuses a missing file and a bad URL in the environment', () => {
+  it('refuses a missing file, and a bad URL or rate limit in the environment', () => {
     expect(() => new ProviderEndpoints(settings({ PROVIDERS_CONFIG: join(dir, 'nope.json') }), {})).toThrow(/cannot read/);
     expect(() => new ProviderEndpoints(settings(), { PROVIDER_VENDOR6_LIDA_BASE_URL: 'ftp://x.example' })).toThrow(/PROVIDER_VENDOR6_LIDA_BASE_URL/);
     expect(() => new ProviderEndpoints(settings(), { PROVIDER_VENDOR6_LIDA_BASE_URL: 'not a url' })).toThrow(ConfigError);
+    expect(() => new ProviderEndpoints(settings(), { PROVIDER_VENDOR6_LIDA_RATE_LIMIT_PER_MINUTE: 'lots' })).toThrow(/PROVIDER_VENDOR6_LIDA_RATE_LIMIT_PER_MINUTE/);
     expect(() => new ProviderEndpoints(settings({ PROVIDERS_CONFIG: file({ providers: { vendor6_lida: { base_url: 'not a url' } } }) }), {})).toThrow(ConfigError);
   });
 

@@ -9,6 +9,10 @@ export interface ProviderEndpoint {
   clientSecret?: string;
   /** Per-call timeout. */
   timeoutMs: number;
+  /** The vendor's request budget for the whole gateway (PROVIDERS_CONFIG, else VENDOR_RATE_LIMIT_PER_MINUTE). */
+  requestsPerMinute?: number;
+  /** Awaited before every call (the pollers' shared rate gate); connect-time calls go without one. */
+  beforeCall?: () => Promise<void>;
 }
 
 /** The credentials a fleet owner posts, already checked against the provider's CredentialKind. */

@@ -82,6 +82,7 @@ function failureOf(providerId: string, req: VendorRequest, response: VendorRespo
 
 /** A 2xx answer with its whole body, or the error the caller should surface. */
 export async function callVendor(providerId: string, endpoint: ProviderEndpoint, req: VendorRequest): Promise<VendorResponse> {
+  await endpoint.beforeCall?.();
   const { body, contentType } = encodeBody(req);
   // One deadline for connect, headers and body together: a vendor trickling bytes must not hold a fleet owner waiting.
   const signal = AbortSignal.timeout(endpoint.timeoutMs);
@@ -115,6 +116,7 @@ export interface VendorStream {
  * deadline covers connect + headers, then each chunk, so a consumer that pauses to hand on batches is not timed out.
  */
 export async function streamVendor(providerId: string, endpoint: ProviderEndpoint, req: VendorRequest): Promise<VendorStream> {
+  await endpoint.beforeCall?.();
   const { body, contentType } = encodeBody(req);
   const controller = new AbortController();
   let timer = setTimeout(() => controller.abort(), endpoint.timeoutMs);

@@ -1,7 +1,14 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../../../src/gateway.js';
 import { startVendorSim, type VendorSim } from '../../../../src/sim/vendor-sim.js';
 import { dialects, type Harness, startHarness } from '../../../support/harness.js';
+import { credentialsFor } from '../telematics-support.js';
+
+const BUDGET = 1;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(dialects)('the telematics poller (%s)', (dialect) => {
   let h: Harness;
@@ -12,7 +19,13 @@ describe.each(dialects)('the telematics poller (%s)', (dialect) => {
     const first = await startHarness(dialect);
     sim = await startVendorSim({ fleetSize: 3, pageSize: 3, now: () => first.clock.now() });
     await first.close();
-    h = await startHarness(dialect, { env: { VENDOR_SIM_URL: sim.url, POLLER_CONCURRENCY: '8', POLLER_PER_PROVIDER: '2' }, clock: first.clock });
+    // vendor15 gets a tight request budget, for the test of the shared rate gate.
+    const providers = join(mkdtempSync(join(tmpdir(), 'gw-poller-')), 'providers.json');
+    writeFileSync(providers, JSON.stringify({ providers: { vendor15: { rate_limit_per_minute: BUDGET } } }));
+    h = await startHarness(dialect, {
+      env: { VENDOR_SIM_URL: sim.url, POLLER_CONCURRENCY: '8', POLLER_PER_PROVIDER: '2', PROVIDERS_CONFIG: providers },
+      clock: first.clock,
+    });
     await h.org('acme');
   });
   afterAll(async () => {
@@ -27,7 +40,7 @@ describe.each(dialects)('the telematics poller (%s)', (dialect) => {
 
   const connect = async (provider = 'vendor13') => {
     const { connect_token } = await h.gateway.services.connectTokens.issue({ org: 'acme' });
-    const credentials = provider === 'vendor13' ? { api_key: 'key-1' } : { username: 'fleet', password: 'pw' };
+    const credentials = credentialsFor(provider);
     const r = await h.request({ method: 'POST', url: '/connect', remoteAddress: `10.6.0.${++ip}`, payload: { connect_token, provider, credentials } });
     expect(r.statusCode, r.body).toBe(200);
     return r.json<{ connection_id: string }>().connection_id;
@@ -132,6 +145,44 @@ describe.each(dialects)('the telematics poller (%s)', (dialect) => {
       for (const id of ids) expect((await row(id)).last_run).toContain('"outcome":"ok"');
       // One fleet read per connection: nobody polled one twice.
       expect(dataCalls('vendor13') - before13 + dataCalls('vendor6_lida') - before6).toBe(ids.length);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it("keeps to a provider's request budget by waiting, not failing; processes sharing Redis share it", async () => {
+    const ids = await Promise.all(Array.from({ length: 4 }, () => connect('vendor15')));
+    const shared = Boolean(process.env.TEST_REDIS_URL);
+    const second: Gateway = await createGateway(h.config, {
+      clock: h.clock,
+      ...(h.databaseSchema ? { databaseSchema: h.databaseSchema } : {}),
+      redisKeyPrefix: h.redisKeyPrefix,
+      migrate: false,
+    });
+    const calls = () => sim.requests('vendor15').length;
+    const before = calls();
+    try {
+      // Two polls per process: four polls, each needing at least one call, against a budget of one a minute.
+      const started = (await poller().tick()) + (await second.services.poller.tick());
+      expect(started).toBe(4);
+      const processes = shared ? 1 : 2;
+      for (let i = 0; i < 50 && calls() - before < BUDGET * processes; i++) await pause(20);
+      await pause(1500);
+      expect(calls() - before, 'the first minute: the budget, then the gate holds').toBe(BUDGET * processes);
+      let minutes = 1;
+      const done = () => Promise.all(ids.map(async (id) => (await row(id)).last_run !== null));
+      while (!(await done()).every(Boolean) && minutes < 20) {
+        h.clock.advance(120_000);
+        minutes += 2;
+        await pause(1200);
+        expect(calls() - before, `after ${minutes} minutes`).toBeLessThanOrEqual(BUDGET * processes * minutes);
+      }
+      await Promise.all([poller().idle(), second.services.poller.idle()]);
+      for (const id of ids) {
+        const r = await row(id);
+        expect(r.last_run, 'waiting is not a failure').toContain('"outcome":"ok"');
+        expect(r.consecutive_failures).toBe(0);
+      }
     } finally {
       await second.close();
     }
