@@ -58,6 +58,18 @@ const envSchema = z.object({
   POLLER_IDLE_MS: z.coerce.number().int().positive().default(1000),
   /** How long a poll holds its connection without progress (each batch written renews it); then another process may. */
   POLL_LEASE_MS: z.coerce.number().int().positive().default(2 * 60 * 1000),
+  /** How long SQLite waits for another connection's write lock before the request fails with 503. */
+  SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  /** How long `serve` may take to drain requests and stop workers after SIGTERM/SIGINT; past it, it exits with 1. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** How long delivered outbox rows are kept after delivery (7 days); queued and rejected ones are never purged. */
+  RETENTION_OUTBOX_DELIVERED_MS: z.coerce.number().int().min(0).default(7 * 24 * 60 * 60 * 1000),
+  /** How long idempotency records are kept after their 24 h replay window ends (1 day). */
+  RETENTION_IDEMPOTENCY_MS: z.coerce.number().int().min(0).default(24 * 60 * 60 * 1000),
+  /** How often each `serve` process purges what retention allows (10 minutes). */
+  RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
+  /** Rows one purge statement deletes at most; the purge yields between statements. */
+  RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
   ALLOWED_ORIGINS: z
     .string()
     .default('')

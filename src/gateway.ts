@@ -6,6 +6,7 @@ import { PortalKeysService } from './platform/auth/portal-keys.service.js';
 import { type Clock, systemClock } from './platform/clock.js';
 import { type DatabaseHandle, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
+import { createRetentionWorker, type RetentionWorker } from './platform/db/retention.js';
 import { createMetricsRegistry } from './platform/metrics.js';
 import { OrgsService } from './platform/orgs/orgs.service.js';
 import { RateLimiter, createRateLimitStore } from './platform/ratelimit/rate-limiter.js';
@@ -48,6 +49,8 @@ export interface Gateway {
   vault: SecretVault;
   /** Every module's background workers: `serve` starts them; close() stops them before the delivery worker. */
   workers: BackgroundWorker[];
+  /** Purges delivered outbox rows and expired idempotency records on a schedule: `serve` starts it. */
+  retention: RetentionWorker;
   /** Every module's HTML pages (OAuth redirects back). */
   pages: PageRoute[];
   /** Every module's static files (the portal widget). */
@@ -102,6 +105,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const limiter = new RateLimiter(rateLimitStore, clock);
   const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter }, platform);
   const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
+  const retentionLog = pino({ level: config.LOG_LEVEL, name: 'retention' }, pino.destination(2));
+  const retention = createRetentionWorker(config, database, clock, (message, err) => retentionLog.warn({ err }, message));
   return {
     config,
     database,
@@ -117,11 +122,13 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     invoker: new OperationInvoker(new IdempotencyStore(db, clock)),
     vault,
     workers,
+    retention,
     pages: modules.flatMap((m) => (m.pages?.(services) ?? []).map((route) => ({ ...route, tag: m.tag?.name ?? 'other' }))),
     files: modules.flatMap((m) => m.files ?? []),
     encryptedColumns: modules.flatMap((m) => m.encryptedColumns ?? []),
     async close() {
-      await Promise.all(workers.map((w) => w.stop()));
+      await Promise.all([...workers.map((w) => w.stop()), retention.stop()]);
+      // After the workers: a poll that finished last queued deliveries; the delivery worker hands back what it holds.
       await delivery.close();
       await limiter.close();
       await database.close();

@@ -20,25 +20,52 @@ export function describeDatabase(url: string): string {
   }
 }
 
-/** Serves HTTP and runs the delivery worker and the modules' workers (the telematics poller) until SIGINT/SIGTERM, then drains in-flight requests and closes the database. */
+/**
+ * Serves HTTP and runs the delivery worker, the retention purge and the modules' workers (the telematics poller) until
+ * SIGINT/SIGTERM. Then it stops accepting connections, lets requests in flight finish while the workers stop, hands back
+ * the leases it holds, closes the database and Redis and exits 0; past SHUTDOWN_TIMEOUT_MS it exits 1 instead.
+ */
 export async function serve(config: Config): Promise<void> {
   const gateway = await createGateway(config);
   const app = await buildApp(gateway);
+  let stopping = false;
+  // A keep-alive connection whose request was in flight at SIGTERM would hold close() open until its idle timeout: once
+  // stopping, every answer closes its connection (new requests on old connections get Fastify's 503, as closing).
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (stopping) void reply.header('connection', 'close');
+    return payload;
+  });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   // Straight to stdout: the logger is buffered and would hold this line back until shutdown.
   process.stdout.write(`${config.SERVICE_NAME} listening on ${address} (database: ${describeDatabase(config.DATABASE_URL)})\n`);
   // Stopped by gateway.close() on shutdown, after HTTP has drained: a batch in flight still records its outcome.
   gateway.delivery.start();
+  gateway.retention.start();
   for (const worker of gateway.workers) worker.start();
-  let stopping = false;
+  const exit = (code: number) => flushLogs(app.log, () => process.exit(code));
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'shutting down');
-    void app
-      .close()
+    // Not unref'd: it must fire even when a hung request is all that keeps the process alive.
+    const deadline = setTimeout(() => {
+      process.stderr.write(`${config.SERVICE_NAME} did not shut down within SHUTDOWN_TIMEOUT_MS (${config.SHUTDOWN_TIMEOUT_MS} ms); exiting\n`);
+      exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    // app.close() stops listening at once and resolves when requests in flight have answered; the workers stop alongside.
+    void Promise.all([app.close(), gateway.retention.stop(), ...gateway.workers.map((w) => w.stop())])
       .then(() => gateway.close())
-      .finally(() => flushLogs(app.log, () => process.exit(0)));
+      .then(
+        () => 0,
+        (err: unknown) => {
+          app.log.error({ err }, 'shutdown failed');
+          return 1;
+        },
+      )
+      .then((code) => {
+        clearTimeout(deadline);
+        exit(code);
+      });
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -162,6 +162,9 @@ function ediValid<T>(schema: z.ZodType<T>, input: unknown): T {
   throw unprocessable(`invalid order: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
 }
 
+/** A committed order's event that the outbox no longer holds was delivered, then purged (retention keeps all others). */
+const DELIVERED_AND_PURGED: PublicDelivery = { status: 'delivered', attempts: 1, last_error: null };
+
 function withDelivery(data: OrderData, delivery: PublicDelivery | undefined): Order {
   return { ...data, delivery: delivery ?? toPublicDelivery(undefined) };
 }
@@ -255,7 +258,7 @@ export class OrdersService {
     const { data, lastEventId, changed, atCommit } = await this.db.transaction().execute(async (tx) => {
       const moved = await this.move(tx, auth.orgId, idOrPoNumber, to, shipment);
       // A change's new event is queued; a no-op shows the delivery of the order's last event as it stands.
-      const delivery = moved.changed ? undefined : (await this.deliveryStates.publicStates(tx, [moved.lastEventId])).get(moved.lastEventId);
+      const delivery = moved.changed ? undefined : ((await this.deliveryStates.publicStates(tx, [moved.lastEventId])).get(moved.lastEventId) ?? DELIVERED_AND_PURGED);
       const answer = withDelivery(moved.data, delivery);
       await recordOutcome(tx, answer);
       return { ...moved, atCommit: answer };
@@ -386,6 +389,6 @@ export class OrdersService {
       if (list) list.push(line);
       else linesOf.set(line.order_id, [line]);
     }
-    return rows.map((row) => withDelivery(toOrderData(row, linesOf.get(row.id) ?? []), states.get(row.last_event_id)));
+    return rows.map((row) => withDelivery(toOrderData(row, linesOf.get(row.id) ?? []), states.get(row.last_event_id) ?? DELIVERED_AND_PURGED));
   }
 }

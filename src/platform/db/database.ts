@@ -25,6 +25,8 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** SQLite's page cache for this connection, in MB (SQLITE_CACHE_MB). */
   cacheMb?: number;
+  /** SQLite: how long a statement waits for another connection's lock before SQLITE_BUSY (SQLITE_BUSY_TIMEOUT_MS). */
+  busyTimeoutMs?: number;
 }
 
 export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): DatabaseHandle {
@@ -34,6 +36,11 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
       max: opts.poolSize ?? 10,
       ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
     });
+    // A connection the server drops (a restart, pg_terminate_backend) emits 'error': on the pool while idle, on the client
+    // while checked out between queries. Unheard, either would end the process. The query in flight fails by itself
+    // (503, see faults.ts); the pool discards the broken client on release and the next query connects afresh.
+    pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
@@ -42,7 +49,7 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
   sqlite.pragma('foreign_keys = ON');
   // Bounded small (better-sqlite3 builds with 16 MB): the OS caches the file anyway, and a 10 MB interchange's writes
   // would otherwise grow every process by the whole cache (docs/decisions.md, "SQLite page cache").

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { DATABASE_RETRY_AFTER_SECONDS, isTransientDatabaseError } from '../db/faults.js';
 import { redactKeys } from './access-log.js';
 import { AppError, type ErrorCode } from './errors.js';
 
@@ -61,6 +62,10 @@ export function toAppError(err: unknown): AppError {
   if (fe.statusCode === 415) return new AppError('unsupported_media_type', 'unsupported content-type');
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new AppError('invalid_input', fe.message ?? 'invalid request');
+  }
+  // The driver's message names tables, hosts or SQL: the caller learns only that it may retry.
+  if (isTransientDatabaseError(err)) {
+    return new AppError('unavailable', 'the database is busy or unreachable; retry shortly', undefined, { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) });
   }
   return new AppError('internal', 'internal error');
 }
@@ -136,6 +141,7 @@ export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, 
     socket.write(
       `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status] ?? 'Error'}\r\n` +
         `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-content-type-options: nosniff\r\ncache-control: no-store\r\n` +
         `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
     );
   }

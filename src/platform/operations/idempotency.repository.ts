@@ -1,4 +1,6 @@
-import type { Executor, IdempotencyKeysTable } from '../db/schema.js';
+import { sql } from 'kysely';
+import type { Dialect } from '../db/database.js';
+import type { Db, Executor, IdempotencyKeysTable } from '../db/schema.js';
 
 export type IdempotencyRow = IdempotencyKeysTable;
 
@@ -55,4 +57,19 @@ export async function releaseKey(db: Executor, orgId: string, key: string, finge
     .where('fingerprint', '=', fingerprint)
     .where('state', '=', 'in_flight')
     .execute();
+}
+
+/**
+ * Deletes up to `limit` records whose replay window ended before `before`, in one statement; answers how many. On
+ * PostgreSQL concurrent purges (every serve process runs one) skip each other's rows instead of waiting on them.
+ */
+export async function purgeExpired(db: Db, dialect: Dialect, before: string, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('idempotency_keys')
+    .where(() => {
+      const expired = db.selectFrom('idempotency_keys').select(['org_id', 'key']).where('expires_at', '<', before).limit(limit);
+      return sql<boolean>`(org_id, key) in (${dialect === 'postgres' ? expired.forUpdate().skipLocked() : expired})`;
+    })
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -106,7 +106,8 @@ export class IdempotencyStore {
     try {
       outcome = await current.run(claim, call);
     } catch (err) {
-      await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint);
+      // With the database down the release fails too: the call's own error is the answer, and the key frees after lockMs.
+      await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint).catch(() => undefined);
       throw err;
     }
     if (outcome.status >= 500) await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint);

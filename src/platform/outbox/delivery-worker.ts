@@ -56,6 +56,8 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private readonly sleepers = new Set<() => void>();
   private readonly immediate: { ids: string[]; started: boolean; done: () => void }[] = [];
   private flushing = false;
+  /** The immediate sends in flight, so closing waits for their outcomes before it releases leases. */
+  private flush: Promise<void> = Promise.resolve();
   /** Per destination, set by a Retry-After: until then this process sends it nothing (on the injected clock). */
   private readonly pausedUntil = new Map<string, number>();
   private readonly rejectionListeners = new Map<string, RejectionListener[]>();
@@ -107,8 +109,16 @@ export class DeliveryWorker implements DeliverAfterCommit {
     this.lanes = [];
   }
 
+  /** Stops, then hands back any delivery this process still holds (see releaseLeases) and closes the senders. */
   async close(): Promise<void> {
     await this.stop();
+    await this.flush;
+    try {
+      await repo.releaseLeases(this.o.db, this.workerId, this.o.clock.now().toISOString());
+    } catch (err) {
+      // The database is gone: the leases run out by themselves (OUTBOX_LEASE_MS).
+      this.o.log?.('could not release outbox leases', err);
+    }
     await Promise.all(this.o.senders.map((s) => s.close()));
   }
 
@@ -158,7 +168,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
           if (!entry.started) resolve();
         }, this.o.immediateTimeoutMs);
         this.immediate.push(entry);
-        if (!this.flushing) void this.flushImmediate();
+        if (!this.flushing) this.flush = this.flushImmediate();
       });
       clearTimeout(timer);
     }

@@ -82,12 +82,15 @@ export async function claimIds(db: Db, ids: string[], destinations: string[], ow
     .execute();
 }
 
-/** Outcome writes only touch rows this lease still owns: a worker whose lease ran out must not overwrite its successor. */
+/**
+ * Outcome writes only touch rows this lease still owns: a worker whose lease ran out must not overwrite its successor.
+ * They clear the owner with the lease: a row shows an owner only while someone holds it.
+ */
 export async function markDelivered(db: Executor, ids: string[], owner: string, at: string): Promise<void> {
   if (ids.length === 0) return;
   await db
     .updateTable('outbox')
-    .set({ status: 'delivered', delivered_at: at, lease_until: null, last_error: null })
+    .set({ status: 'delivered', delivered_at: at, lease_owner: null, lease_until: null, last_error: null })
     .where('id', 'in', ids)
     .where('lease_owner', '=', owner)
     .where('status', '=', 'delivering')
@@ -97,7 +100,7 @@ export async function markDelivered(db: Executor, ids: string[], owner: string, 
 export async function markRejected(db: Executor, id: string, owner: string, reason: string): Promise<void> {
   await db
     .updateTable('outbox')
-    .set({ status: 'rejected', lease_until: null, last_error: reason })
+    .set({ status: 'rejected', lease_owner: null, lease_until: null, last_error: reason })
     .where('id', '=', id)
     .where('lease_owner', '=', owner)
     .where('status', '=', 'delivering')
@@ -108,11 +111,47 @@ export async function reschedule(db: Executor, ids: string[], owner: string, nex
   if (ids.length === 0) return;
   await db
     .updateTable('outbox')
-    .set({ status: 'queued', next_attempt_at: nextAttemptAt, lease_until: null, last_error: reason })
+    .set({ status: 'queued', next_attempt_at: nextAttemptAt, lease_owner: null, lease_until: null, last_error: reason })
     .where('id', 'in', ids)
     .where('lease_owner', '=', owner)
     .where('status', '=', 'delivering')
     .execute();
+}
+
+/**
+ * A stopping worker hands back what it still holds (owners `<workerId>:<n>`): due at once, so another process sends it
+ * now rather than after the lease runs out. Answers how many rows it released.
+ */
+export async function releaseLeases(db: Executor, workerId: string, now: string): Promise<number> {
+  const result = await db
+    .updateTable('outbox')
+    .set({ status: 'queued', next_attempt_at: now, lease_owner: null, lease_until: null })
+    .where('status', '=', 'delivering')
+    .where('lease_owner', 'like', `${workerId}:%`)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Deletes up to `limit` deliveries delivered before `before`, in one statement; answers how many. Only `delivered`
+ * rows: queued, in-flight and rejected ones are work or evidence. `created_at` bounds the scan to its index (a row is
+ * delivered after it is created). On PostgreSQL concurrent purges skip each other's rows instead of waiting.
+ */
+export async function purgeDelivered(db: Db, dialect: Dialect, before: string, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('outbox')
+    .where('id', 'in', () => {
+      const old = db
+        .selectFrom('outbox')
+        .select('id')
+        .where('created_at', '<', before)
+        .where('status', '=', 'delivered')
+        .where('delivered_at', '<', before)
+        .limit(limit);
+      return dialect === 'postgres' ? old.forUpdate().skipLocked() : old;
+    })
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export interface DeliveryState {
