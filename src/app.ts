@@ -10,6 +10,7 @@ import { apiKeyAuth } from './platform/http/api-auth.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerApiDocs } from './platform/http/openapi.js';
 import { requestIdFor } from './platform/http/request-id.js';
+import { securityHeaders } from './platform/http/security-headers.js';
 import { registerRestOperations } from './platform/operations/rest.js';
 import { audienceOf, type Audience } from './platform/operations/operation.js';
 import { adminTokenAuth } from './platform/http/admin-auth.js';
@@ -90,6 +91,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     void reply.header('x-request-id', request.id);
     done();
   });
+  app.addHook('onRequest', securityHeaders);
   registerHttpMetrics(app, gateway.metrics);
 
   app.get('/healthz', () => ({ ok: true as const, service: config.SERVICE_NAME }));

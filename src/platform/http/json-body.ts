@@ -19,6 +19,15 @@ function findPollutingKey(value: unknown, path: string, depth: number): string |
 }
 
 /**
+ * Refuses a `__proto__` key (or `constructor.prototype`) anywhere in an already parsed JSON value, as a 400 naming
+ * where. For bodies parsed elsewhere (the MCP transport's JSON-RPC), whose own parsing would drop the key silently.
+ */
+export function refusePollutingKeys(value: unknown, label: string): void {
+  const key = findPollutingKey(value, label, 0);
+  if (key) throw invalidInput(`${key}: the key is not allowed (it would change object prototypes)`);
+}
+
+/**
  * A JSON request body: UTF-8 only (415 for another charset, which would be read wrongly), an empty body is no body
  * (the operation then says whether it needs one), a syntax error or a prototype key is a 400 that says what is wrong.
  */
