@@ -1,4 +1,5 @@
 import { type Config, StartupError } from './config.js';
+import { AuditService } from './platform/audit/audit.service.js';
 import { ApiKeysService } from './platform/auth/api-keys.service.js';
 import { KeyVerifier } from './platform/auth/key-verifier.js';
 import { PortalKeyVerifier } from './platform/auth/portal-key-verifier.js';
@@ -85,7 +86,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const clock = opts.clock ?? systemClock;
   const modules = opts.modules ?? MODULES;
   const secret = resolveGatewaySecret(config);
-  const database = openDatabase(config.DATABASE_URL, { cacheMb: config.SQLITE_CACHE_MB, ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}) });
+  const database = openDatabase(config.DATABASE_URL, { cacheMb: config.SQLITE_CACHE_MB, busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS, ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}) });
   await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
     if (opts.migrate ?? true) await migrateToLatest(database.db, modules);
     else await sql`select 1`.execute(database.db);
@@ -98,7 +99,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const metrics = createMetricsRegistry();
   // On stderr: CLI commands print their output on stdout.
   const delivery = createDeliveryWorker(config, database, clock, metrics, pino({ level: config.LOG_LEVEL, name: 'delivery-worker' }, pino.destination(2)));
-  const platform = { orgs, apiKeys: new ApiKeysService(db, clock), portalKeys: new PortalKeysService(db, clock), deliveries: new DeliveriesService(db, orgs) };
+  const platform = { orgs, apiKeys: new ApiKeysService(db, clock), portalKeys: new PortalKeysService(db, clock), deliveries: new DeliveriesService(db, orgs), audit: new AuditService(db) };
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );

@@ -2,8 +2,11 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.js';
 import { createGateway, type Gateway } from '../gateway.js';
 import { MODULES } from '../modules/index.js';
+import { CLI_ACTOR } from '../platform/audit/actor.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
+import { registerAuditCommands } from './audit.commands.js';
 import { registerDeliveriesCommands } from './deliveries.commands.js';
+import { registerDemoCommand } from './demo.command.js';
 import { registerHubSimCommand } from './hub-sim.command.js';
 import { registerObjectsCommands } from './objects.commands.js';
 import { registerPartnersCommands } from './partners.commands.js';
@@ -11,7 +14,7 @@ import { registerPortalKeysCommands } from './portal-keys.commands.js';
 import { registerSecretsCommands } from './secrets.commands.js';
 import { registerTelematicsCommands } from './telematics.commands.js';
 import { registerVendorSimCommand } from './vendor-sim.command.js';
-import { print, run, table, type OutputOptions } from './output.js';
+import { allPages, print, run, table, type OutputOptions } from './output.js';
 import { serve } from './serve.js';
 
 type JsonOpt = OutputOptions;
@@ -54,7 +57,7 @@ export function registerCommands(program: Command): void {
     .option('--name <name>', 'display name')
     .option('--json', 'machine-readable output')
     .action(run(async (slug: string, opts: JsonOpt & { name?: string }) => {
-      const org = await withGateway((gw) => gw.services.orgs.create(slug, opts.name));
+      const org = await withGateway((gw) => gw.services.orgs.create(slug, opts.name, CLI_ACTOR));
       print(opts, org, (o) => `created org ${o.slug} (${o.id})`);
     }));
   orgs
@@ -82,7 +85,7 @@ export function registerCommands(program: Command): void {
           ...(opts.name ? { name: opts.name } : {}),
           ...(opts.expiresIn ? { expiresIn: opts.expiresIn } : {}),
           ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
-        }),
+        }, CLI_ACTOR),
       );
       print(opts, created, (c) =>
         [`key ${c.id} for org ${c.org}`, `scopes: ${c.scopes.join(' ')}`, `expires: ${c.expires_at ?? 'never'}`, '', c.key, '', 'This is the only time the key is shown: store it now.'].join('\n'),
@@ -93,7 +96,12 @@ export function registerCommands(program: Command): void {
     .requiredOption('--org <slug>', 'org whose keys to list')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: JsonOpt & { org: string }) => {
-      const list = await withGateway((gw) => gw.services.apiKeys.list(opts.org));
+      const list = await withGateway((gw) =>
+        allPages(async (cursor) => {
+          const page = await gw.services.apiKeys.list({ org: opts.org, limit: 500, cursor });
+          return { items: page.keys, next_cursor: page.next_cursor };
+        }),
+      );
       print(opts, list, (l) =>
         table(l.map((k) => ({ ...k, scopes: k.scopes.join(' ') })), ['id', 'prefix', 'name', 'state', 'scopes', 'expires_at']),
       );
@@ -103,7 +111,7 @@ export function registerCommands(program: Command): void {
     .description('deactivate a key (takes effect on every instance within seconds)')
     .option('--json', 'machine-readable output')
     .action(run(async (id: string, opts: JsonOpt) => {
-      const result = await withGateway((gw) => gw.services.apiKeys.revoke(id));
+      const result = await withGateway((gw) => gw.services.apiKeys.revoke(id, CLI_ACTOR));
       print(opts, result, (r) => `revoked ${r.id} at ${r.revoked_at}`);
     }));
   keys
@@ -112,7 +120,7 @@ export function registerCommands(program: Command): void {
     .option('--grace <duration>', 'how long the old key keeps working', '24h')
     .option('--json', 'machine-readable output')
     .action(run(async (id: string, opts: JsonOpt & { grace: string }) => {
-      const created = await withGateway((gw) => gw.services.apiKeys.rotate(id, opts.grace));
+      const created = await withGateway((gw) => gw.services.apiKeys.rotate(id, opts.grace, CLI_ACTOR));
       print(opts, created, (c) =>
         [`new key ${c.id} replaces ${id}; the old key works until ${c.old_key_expires_at}`, '', c.key, '', 'This is the only time the key is shown: store it now.'].join('\n'),
       );
@@ -142,9 +150,11 @@ export function registerCommands(program: Command): void {
   registerObjectsCommands(program, withGateway);
   registerPartnersCommands(program, withGateway);
   registerPortalKeysCommands(program, withGateway);
+  registerAuditCommands(program, withGateway);
   registerTelematicsCommands(program, withGateway);
   registerDeliveriesCommands(program, withGateway);
   registerSecretsCommands(program, withGateway);
   registerHubSimCommand(program);
   registerVendorSimCommand(program);
+  registerDemoCommand(program);
 }

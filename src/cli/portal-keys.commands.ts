@@ -1,7 +1,8 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Gateway } from '../gateway.js';
+import { CLI_ACTOR } from '../platform/audit/actor.js';
 import { PORTAL_DEFAULT_IP_RATE_LIMIT, PORTAL_DEFAULT_RATE_LIMIT } from '../platform/auth/portal-key.js';
-import { print, run, table, type OutputOptions } from './output.js';
+import { allPages, print, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -42,7 +43,7 @@ export function registerPortalKeysCommands(program: Command, withGateway: WithGa
           origins: opts.origins.split(',').map((o) => o.trim()).filter(Boolean),
           ...(opts.rateLimit === undefined ? {} : { rate_limit_per_minute: opts.rateLimit }),
           ...(opts.ipRateLimit === undefined ? {} : { ip_rate_limit_per_minute: opts.ipRateLimit }),
-        }),
+        }, CLI_ACTOR),
       );
       print(opts, created, (c) =>
         [
@@ -62,16 +63,12 @@ export function registerPortalKeysCommands(program: Command, withGateway: WithGa
     .option('--org <slug>', "only this organisation's keys")
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org?: string }) => {
-      const listed = await withGateway(async (gw) => {
-        const all = [];
-        let cursor: string | undefined;
-        do {
+      const listed = await withGateway((gw) =>
+        allPages(async (cursor) => {
           const page = await gw.services.portalKeys.list({ limit: 500, ...(opts.org === undefined ? {} : { org: opts.org }), ...(cursor === undefined ? {} : { cursor }) });
-          all.push(...page.portal_keys);
-          cursor = page.next_cursor ?? undefined;
-        } while (cursor !== undefined);
-        return all;
-      });
+          return { items: page.portal_keys, next_cursor: page.next_cursor };
+        }),
+      );
       print(opts, listed, (l) => table(l.map((k) => ({ ...k, origins: k.origins.join(' ') })), COLUMNS));
     }));
   keys
@@ -79,7 +76,7 @@ export function registerPortalKeysCommands(program: Command, withGateway: WithGa
     .description('revoke a portal key (takes effect on every instance within seconds)')
     .option('--json', 'machine-readable output')
     .action(run(async (id: string, opts: OutputOptions) => {
-      const revoked = await withGateway((gw) => gw.services.portalKeys.revoke(id));
+      const revoked = await withGateway((gw) => gw.services.portalKeys.revoke(id, CLI_ACTOR));
       print(opts, revoked, (k) => `revoked ${k.id} (${k.dealer}) at ${k.revoked_at ?? ''}`);
     }));
 }

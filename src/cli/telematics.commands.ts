@@ -3,6 +3,7 @@ import type { Gateway } from '../gateway.js';
 import { parsePollInterval } from '../modules/telematics/connections.service.js';
 import { PROVIDER_IDS } from '../modules/telematics/providers.js';
 import { listConnectionsQuery } from '../modules/telematics/telematics.schemas.js';
+import { CLI_ACTOR } from '../platform/audit/actor.js';
 import { invalidInput } from '../platform/http/errors.js';
 import { print, run, table, type OutputOptions } from './output.js';
 
@@ -43,7 +44,7 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
           ...(opts.provider === undefined ? {} : { provider: opts.provider }),
           ...(opts.label === undefined ? {} : { label: opts.label }),
           ...(opts.connection === undefined ? {} : { connection: opts.connection }),
-        }),
+        }, CLI_ACTOR),
       );
       const reconnects = (t: typeof issued) => (t.connection === null ? '' : `; reconnects ${t.connection} (${t.provider ?? ''})`);
       print(opts, issued, (t) => `${t.connect_token}\n(single use, expires ${t.expires_at}${reconnects(t)}; shown once)`);

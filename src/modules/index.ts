@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../platform/module-definition.js';
+import { adminModule } from './admin/index.js';
 import { ediMessagesModule } from './edi/messages/index.js';
 import { ediPartnersModule } from './edi/partners/index.js';
 import { inventoryModule } from './inventory/index.js';
@@ -13,4 +14,4 @@ import { warrantyModule } from './warranty/index.js';
  * Every resource module the gateway serves: the one list to edit when adding a module. Order matters twice: operations
  * are listed in it, and a module's services are built after those of the modules before it (orders uses products).
  */
-export const MODULES: readonly ModuleDefinition[] = [productsModule, ordersModule, inventoryModule, warrantyModule, objectsModule, ediPartnersModule, ediMessagesModule, telematicsModule, portalModule];
+export const MODULES: readonly ModuleDefinition[] = [productsModule, ordersModule, inventoryModule, warrantyModule, objectsModule, ediPartnersModule, ediMessagesModule, telematicsModule, portalModule, adminModule];

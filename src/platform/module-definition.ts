@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Dialect } from './db/database.js';
 import type { PageRoute } from './http/html-page.js';
 import type { StaticFile } from './http/static-files.js';
+import type { AuditService } from './audit/audit.service.js';
 import type { ApiKeysService } from './auth/api-keys.service.js';
 import type { PortalKeysService } from './auth/portal-keys.service.js';
 import type { Clock } from './clock.js';
@@ -32,9 +33,10 @@ export interface Services {
   apiKeys: ApiKeysService;
   portalKeys: PortalKeysService;
   deliveries: DeliveriesService;
+  audit: AuditService;
 }
 
-export type PlatformServices = Pick<Services, 'orgs' | 'apiKeys' | 'portalKeys' | 'deliveries'>;
+export type PlatformServices = Pick<Services, 'orgs' | 'apiKeys' | 'portalKeys' | 'deliveries' | 'audit'>;
 
 /** What a module builds its services from: platform pieces, and the services of the modules listed before it. */
 export interface ModuleContext {

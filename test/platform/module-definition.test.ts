@@ -74,13 +74,13 @@ describe.each(dialects)('modules declare settings and services (%s)', (dialect) 
     h = await startHarness(dialect);
     const { database, clock, delivery, services } = h.gateway;
     const pieces = { config: h.gateway.config, db: database.db, dialect: database.dialect, clock, delivery, vault: h.gateway.vault, limiter: h.gateway.limiter };
-    const platform = { orgs: services.orgs, apiKeys: services.apiKeys, portalKeys: services.portalKeys, deliveries: services.deliveries };
+    const platform = { orgs: services.orgs, apiKeys: services.apiKeys, portalKeys: services.portalKeys, deliveries: services.deliveries, audit: services.audit };
     expect(() => buildServices([ordersModule, productsModule], pieces, platform)).toThrow(
       'module orders uses services.products, which no module listed before it provides',
     );
     expect(() => buildServices([productsModule, productsModule], pieces, platform)).toThrow('module products provides services.products again');
     expect(Object.keys(buildServices(MODULES, pieces, platform)).sort()).toEqual(
-      ['apiKeys', 'connect', 'connectTokens', 'connections', 'deliveries', 'edi', 'ediPartners', 'inventory', 'oauthConsent', 'objects', 'orders', 'orgs', 'poller', 'polling', 'portal', 'portalKeys', 'products', 'warranty'],
+      ['apiKeys', 'audit', 'connect', 'connectTokens', 'connections', 'deliveries', 'edi', 'ediPartners', 'inventory', 'oauthConsent', 'objects', 'orders', 'orgs', 'poller', 'polling', 'portal', 'portalKeys', 'products', 'warranty'],
     );
   });
 });

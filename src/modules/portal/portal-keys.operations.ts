@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createPortalKeyInput, listPortalKeysQuery, portalKeyParams, portalKeySchema } from '../../platform/auth/portal-key.schemas.js';
 import type { PortalKeysService } from '../../platform/auth/portal-keys.service.js';
+import { actorOf } from '../../platform/auth/scopes.js';
 import { defineOperation, DOOR_SCOPE, OPERATOR_NOT_A_TOOL, type Operation, READ } from '../../platform/operations/operation.js';
 
 const exampleKey = {
@@ -42,7 +43,7 @@ export function portalKeysOperations(portalKeys: PortalKeysService): Operation[]
         body: { org: 'acme', dealer: 'Springfield Tire & Auto', origins: ['https://springfieldtire.example', 'https://www.springfieldtire.example'] },
         response: { portal_key: { ...exampleKey, key: 'pk_portal_dealer_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n1b' } },
       },
-      handle: (_auth, { body }) => portalKeys.create(body),
+      handle: (auth, { body }) => portalKeys.create(body, actorOf(auth)),
     }),
     defineOperation({
       name: 'portal_keys_list',
@@ -79,7 +80,7 @@ export function portalKeysOperations(portalKeys: PortalKeysService): Operation[]
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
       absent: { mcp: OPERATOR_NOT_A_TOOL },
       example: { params: { id: exampleKey.id }, response: { portal_key: { ...exampleKey, state: 'revoked', revoked_at: '2026-06-02T09:30:00.000Z' } } },
-      handle: (_auth, { params }) => portalKeys.revoke(params.id),
+      handle: (auth, { params }) => portalKeys.revoke(params.id, actorOf(auth)),
     }),
   ];
 }

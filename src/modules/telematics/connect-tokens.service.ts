@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { type Actor, SYSTEM_ACTOR } from '../../platform/audit/actor.js';
+import { recordAudit } from '../../platform/audit/audit.service.js';
 import { sha256Hex } from '../../platform/auth/api-key.js';
 import { invalidFromIssues } from '../../platform/operations/invoke.js';
 import type { Clock } from '../../platform/clock.js';
@@ -51,7 +53,7 @@ export class ConnectTokensService {
     private readonly orgs: OrgsService,
   ) {}
 
-  async issue(raw: IssueConnectTokenInput): Promise<IssuedConnectToken> {
+  async issue(raw: IssueConnectTokenInput, actor: Actor = SYSTEM_ACTOR): Promise<IssuedConnectToken> {
     const parsed = issueInput.safeParse(raw);
     if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'connect token request');
     const input = parsed.data;
@@ -72,15 +74,19 @@ export class ConnectTokensService {
     const token = CONNECT_TOKEN_PREFIX + randomBytes(24).toString('base64url');
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + CONNECT_TOKEN_LIFETIME_MS).toISOString();
-    await repo.insertConnectToken(this.db, {
-      token_hash: sha256Hex(token),
-      org_id: org.id,
-      provider,
-      label: input.label ?? null,
-      created_at: now.toISOString(),
-      expires_at: expiresAt,
-      used_at: null,
-      connection_id: connectionId,
+    await this.db.transaction().execute(async (tx) => {
+      await repo.insertConnectToken(tx, {
+        token_hash: sha256Hex(token),
+        org_id: org.id,
+        provider,
+        label: input.label ?? null,
+        created_at: now.toISOString(),
+        expires_at: expiresAt,
+        used_at: null,
+        connection_id: connectionId,
+      });
+      // The token itself is never stored, so the trail names what it will connect: the connection, or else the org.
+      await recordAudit(tx, this.clock, actor, { action: 'connect_token.issued', target: connectionId ?? org.id, orgId: org.id });
     });
     return { connect_token: token, expires_at: expiresAt, org: org.slug, provider, label: input.label ?? null, connection: connectionId };
   }

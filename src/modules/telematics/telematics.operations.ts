@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { actorOf } from '../../platform/auth/scopes.js';
 import { defineOperation, DOOR_SCOPE, OPERATOR_NOT_A_TOOL, type Operation, READ } from '../../platform/operations/operation.js';
 import type { ConnectService } from './connect.service.js';
 import type { ConnectTokensService } from './connect-tokens.service.js';
@@ -206,7 +207,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         body: { org: 'acme', provider: 'vendor1_livelink', label: 'North yard' },
         response: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', expires_at: '2026-06-01T12:15:00.000Z', org: 'acme', provider: 'vendor1_livelink', label: 'North yard', connection: null },
       },
-      handle: (_auth, { body }) => connectTokens.issue(body),
+      handle: (auth, { body }) => connectTokens.issue(body, actorOf(auth)),
     }),
   ];
 }

@@ -1,6 +1,10 @@
+import { z } from 'zod';
+import { type Actor, SYSTEM_ACTOR } from '../audit/actor.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/schema.js';
 import { invalidInput, notFound } from '../http/errors.js';
+import { decodeCursor, page } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import * as orgsRepo from '../orgs/orgs.repository.js';
 import { displayPrefix, generateApiKey, sha256Hex } from './api-key.js';
@@ -17,6 +21,7 @@ export interface CreatedKey {
 
 export interface KeyView {
   id: string;
+  org: string;
   name: string | null;
   prefix: string;
   scopes: string[];
@@ -30,6 +35,7 @@ export interface KeyView {
 
 const DURATION = /^(\d+)([smhdw])$/;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+const MAX_DURATION_MS = 3650 * UNIT_MS.d;
 
 /** `30d`, `12h`, `90m` -> milliseconds. */
 export function parseDuration(text: string): number {
@@ -37,6 +43,8 @@ export function parseDuration(text: string): number {
   if (!m) throw invalidInput(`invalid duration "${text}" (use e.g. 30d, 12h, 90m)`);
   const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
   if (ms <= 0) throw invalidInput('duration must be positive');
+  // Beyond this a date overflows (a 500 from toISOString); no key needs to live longer.
+  if (ms > MAX_DURATION_MS) throw invalidInput('duration must be at most 3650d');
   return ms;
 }
 
@@ -48,11 +56,35 @@ export interface CreateKeyInput {
   rateLimit?: number;
 }
 
-/** Operator-side key management: issue (one-time reveal), list, revoke, rotate. */
+export interface ListKeysQuery {
+  org?: string | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+const cursorSchema = z.object({ id: z.string() });
+
+function toView(row: repo.ApiKeyListRow, now: string): KeyView {
+  return {
+    id: row.id,
+    org: row.org_slug,
+    name: row.name,
+    prefix: row.display_prefix,
+    scopes: row.scopes.split(' '),
+    rate_limit_per_minute: row.rate_limit_per_minute,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+    rotated_to: row.rotated_to,
+    state: row.revoked_at ? 'revoked' : row.expires_at !== null && row.expires_at <= now ? 'expired' : 'active',
+  };
+}
+
+/** Operator-side key management (CLI and /admin/v1/keys): issue (one-time reveal), list, revoke, rotate; each change audited. */
 export class ApiKeysService {
   constructor(private readonly db: Db, private readonly clock: Clock) {}
 
-  async create(input: CreateKeyInput): Promise<CreatedKey> {
+  async create(input: CreateKeyInput, actor: Actor = SYSTEM_ACTOR): Promise<CreatedKey> {
     const org = await orgsRepo.findOrgBySlug(this.db, input.orgSlug);
     if (!org) throw notFound(`org ${input.orgSlug}`);
     const scopes = parseScopes(input.scopes);
@@ -61,37 +93,36 @@ export class ApiKeysService {
     }
     const now = this.clock.now();
     const expiresAt = input.expiresIn ? new Date(now.getTime() + parseDuration(input.expiresIn)).toISOString() : null;
-    return this.issue(org.id, org.slug, scopes, input.name ?? null, input.rateLimit ?? null, expiresAt);
+    return this.db.transaction().execute(async (tx) => {
+      const created = await this.issue(org.id, org.slug, scopes, input.name ?? null, input.rateLimit ?? null, expiresAt, tx);
+      await recordAudit(tx, this.clock, actor, { action: 'key.created', target: created.id, orgId: org.id });
+      return created;
+    });
   }
 
-  async list(orgSlug: string): Promise<KeyView[]> {
-    const org = await orgsRepo.findOrgBySlug(this.db, orgSlug);
-    if (!org) throw notFound(`org ${orgSlug}`);
+  /** Keys oldest first, of every org or of one; never the keys themselves. */
+  async list(query: ListKeysQuery): Promise<{ keys: KeyView[]; next_cursor: string | null }> {
+    const orgId = await orgsRepo.orgIdFilter(this.db, query.org);
+    const after = decodeCursor(query.cursor, cursorSchema);
+    const rows = await repo.listApiKeys(this.db, { ...(orgId === undefined ? {} : { orgId }), ...(after ? { afterId: after.id } : {}), limit: query.limit + 1 });
+    const { items, next_cursor } = page(rows, query.limit, (row) => ({ id: row.id }));
     const now = this.clock.now().toISOString();
-    return (await repo.listApiKeys(this.db, org.id)).map((row) => ({
-      id: row.id,
-      name: row.name,
-      prefix: row.display_prefix,
-      scopes: row.scopes.split(' '),
-      rate_limit_per_minute: row.rate_limit_per_minute,
-      created_at: row.created_at,
-      expires_at: row.expires_at,
-      revoked_at: row.revoked_at,
-      rotated_to: row.rotated_to,
-      state: row.revoked_at ? 'revoked' : row.expires_at !== null && row.expires_at <= now ? 'expired' : 'active',
-    }));
+    return { keys: items.map((row) => toView(row, now)), next_cursor };
   }
 
-  async revoke(id: string): Promise<{ id: string; revoked_at: string }> {
+  async revoke(id: string, actor: Actor = SYSTEM_ACTOR): Promise<{ id: string; revoked_at: string }> {
     const row = await repo.findApiKeyById(this.db, id);
     if (!row) throw notFound(`key ${id}`);
     const revokedAt = row.revoked_at ?? this.clock.now().toISOString();
-    await repo.updateApiKey(this.db, id, { revoked_at: revokedAt });
+    await this.db.transaction().execute(async (tx) => {
+      await repo.updateApiKey(tx, id, { revoked_at: revokedAt });
+      await recordAudit(tx, this.clock, actor, { action: 'key.revoked', target: id, orgId: row.org_id });
+    });
     return { id, revoked_at: revokedAt };
   }
 
   /** New key with the same grants; the old one keeps working until the grace period ends. */
-  async rotate(id: string, grace = '24h'): Promise<CreatedKey & { old_key_expires_at: string }> {
+  async rotate(id: string, grace = '24h', actor: Actor = SYSTEM_ACTOR): Promise<CreatedKey & { old_key_expires_at: string }> {
     const old = await repo.findApiKeyById(this.db, id);
     if (!old) throw notFound(`key ${id}`);
     if (old.revoked_at) throw invalidInput(`key ${id} is revoked`);
@@ -104,6 +135,7 @@ export class ApiKeysService {
     return this.db.transaction().execute(async (tx) => {
       const created = await this.issue(org.id, org.slug, old.scopes.split(' '), old.name, old.rate_limit_per_minute, old.expires_at, tx);
       await repo.updateApiKey(tx, id, { expires_at: oldExpires, rotated_to: created.id });
+      await recordAudit(tx, this.clock, actor, { action: 'key.rotated', target: id, orgId: org.id });
       return { ...created, old_key_expires_at: oldExpires };
     });
   }

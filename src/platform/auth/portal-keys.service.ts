@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { type Actor, SYSTEM_ACTOR } from '../audit/actor.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/schema.js';
 import { notFound } from '../http/errors.js';
@@ -34,7 +36,7 @@ function toView(row: repo.PortalKeyListRow): PortalKeyView {
 export class PortalKeysService {
   constructor(private readonly db: Db, private readonly clock: Clock) {}
 
-  async create(input: z.input<typeof createPortalKeyInput>): Promise<CreatedPortalKey> {
+  async create(input: z.input<typeof createPortalKeyInput>, actor: Actor = SYSTEM_ACTOR): Promise<CreatedPortalKey> {
     const parsed = createPortalKeyInput.safeParse(input);
     if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'portal key');
     const { org: slug, dealer, origins, rate_limit_per_minute, ip_rate_limit_per_minute } = parsed.data;
@@ -55,16 +57,18 @@ export class PortalKeysService {
       created_at: now.toISOString(),
       revoked_at: null,
     };
-    await repo.insertPortalKey(this.db, row);
+    await this.db.transaction().execute(async (tx) => {
+      await repo.insertPortalKey(tx, row);
+      await recordAudit(tx, this.clock, actor, { action: 'portal_key.created', target: row.id, orgId: org.id });
+    });
     return { ...toView({ ...row, org_slug: org.slug }), key };
   }
 
   async list(query: ListPortalKeysQuery): Promise<{ portal_keys: PortalKeyView[]; next_cursor: string | null }> {
-    const org = query.org === undefined ? undefined : await orgsRepo.findOrgBySlug(this.db, query.org);
-    if (query.org !== undefined && !org) throw notFound(`org ${query.org}`);
+    const orgId = await orgsRepo.orgIdFilter(this.db, query.org);
     const after = decodeCursor(query.cursor, cursorSchema);
     const rows = await repo.listPortalKeys(this.db, {
-      ...(org ? { orgId: org.id } : {}),
+      ...(orgId === undefined ? {} : { orgId }),
       ...(after ? { afterId: after.id } : {}),
       limit: query.limit + 1,
     });
@@ -73,10 +77,13 @@ export class PortalKeysService {
   }
 
   /** Takes effect on every instance within the key cache's TTL; revoking twice keeps the first time. */
-  async revoke(id: string): Promise<PortalKeyView> {
-    await repo.revokePortalKey(this.db, id, this.clock.now().toISOString());
-    const row = await repo.findPortalKeyById(this.db, id);
-    if (!row) throw notFound(`portal key ${id}`);
-    return toView(row);
+  async revoke(id: string, actor: Actor = SYSTEM_ACTOR): Promise<PortalKeyView> {
+    return this.db.transaction().execute(async (tx) => {
+      await repo.revokePortalKey(tx, id, this.clock.now().toISOString());
+      const row = await repo.findPortalKeyById(tx, id);
+      if (!row) throw notFound(`portal key ${id}`);
+      await recordAudit(tx, this.clock, actor, { action: 'portal_key.revoked', target: id, orgId: row.org_id });
+      return toView(row);
+    });
   }
 }

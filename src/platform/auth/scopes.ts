@@ -1,3 +1,4 @@
+import type { Actor } from '../audit/actor.js';
 import { AppError, invalidInput } from '../http/errors.js';
 
 /** The static scopes of spec rule 5; `all` grants exactly these. */
@@ -46,6 +47,14 @@ export interface AuthContext {
   source: 'api' | 'mcp' | 'portal';
   /** The dealer a portal key was issued to (portal door only), recorded on the claims it files. */
   dealer?: string;
+  /** The operator door's caller (admin token id and request id), recorded on the audit trail. */
+  actor?: Actor;
+}
+
+/** The operator's identity on an operator operation; only the admin door sets one. */
+export function actorOf(auth: AuthContext): Actor {
+  if (!auth.actor) throw new AppError('unauthorized', 'missing admin token');
+  return auth.actor;
 }
 
 export function hasScope(auth: AuthContext, scope: string): boolean {

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Generated, Kysely, Transaction } from 'kysely';
 import type { OutboxStatus } from '../outbox/outbox.js';
 
 /**
@@ -49,6 +49,22 @@ export interface PortalKeysTable {
   revoked_at: string | null;
 }
 
+/** One operator action (an org created, a key or token issued, revoked or rotated): inserted, never updated or deleted. */
+export interface AuditEventsTable {
+  /** Insertion order, the trail's order (ids tie within a millisecond). */
+  seq: Generated<number>;
+  id: string;
+  at: string;
+  /** `admin:<8 hex of the admin token's SHA-256>`, `cli`, or `system` (in-process callers). */
+  actor: string;
+  action: string;
+  /** The id of what was acted on (org, key, portal key; the connection or org for a connect token). */
+  target: string;
+  org_id: string | null;
+  /** The HTTP request's id; null from the CLI. */
+  request_id: string | null;
+}
+
 /** One delivery waiting for, or done with, its destination (the hub; later a partner URL). */
 export interface OutboxTable {
   id: string;
@@ -93,6 +109,7 @@ export interface Database {
   org_settings: OrgSettingsTable;
   api_keys: ApiKeysTable;
   portal_keys: PortalKeysTable;
+  audit_events: AuditEventsTable;
   outbox: OutboxTable;
   idempotency_keys: IdempotencyKeysTable;
 }

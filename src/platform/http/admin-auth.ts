@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { onRequestHookHandler } from 'fastify';
+import { adminActorId } from '../audit/actor.js';
 import { DOOR_SCOPE } from '../operations/operation.js';
 import { AppError } from './errors.js';
 
@@ -11,6 +12,7 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
  */
 export function adminTokenAuth(adminToken: string): onRequestHookHandler {
   const expected = digest(adminToken);
+  const who = adminActorId(adminToken);
   return (request, _reply, done) => {
     const header = request.headers.authorization;
     const match = header === undefined ? undefined : /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header);
@@ -18,7 +20,7 @@ export function adminTokenAuth(adminToken: string): onRequestHookHandler {
       done(new AppError('unauthorized', header === undefined ? 'missing admin token' : 'invalid admin token'));
       return;
     }
-    request.auth = { orgId: '', keyId: 'admin', scopes: new Set([DOOR_SCOPE.operator]), source: 'api' };
+    request.auth = { orgId: '', keyId: 'admin', scopes: new Set([DOOR_SCOPE.operator]), source: 'api', actor: { who, requestId: request.id } };
     done();
   };
 }

@@ -1,4 +1,5 @@
 import type { Executor, OrgsTable } from '../db/schema.js';
+import { notFound } from '../http/errors.js';
 
 export type OrgRow = OrgsTable;
 
@@ -10,12 +11,23 @@ export async function findOrgBySlug(db: Executor, slug: string): Promise<OrgRow 
   return db.selectFrom('orgs').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
 
+/** A list's optional `org` filter: the org's id, undefined without one, 404 for an unknown slug. */
+export async function orgIdFilter(db: Executor, slug: string | undefined): Promise<string | undefined> {
+  if (slug === undefined) return undefined;
+  const org = await findOrgBySlug(db, slug);
+  if (!org) throw notFound(`org ${slug}`);
+  return org.id;
+}
+
 export async function findOrgById(db: Executor, id: string): Promise<OrgRow | undefined> {
   return db.selectFrom('orgs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function listOrgs(db: Executor): Promise<OrgRow[]> {
-  return db.selectFrom('orgs').selectAll().orderBy('slug').execute();
+/** By slug; all of them unless a page is asked for. */
+export async function listOrgs(db: Executor, opts: { afterSlug?: string; limit?: number } = {}): Promise<OrgRow[]> {
+  let query = db.selectFrom('orgs').selectAll().orderBy('slug');
+  if (opts.afterSlug !== undefined) query = query.where('slug', '>', opts.afterSlug);
+  return (opts.limit === undefined ? query : query.limit(opts.limit)).execute();
 }
 
 export async function readSettings(db: Executor, orgId: string): Promise<Record<string, string>> {

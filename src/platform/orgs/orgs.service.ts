@@ -1,6 +1,10 @@
+import { z } from 'zod';
+import { type Actor, SYSTEM_ACTOR } from '../audit/actor.js';
+import { recordAudit } from '../audit/audit.service.js';
 import type { Clock } from '../clock.js';
 import type { Db, Executor, Tx } from '../db/schema.js';
 import { conflict, invalidInput, notFound } from '../http/errors.js';
+import { decodeCursor, page } from '../http/pagination.js';
 import { newId } from '../ids.js';
 import type { OrgSettings, OrgSettingsGroup, StoredSettings } from './org-settings.js';
 import * as repo from './orgs.repository.js';
@@ -39,16 +43,27 @@ export class OrgsService {
     this.listeners.push({ names: group.settings.map((s) => s.name), notify: (tx, orgId, stored) => listener(tx, orgId, group.read(stored)) });
   }
 
-  async create(slug: string, name?: string): Promise<OrgView> {
+  async create(slug: string, name?: string, actor: Actor = SYSTEM_ACTOR): Promise<OrgView> {
     if (!SLUG.test(slug)) throw invalidInput('org slug must be lowercase letters, digits and dashes (1-63 chars)');
     if (await repo.findOrgBySlug(this.db, slug)) throw conflict(`org ${slug} already exists`);
     const row = { id: newId('org', this.clock.now()), slug, name: name ?? slug, created_at: this.clock.now().toISOString() };
-    await repo.insertOrg(this.db, row);
+    await this.db.transaction().execute(async (tx) => {
+      await repo.insertOrg(tx, row);
+      await recordAudit(tx, this.clock, actor, { action: 'org.created', target: row.id, orgId: row.id });
+    });
     return row;
   }
 
   list(): Promise<OrgView[]> {
     return repo.listOrgs(this.db);
+  }
+
+  /** One page of orgs by slug, for the operator API. */
+  async page(query: { limit: number; cursor?: string | undefined }): Promise<{ orgs: OrgView[]; next_cursor: string | null }> {
+    const after = decodeCursor(query.cursor, z.object({ slug: z.string() }));
+    const rows = await repo.listOrgs(this.db, { ...(after ? { afterSlug: after.slug } : {}), limit: query.limit + 1 });
+    const { items, next_cursor } = page(rows, query.limit, (row) => ({ slug: row.slug }));
+    return { orgs: items, next_cursor };
   }
 
   async bySlug(slug: string): Promise<OrgView> {

@@ -21,7 +21,7 @@ describe.each(dialects)('API keys (%s)', (dialect) => {
     const created = await h.key('keys-org', 'products:read', { expiresIn: '30d' });
     expect(created.key).toMatch(/^trk_live_[A-Za-z0-9_-]{32}$/);
     expect(created.expires_at).toBe(new Date(h.clock.now().getTime() + 30 * 86_400_000).toISOString());
-    const listed = await h.gateway.services.apiKeys.list('keys-org');
+    const listed = (await h.gateway.services.apiKeys.list({ org: 'keys-org', limit: 100 })).keys;
     const row = listed.find((k) => k.id === created.id);
     expect(row?.prefix).toBe(`${created.key.slice(0, 13)}…`);
     expect(JSON.stringify(listed)).not.toContain(created.key);

@@ -1,0 +1,25 @@
+import type { Command } from 'commander';
+import type { Gateway } from '../gateway.js';
+import { listAuditQuery } from '../platform/audit/audit.schemas.js';
+import { invalidInput } from '../platform/http/errors.js';
+import { print, run, table, type OutputOptions } from './output.js';
+
+type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
+
+/** `audit list`: the append-only trail of operator actions (the same as GET /admin/v1/audit). */
+export function registerAuditCommands(program: Command, withGateway: WithGateway): void {
+  const audit = program.command('audit').description('the trail of operator actions: orgs created, keys and tokens issued, revoked, rotated');
+  audit
+    .command('list')
+    .description('list audit events, newest first')
+    .option('--org <slug>', "only this organisation's events")
+    .option('--limit <n>', 'events to show, 1-500', '50')
+    .option('--json', 'machine-readable output')
+    .action(run(async (opts: OutputOptions & { org?: string; limit: string }) => {
+      // Checked before the database is opened, so a typo costs nothing.
+      const query = listAuditQuery.safeParse({ limit: opts.limit, ...(opts.org === undefined ? {} : { org: opts.org }) });
+      if (!query.success) throw invalidInput('--limit must be a whole number from 1 to 500');
+      const listed = await withGateway((gw) => gw.services.audit.list(query.data));
+      print(opts, listed.events, (l) => table(l, ['at', 'actor', 'action', 'target', 'org', 'request_id']));
+    }));
+}
