@@ -39,6 +39,19 @@ export interface VendorSimRequest {
   method: string;
   path: string;
   status: number;
+  /** Whose credentials it carried (the API key, or the Basic user name), to tell one connection's calls apart. */
+  account: string | null;
+  /** When it arrived and when it was answered (ms since the epoch): overlapping calls of one account show concurrent polls. */
+  startedAt: number;
+  endedAt: number;
+}
+
+/** The API key, or the user name of HTTP Basic credentials, a request carried. */
+function accountOf(request: FastifyRequest): string | null {
+  const key = request.headers['x-api-key'];
+  if (typeof key === 'string') return key;
+  const basic = /^Basic (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  return basic === undefined ? null : (Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? null);
 }
 
 export interface VendorSim {
@@ -94,6 +107,7 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
   let globalMode: VendorSimMode = { kind: 'up' };
   const modes = new Map<string, VendorSimMode>();
   let log: VendorSimRequest[] = [];
+  const arrivals = new WeakMap<FastifyRequest, number>();
   // Aborted on reset and close, so slow requests do not outlive them.
   let inflight = new AbortController();
   const tokens = new TokenStore(now);
@@ -118,6 +132,7 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
 
   // Switches apply before routing, so they cover every endpoint of the provider, unknown paths included.
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    arrivals.set(request, Date.now());
     const provider = providerOf(request);
     if (provider === undefined) return;
     const mode = queryMode(request.query) ?? modeOf(provider);
@@ -140,7 +155,15 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
 
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (!request.url.startsWith('/_sim/')) {
-      log.push({ provider: providerOf(request) ?? null, method: request.method, path: request.url.split('?')[0] ?? request.url, status: reply.statusCode });
+      log.push({
+        provider: providerOf(request) ?? null,
+        method: request.method,
+        path: request.url.split('?')[0] ?? request.url,
+        status: reply.statusCode,
+        account: accountOf(request),
+        startedAt: arrivals.get(request) ?? Date.now(),
+        endedAt: Date.now(),
+      });
     }
     done();
   });

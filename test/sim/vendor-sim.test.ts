@@ -410,12 +410,13 @@ describe('modes', () => {
     expect((await call(sim, 'POST', '/_sim/mode', { json: { provider: 'vendor17', mode: { kind: 'sideways' } } })).status).toBe(400);
     expect((await call(sim, 'GET', '/vendor13/v1/account?sim_fail=503', { headers: { 'x-api-key': 'k' } })).status).toBe(503);
     expect((await call(sim, 'GET', '/vendor13/v1/account?sim_rate_limit=5', { headers: { 'x-api-key': 'k' } })).headers['retry-after']).toBe('5');
-    expect(sim.requests('vendor13')).toEqual([
-      { provider: 'vendor13', method: 'GET', path: '/vendor13/v1/account', status: 503 },
-      { provider: 'vendor13', method: 'GET', path: '/vendor13/v1/account', status: 429 },
+    expect(sim.requests('vendor13')).toMatchObject([
+      { provider: 'vendor13', method: 'GET', path: '/vendor13/v1/account', status: 503, account: 'k' },
+      { provider: 'vendor13', method: 'GET', path: '/vendor13/v1/account', status: 429, account: 'k' },
     ]);
+    for (const r of sim.requests()) expect(r.endedAt).toBeGreaterThanOrEqual(r.startedAt);
     const logged = (await call(sim, 'GET', '/_sim/requests?provider=vendor17')).json();
-    expect(logged.requests).toEqual([{ provider: 'vendor17', method: 'GET', path: '/vendor17/account', status: 502 }]);
+    expect(logged.requests).toMatchObject([{ provider: 'vendor17', method: 'GET', path: '/vendor17/account', status: 502, account: 'k' }]);
     await call(sim, 'POST', '/_sim/reset');
     expect(sim.mode('vendor17')).toEqual({ kind: 'up' });
     expect(sim.requests()).toEqual([]);
