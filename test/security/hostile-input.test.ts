@@ -3,9 +3,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
 import { FIXTURES, PORTAL_FIXTURES, PORTAL_ORIGIN, seedOrg } from '../operations/fixtures.js';
-import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../support/harness.js';
+import { dialects, type Harness, startHarness } from '../support/harness.js';
 import type { Call } from '../support/operations.js';
-import { dumpDatabase, envelopeProblem, injectOrHang } from './support.js';
+import { doorHeaders, dumpDatabase, envelopeProblem, injectOrHang } from './support.js';
 
 /**
  * Walks the OpenAPI document and sends every operation malformed input through its own door (a key with every
@@ -250,18 +250,7 @@ describe.each(dialects)('hostile input on every operation in the OpenAPI documen
   });
   afterAll(() => h.close());
 
-  const doorOf = (op: Operation): Record<string, string> => {
-    switch (audienceOf(op)) {
-      case 'api':
-        return { authorization: `Bearer ${apiKey}` };
-      case 'portal':
-        return { 'x-portal-key': portalKey, origin: PORTAL_ORIGIN };
-      case 'operator':
-        return { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` };
-      default:
-        return {};
-    }
-  };
+  const doorOf = (op: Operation) => doorHeaders(op, { apiKey, portalKey });
   /** A valid call: the operation's fixture where the security suite has one (so path ids exist), else its documented example. */
   const callOf = async (op: Operation): Promise<Call> => {
     const fixture = FIXTURES[op.name] ?? PORTAL_FIXTURES[op.name];

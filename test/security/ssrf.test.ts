@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDERS } from '../../src/modules/telematics/providers.js';
-import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
+import type { Operation } from '../../src/platform/operations/operation.js';
 import { startHubSim, type HubSim } from '../../src/sim/hub-sim.js';
 import { readEdiFixture, seedPartners } from '../modules/edi/edi-support.js';
-import { FIXTURES, PORTAL_FIXTURES, PORTAL_ORIGIN, portalKeyOf, seedOrg } from '../operations/fixtures.js';
-import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../support/harness.js';
+import { FIXTURES, PORTAL_FIXTURES, portalKeyOf, seedOrg } from '../operations/fixtures.js';
+import { dialects, type Harness, startHarness } from '../support/harness.js';
 import { type Call, restRequest } from '../support/operations.js';
-import { injectOrHang } from './support.js';
+import { doorHeaders, injectOrHang } from './support.js';
 
 /** A loopback HTTP server that records every request it gets: any request at all means a client steered the gateway. */
 interface Recorder {
@@ -89,18 +89,7 @@ describe.each(dialects)('no request field makes the gateway call a URL of the cl
     referer: `${canary.url}/ref`,
     'x-original-url': `${canary.url}/orig`,
   });
-  const doorOf = (op: Operation): Record<string, string> => {
-    switch (audienceOf(op)) {
-      case 'api':
-        return { authorization: `Bearer ${apiKey}` };
-      case 'portal':
-        return { 'x-portal-key': portalKey, origin: PORTAL_ORIGIN };
-      case 'operator':
-        return { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` };
-      default:
-        return {};
-    }
-  };
+  const doorOf = (op: Operation) => doorHeaders(op, { apiKey, portalKey });
   const send = (op: Operation, call: Call) =>
     injectOrHang(h, { ...restRequest(op, call, { ...steering(), ...doorOf(op) }), remoteAddress: `10.88.${Math.floor(++ips / 250) % 250}.${(ips % 250) + 1}` }, op.name);
 

@@ -1,5 +1,7 @@
 import type { InjectOptions } from 'fastify';
-import type { Harness } from '../support/harness.js';
+import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
+import { PORTAL_ORIGIN } from '../operations/fixtures.js';
+import { HARNESS_ADMIN_TOKEN, type Harness } from '../support/harness.js';
 
 /** One answer, or a rejection naming the request when the gateway does not answer in time (a hang, not a slow reply). */
 export async function injectOrHang(h: Harness, opts: InjectOptions, label: string, ms = 15_000): Promise<Awaited<ReturnType<Harness['request']>>> {
@@ -52,4 +54,18 @@ export function envelopeProblem(res: { statusCode: number; body: string; headers
   if (typeof body.code !== 'string' || !/^[a-z][a-z_]*$/.test(body.code)) return `code ${String(body.code)}`;
   if (typeof body.request_id !== 'string' || body.request_id === '') return 'no request_id';
   return undefined;
+}
+
+/** The headers that open an operation's door: the API key, the portal key from its listed origin, or the admin token. */
+export function doorHeaders(op: Operation, keys: { apiKey: string; portalKey: string }): Record<string, string> {
+  switch (audienceOf(op)) {
+    case 'api':
+      return { authorization: `Bearer ${keys.apiKey}` };
+    case 'portal':
+      return { 'x-portal-key': keys.portalKey, origin: PORTAL_ORIGIN };
+    case 'operator':
+      return { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` };
+    default:
+      return {};
+  }
 }
