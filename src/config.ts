@@ -3,6 +3,9 @@ import { isExactOrigin } from './platform/http/origin.js';
 
 /** SQLite's page cache per process, in MB: small, since the OS caches the file too (docs/decisions.md). */
 export const DEFAULT_SQLITE_CACHE_MB = 4;
+export const DEFAULT_DATABASE_POOL_SIZE = 10;
+export const SQLITE_SYNCHRONOUS = ['FULL', 'NORMAL'] as const;
+export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -48,6 +51,10 @@ const envSchema = z.object({
   VENDOR_SIM_URL: z.string().url().optional(),
   /** SQLite's page cache per process, in MB. */
   SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(DEFAULT_SQLITE_CACHE_MB),
+  /** FULL: an answered write survives power loss (group commit shares the sync); NORMAL: it survives a process crash only. */
+  SQLITE_SYNCHRONOUS: z.enum(SQLITE_SYNCHRONOUS).default('FULL'),
+  /** PostgreSQL connections per process. */
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(DEFAULT_DATABASE_POOL_SIZE),
   VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Requests per minute to one vendor from all processes together (per provider: PROVIDERS_CONFIG, PROVIDER_<ID>_RATE_LIMIT_PER_MINUTE). */
   VENDOR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(600),

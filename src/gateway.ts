@@ -86,7 +86,12 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const clock = opts.clock ?? systemClock;
   const modules = opts.modules ?? MODULES;
   const secret = resolveGatewaySecret(config);
-  const database = openDatabase(config.DATABASE_URL, { cacheMb: config.SQLITE_CACHE_MB, busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS, ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}) });
+  const database = openDatabase(config.DATABASE_URL, {
+    cacheMb: config.SQLITE_CACHE_MB,
+    busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS,
+    synchronous: config.SQLITE_SYNCHRONOUS,
+    poolSize: config.DATABASE_POOL_SIZE,
+    ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}) });
   await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
     if (opts.migrate ?? true) await migrateToLatest(database.db, modules);
     else await sql`select 1`.execute(database.db);

@@ -1,17 +1,17 @@
 import { sql } from 'kysely';
+import { PreparedQuery } from '../../platform/db/prepared-query.js';
 import type { Executor } from '../../platform/db/schema.js';
 import type { ProductsTable } from './products.tables.js';
 import type { StockStatus, StockThresholds } from './stock-status.js';
 
 export type ProductRow = ProductsTable;
 
+const productBySku = new PreparedQuery((db, v: { orgId: string; skuLower: string }) =>
+  db.selectFrom('products').selectAll().where('org_id', '=', v.orgId).where('sku_lower', '=', v.skuLower),
+);
+
 export async function findProduct(db: Executor, orgId: string, sku: string): Promise<ProductRow | undefined> {
-  return db
-    .selectFrom('products')
-    .selectAll()
-    .where('org_id', '=', orgId)
-    .where('sku_lower', '=', sku.toLowerCase())
-    .executeTakeFirst();
+  return productBySku.takeFirst(db, { orgId, skuLower: sku.toLowerCase() });
 }
 
 export async function findProducts(db: Executor, orgId: string, skusLower: string[]): Promise<ProductRow[]> {

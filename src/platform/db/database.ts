@@ -1,23 +1,40 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { DEFAULT_SQLITE_CACHE_MB, isPostgresUrl } from '../../config.js';
+import { DEFAULT_DATABASE_POOL_SIZE, DEFAULT_SQLITE_CACHE_MB, isPostgresUrl, type SqliteSynchronous } from '../../config.js';
 import type { Database, Db } from './schema.js';
-import { withStatementCache } from './sqlite-statement-cache.js';
+import { preparedStatementName } from './prepared-query.js';
+import { GatewaySqliteDialect } from './sqlite-dialect.js';
+import type { GroupCommitStats } from './sqlite-group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {
   db: Db;
   dialect: Dialect;
+  /** SQLite: batches committed and the transactions they held. */
+  groupCommit?: GroupCommitStats;
   close(): Promise<void>;
 }
 
 // pg returns int8 as strings; our bigints (money in 1/10000, counters) stay below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (v) => Number(v));
+
+/**
+ * pg's client, sending a prepared query's SQL as a named statement: the server parses and plans it once per
+ * connection instead of on every call. Every other query goes as before (unnamed).
+ */
+class PreparingClient extends pg.Client {
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    const name = typeof text === 'string' && Array.isArray(values) && args.length === 2 ? preparedStatementName(text) : undefined;
+    const query = super.query.bind(this) as (...a: unknown[]) => never;
+    return name === undefined ? query(...args) : query({ name, text, values });
+  }
+}
 
 export interface OpenDatabaseOptions {
   /** PostgreSQL only: run every session in this schema (tests isolate themselves this way). */
@@ -27,13 +44,16 @@ export interface OpenDatabaseOptions {
   cacheMb?: number;
   /** SQLite: how long a statement waits for another connection's lock before SQLITE_BUSY (SQLITE_BUSY_TIMEOUT_MS). */
   busyTimeoutMs?: number;
+  /** SQLite: FULL (a commit survives power loss; the default) or NORMAL (SQLITE_SYNCHRONOUS). */
+  synchronous?: SqliteSynchronous;
 }
 
 export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): DatabaseHandle {
   if (isPostgresUrl(url)) {
     const pool = new pg.Pool({
+      Client: PreparingClient,
       connectionString: url,
-      max: opts.poolSize ?? 10,
+      max: opts.poolSize ?? DEFAULT_DATABASE_POOL_SIZE,
       ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
     });
     // A connection the server drops (a restart, pg_terminate_backend) emits 'error': on the pool while idle, on the client
@@ -46,18 +66,24 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
   }
   const file = url.slice('sqlite:'.length);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
-  sqlite.pragma('foreign_keys = ON');
-  // Bounded small (better-sqlite3 builds with 16 MB): the OS caches the file anyway, and a 10 MB interchange's writes
-  // would otherwise grow every process by the whole cache (docs/decisions.md, "SQLite page cache").
-  sqlite.pragma(`cache_size = ${-1024 * (opts.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)}`);
+  const write = new SQLite(file);
+  write.pragma('journal_mode = WAL');
+  // FULL: the WAL is synced at every commit, so an answered write survives power loss; group commit pays it once per batch.
+  write.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
+  write.pragma('foreign_keys = ON');
   // Gives the planner statistics for tables that have grown, as SQLite advises on open; the limit keeps a large
   // database's start-up from running a full ANALYZE.
-  sqlite.pragma('analysis_limit = 400');
-  sqlite.pragma('optimize = 0x10002');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  write.pragma('analysis_limit = 400');
+  write.pragma('optimize = 0x10002');
+  // Opened after the writer has made the file and set WAL; read-only, so a statement routed here can never write.
+  const read = file === ':memory:' ? undefined : new SQLite(file, { readonly: true });
+  for (const connection of read ? [write, read] : [write]) {
+    connection.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
+    // Bounded small (better-sqlite3 builds with 16 MB): the OS caches the file anyway, and a 10 MB interchange's writes
+    // would otherwise grow every process by the whole cache (docs/decisions.md, "SQLite page cache").
+    connection.pragma(`cache_size = ${-1024 * (opts.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)}`);
+  }
+  const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}) });
+  const db = new Kysely<Database>({ dialect });
+  return { db, dialect: 'sqlite', groupCommit: dialect.groupCommitStats, close: () => db.destroy() };
 }

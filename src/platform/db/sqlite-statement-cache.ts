@@ -1,34 +1,34 @@
 import type Database from 'better-sqlite3';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import type { QueryResult } from 'kysely';
 
 const MAX_STATEMENTS = 500;
 
 /**
- * Hands Kysely's SQLite driver prepared statements from a cache keyed by SQL text: preparing costs more than
- * running a point query. Statements are used one at a time (queries run to completion on one connection);
- * streamed queries (iterate) get a fresh statement so a cached one is never left mid-iteration.
+ * Prepared statements of one connection, by SQL text: preparing costs more than running a point query. Statements
+ * are used one at a time (each runs to completion before the next); a streamed query prepares its own.
  */
-export function withStatementCache(db: Database.Database): SqliteDatabase {
-  const cache = new Map<string, Database.Statement>();
-  return {
-    close: () => db.close(),
-    prepare(sql: string): SqliteStatement {
-      let stmt = cache.get(sql);
-      if (!stmt) {
-        stmt = db.prepare(sql);
-        if (cache.size >= MAX_STATEMENTS) {
-          const oldest = cache.keys().next();
-          if (!oldest.done) cache.delete(oldest.value);
-        }
-        cache.set(sql, stmt);
+export class StatementCache {
+  private readonly cache = new Map<string, Database.Statement>();
+
+  constructor(readonly connection: Database.Database) {}
+
+  get(sql: string): Database.Statement {
+    let stmt = this.cache.get(sql);
+    if (!stmt) {
+      stmt = this.connection.prepare(sql);
+      if (this.cache.size >= MAX_STATEMENTS) {
+        const oldest = this.cache.keys().next();
+        if (!oldest.done) this.cache.delete(oldest.value);
       }
-      const cached = stmt;
-      return {
-        reader: cached.reader,
-        all: (parameters) => cached.all(...parameters),
-        run: (parameters) => cached.run(...parameters),
-        iterate: (parameters) => db.prepare(sql).iterate(...parameters),
-      };
-    },
-  };
+      this.cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** Runs a statement as Kysely expects: rows for a statement that returns data, counts for one that does not. */
+export function runStatement(stmt: Database.Statement, parameters: readonly unknown[]): QueryResult<unknown> {
+  if (stmt.reader) return { rows: stmt.all(parameters) };
+  const { changes, lastInsertRowid } = stmt.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
 }

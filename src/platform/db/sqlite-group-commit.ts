@@ -1,0 +1,174 @@
+import type { QueryResult } from 'kysely';
+import { runStatement, type StatementCache } from './sqlite-statement-cache.js';
+
+/** One SQLite transaction that several callers' transactions share; each is answered once it is durable. */
+export interface Batch {
+  members: number;
+  /** Settles when the batch's COMMIT returns (or fails). */
+  readonly durable: Promise<void>;
+  settle(error?: unknown): void;
+  /** Set when SQLite rolled the whole transaction back under a member (an I/O error, a full disk). */
+  lost?: Error;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const durable = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A batch whose members all rolled back has nobody waiting on it.
+  durable.catch(() => undefined);
+  return { members: 0, durable, settle: (error) => (error === undefined ? resolve() : reject(error)) };
+}
+
+/** Batches committed and the transactions they held (members per commit is how much group commit saves). */
+export interface GroupCommitStats {
+  commits: number;
+  members: number;
+}
+
+export interface GroupCommitOptions {
+  /** Members per batch before it commits without waiting for the turn to end. */
+  maxMembers: number;
+  /** Runs just before each COMMIT (the read snapshot ends there). */
+  beforeCommit(): void;
+}
+
+/**
+ * Group commit on the write connection. Transactions that begin in the same event-loop turn wait for its end, then
+ * run one after another in one SQLite transaction, each inside a savepoint (its failure rolls back only its own work);
+ * the batch commits as soon as none is left waiting, or when it is full. With `synchronous = FULL` that COMMIT is the
+ * fsync, so requests arriving together share one; a member's commit resolves only after it, so nothing is answered
+ * before it is on disk. The write lock is held only while the batch runs, never across a turn.
+ */
+export class GroupCommitter {
+  readonly stats: GroupCommitStats = { commits: 0, members: 0 };
+  private readonly waiting: { start: () => void; fail: (err: unknown) => void }[] = [];
+  private batch: Batch | undefined;
+  /** A member holds the connection (between its savepoint and its release). */
+  private running = false;
+  private startScheduled = false;
+  private readonly startAtTurnEnd = (): void => {
+    this.startScheduled = false;
+    this.startBatch();
+  };
+
+  constructor(
+    private readonly statements: StatementCache,
+    private readonly opts: GroupCommitOptions,
+  ) {}
+
+  /** Waits for this member's turn in a batch, then opens its savepoint. */
+  async enter(): Promise<Batch> {
+    await new Promise<void>((start, fail) => {
+      this.waiting.push({ start, fail });
+      if (this.batch === undefined) this.scheduleBatch();
+    });
+    const batch = this.batch;
+    try {
+      if (batch === undefined) throw new Error('group commit: a member started without a batch');
+      this.exec('SAVEPOINT member');
+      batch.members++;
+      return batch;
+    } catch (err) {
+      this.running = false;
+      this.next();
+      throw err;
+    }
+  }
+
+  /** A statement of the member holding the connection. */
+  run(batch: Batch, sql: string, parameters: readonly unknown[]): QueryResult<unknown> {
+    if (batch.lost !== undefined) throw batch.lost;
+    try {
+      return runStatement(this.statements.get(sql), parameters);
+    } catch (err) {
+      if (!this.statements.connection.inTransaction) this.lose(batch, err);
+      throw err;
+    }
+  }
+
+  /** Ends the member: keeps its work (resolves once the batch is durable) or rolls it back alone. */
+  async leave(batch: Batch, keep: boolean): Promise<void> {
+    try {
+      if (batch.lost !== undefined) throw batch.lost;
+      if (!keep) this.exec('ROLLBACK TO member');
+      this.exec('RELEASE member');
+    } catch (err) {
+      if (!this.statements.connection.inTransaction) this.lose(batch, err);
+      if (keep) throw err;
+    } finally {
+      this.running = false;
+      this.next();
+    }
+    if (keep) await batch.durable;
+  }
+
+  /** Commits now what an open batch holds (on close). */
+  flush(): void {
+    if (!this.running) this.commit();
+  }
+
+  private scheduleBatch(): void {
+    if (this.startScheduled) return;
+    this.startScheduled = true;
+    setImmediate(this.startAtTurnEnd);
+  }
+
+  private startBatch(): void {
+    if (this.batch !== undefined || this.waiting.length === 0) return;
+    try {
+      // IMMEDIATE: wait for another process's write lock here (busy_timeout), not fail on the first write.
+      this.exec('BEGIN IMMEDIATE');
+    } catch (err) {
+      for (const member of this.waiting.splice(0)) member.fail(err);
+      return;
+    }
+    this.batch = newBatch();
+    this.next();
+  }
+
+  /** Starts the next waiting member in the open batch; commits when none is waiting or the batch is full. */
+  private next(): void {
+    if (this.running) return;
+    const batch = this.batch;
+    if (batch && (this.waiting.length === 0 || batch.members >= this.opts.maxMembers)) this.commit();
+    const member = this.batch === undefined ? undefined : this.waiting.shift();
+    if (member) {
+      this.running = true;
+      member.start();
+    } else if (this.waiting.length > 0) {
+      this.scheduleBatch();
+    }
+  }
+
+  private commit(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    this.opts.beforeCommit();
+    try {
+      this.exec('COMMIT');
+    } catch (err) {
+      if (this.statements.connection.inTransaction) this.statements.connection.exec('ROLLBACK');
+      batch.settle(err);
+      return;
+    }
+    this.stats.commits++;
+    this.stats.members += batch.members;
+    batch.settle();
+  }
+
+  /** SQLite rolled the whole transaction back: every member of the batch fails with the cause. */
+  private lose(batch: Batch, err: unknown): void {
+    batch.lost = err instanceof Error ? err : new Error(String(err));
+    if (this.batch === batch) this.batch = undefined;
+    batch.settle(err);
+  }
+
+  private exec(sql: string): void {
+    this.statements.get(sql).run();
+  }
+}

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../../../src/platform/db/database.js';
+import { PreparedQuery } from '../../../src/platform/db/prepared-query.js';
+import { dialects } from '../../support/harness.js';
+
+describe.each(dialects)('PreparedQuery (%s)', (dialect) => {
+  let handle: DatabaseHandle;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    if (dialect === 'postgres') {
+      const url = process.env.TEST_DATABASE_URL ?? '';
+      const schema = `t_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query(`create schema ${schema}`);
+      await admin.end();
+      // One connection, so the statement this test looks for is on the connection it asks.
+      handle = openDatabase(url, { schema, poolSize: 1 });
+      cleanup = async () => {
+        await handle.close();
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        await c.query(`drop schema ${schema} cascade`);
+        await c.end();
+      };
+    } else {
+      const dir = mkdtempSync(join(tmpdir(), 'gw-prepared-'));
+      handle = openDatabase(`sqlite:${join(dir, 'p.sqlite')}`);
+      cleanup = async () => {
+        await handle.close();
+        rmSync(dir, { recursive: true, force: true });
+      };
+    }
+    await sql`create table items (org text not null, name text not null, kind text not null)`.execute(handle.db);
+    await sql`insert into items values ('a', 'one', 'tire'), ('a', 'two', 'rim'), ('b', 'one', 'tire')`.execute(handle.db);
+  });
+  afterAll(() => cleanup());
+
+  const byOrgAndName = new PreparedQuery((db, v: { org: string; name: string }) =>
+    db
+      .withTables<{ items: { org: string; name: string; kind: string } }>()
+      .selectFrom('items')
+      .select(['org', 'name', 'kind'])
+      // A constant in the query stays what it was built with; only the named values are bound per call.
+      .where('kind', '!=', 'wheel')
+      .where('name', '=', v.name)
+      .where('org', '=', v.org),
+  );
+
+  it('binds each call its own values, in whatever order the query names them, inside transactions too', async () => {
+    expect(await byOrgAndName.execute(handle.db, { org: 'a', name: 'one' })).toEqual([{ org: 'a', name: 'one', kind: 'tire' }]);
+    expect(await byOrgAndName.execute(handle.db, { org: 'b', name: 'one' })).toEqual([{ org: 'b', name: 'one', kind: 'tire' }]);
+    expect(await byOrgAndName.takeFirst(handle.db, { org: 'b', name: 'two' })).toBeUndefined();
+    const inTx = await handle.db.transaction().execute((tx) => byOrgAndName.takeFirst(tx, { org: 'a', name: 'two' }));
+    expect(inTx).toEqual({ org: 'a', name: 'two', kind: 'rim' });
+  });
+
+  it.runIf(dialect === 'postgres')('is a named statement on PostgreSQL, parsed once per connection', async () => {
+    await byOrgAndName.execute(handle.db, { org: 'a', name: 'one' });
+    const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(handle.db);
+    const mine = rows.filter((r) => r.statement.includes('"items"'));
+    expect(mine).toHaveLength(1);
+    expect(mine[0]?.name).toMatch(/^gw_prepared_\d+$/);
+  });
+});
