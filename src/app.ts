@@ -5,12 +5,11 @@ import type { Gateway } from './gateway.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { toolOf } from './mcp/operation-tools.js';
 import { API_VERSION } from './platform/api-version.js';
-import { AccessLogController } from './platform/http/access-log.js';
 import { apiKeyAuth } from './platform/http/api-auth.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerApiDocs } from './platform/http/openapi.js';
+import { RequestFrame, requestLogFactory } from './platform/http/request-frame.js';
 import { requestIdFor } from './platform/http/request-id.js';
-import { securityHeaders } from './platform/http/security-headers.js';
 import { registerRestOperations } from './platform/operations/rest.js';
 import { audienceOf, type Audience } from './platform/operations/operation.js';
 import { adminTokenAuth } from './platform/http/admin-auth.js';
@@ -19,7 +18,7 @@ import { PORTAL_CORS, portalKeyAuth } from './platform/http/portal-auth.js';
 import { registerPages } from './platform/http/html-page.js';
 import { registerStaticFiles } from './platform/http/static-files.js';
 import { corsPreflight, type CorsOptions } from './platform/http/origin.js';
-import { registerHttpMetrics } from './platform/metrics.js';
+import { httpMetricsOf, registerMetricsRoute } from './platform/metrics.js';
 
 export interface AppOptions {
   /** Pino logger options; tests pass false, or a stream to read what was logged. */
@@ -50,9 +49,10 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   const { config } = gateway;
   const logger = opts.logger ?? { level: config.LOG_LEVEL };
   const app = Fastify({
+    // Silent rather than none: Fastify reports a finished request to the frame (metrics) only when there is a logger.
     logger:
       logger === false
-        ? false
+        ? { level: 'silent' }
         : {
             level: logger.level,
             redact: { paths: REDACT, censor: '[redacted]' },
@@ -61,7 +61,9 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
           },
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
-    logController: new AccessLogController(),
+    // The request frame (headers, metrics, access line) without hooks, and request.log without a pino child per request.
+    logController: new RequestFrame(httpMetricsOf(gateway.metrics)),
+    childLoggerFactory: requestLogFactory,
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: true },
@@ -86,13 +88,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsRouter.find(m as HTTPMethod, path) !== null);
 
   registerErrorHandling(app, allowedMethods);
-  // Set first thing, so every answer (errors, 404s, replays) carries it.
-  app.addHook('onRequest', (request, reply, done) => {
-    void reply.header('x-request-id', request.id);
-    done();
-  });
-  app.addHook('onRequest', securityHeaders);
-  registerHttpMetrics(app, gateway.metrics);
+  registerMetricsRoute(app, gateway.metrics);
 
   app.get('/healthz', () => ({ ok: true as const, service: config.SERVICE_NAME }));
 

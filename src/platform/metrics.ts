@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per app instance, so several apps (tests) never collide on metric names. */
@@ -8,39 +8,69 @@ export function createMetricsRegistry(): Registry {
   return registry;
 }
 
-export function registerHttpMetrics(app: FastifyInstance, registry: Registry): void {
-  // Several apps may share one gateway's registry (tests, a second door): reuse what is there.
-  const requests = (registry.getSingleMetric('http_requests_total') as Counter | undefined) ?? new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by method, route and status',
-    labelNames: ['method', 'route', 'status'],
-    registers: [registry],
-  });
-  const latency = (registry.getSingleMetric('http_request_duration_seconds') as Histogram | undefined) ?? new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request latency by method, route and status',
-    labelNames: ['method', 'route', 'status'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
-  // prom-client hashes the label object on every call; resolving each label set once keeps this off the hot path.
-  const children = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
-  app.addHook('onResponse', (request, reply, done) => {
-    // The route pattern, not the URL, keeps label cardinality bounded.
-    const route = request.routeOptions.url ?? 'unmatched';
-    const id = `${request.method} ${route} ${reply.statusCode}`;
-    let child = children.get(id);
-    if (!child) {
-      const labels = { method: request.method, route, status: String(reply.statusCode) };
-      const counter = requests.labels(labels);
-      const histogram = latency.labels(labels);
-      child = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
-      children.set(id, child);
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/** Stands for a route context without a config object (Fastify gives every one of them one today). */
+const NO_CONFIG = {};
+
+/** One label set's prom-client children, resolved once. */
+interface Series {
+  requests: { inc(): void };
+  latency: { observe(seconds: number): void };
+}
+
+/**
+ * http_requests_total and http_request_duration_seconds by method, route and status. A request finds its label set's
+ * children through its route's config object, method and status (no label object or string key built per request);
+ * prom-client counts. Several apps may share one gateway's registry (tests, a second door): they count together.
+ */
+export class HttpMetrics {
+  /** Per route config object: by method (a route can answer several), series by status. */
+  private readonly byRoute = new WeakMap<object, Map<string, Series[]>>();
+
+  constructor(
+    private readonly requests: Counter,
+    private readonly latency: Histogram,
+  ) {}
+
+  observe(request: FastifyRequest, reply: FastifyReply): void {
+    const options = request.routeOptions;
+    const status = reply.statusCode;
+    const route: object = options.config ?? NO_CONFIG;
+    let byMethod = this.byRoute.get(route);
+    if (byMethod === undefined) this.byRoute.set(route, (byMethod = new Map<string, Series[]>()));
+    let byStatus = byMethod.get(request.method);
+    if (byStatus === undefined) byMethod.set(request.method, (byStatus = []));
+    let series = byStatus[status];
+    if (series === undefined) {
+      // The route pattern, not the URL, keeps label cardinality bounded.
+      const labels = { method: request.method, route: options.url ?? 'unmatched', status: String(status) };
+      series = { requests: this.requests.labels(labels), latency: this.latency.labels(labels) };
+      byStatus[status] = series;
     }
-    child.count();
-    child.observe(reply.elapsedTime / 1000);
-    done();
-  });
+    series.requests.inc();
+    series.latency.observe(reply.elapsedTime / 1000);
+  }
+}
+
+const httpMetricsByRegistry = new WeakMap<Registry, HttpMetrics>();
+
+/** The HTTP metrics of a registry, made on first use. */
+export function httpMetricsOf(registry: Registry): HttpMetrics {
+  let metrics = httpMetricsByRegistry.get(registry);
+  if (metrics === undefined) {
+    const labelNames = ['method', 'route', 'status'];
+    metrics = new HttpMetrics(
+      new Counter({ name: 'http_requests_total', help: 'HTTP requests by method, route and status', labelNames, registers: [registry] }),
+      new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP request latency by method, route and status', labelNames, buckets: BUCKETS, registers: [registry] }),
+    );
+    httpMetricsByRegistry.set(registry, metrics);
+  }
+  return metrics;
+}
+
+/** GET /metrics; requests are observed by the request frame (request-frame.ts), not by a hook here. */
+export function registerMetricsRoute(app: FastifyInstance, registry: Registry): void {
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     void reply.header('content-type', registry.contentType);
     return registry.metrics();
