@@ -1,3 +1,4 @@
+import { PreparedQuery } from '../../platform/db/prepared-query.js';
 import type { Executor } from '../../platform/db/schema.js';
 import type { OrderStatus } from './order-status.js';
 import type { OrderLinesTable, OrdersTable } from './orders.tables.js';
@@ -8,14 +9,16 @@ export type OrderLineRow = OrderLinesTable;
 // 8 columns a row: 500 rows stay far below both dialects' bound-parameter limits.
 const LINE_CHUNK = 500;
 
-/** false when the org already has an order with this PO number. */
-export async function insertOrder(db: Executor, row: OrderRow): Promise<boolean> {
-  const result = await db
+const insertOrderRow = new PreparedQuery((db, row: OrderRow) =>
+  db
     .insertInto('orders')
     .values(row)
-    .onConflict((oc) => oc.columns(['org_id', 'po_number']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    .onConflict((oc) => oc.columns(['org_id', 'po_number']).doNothing()),
+);
+
+/** false when the org already has an order with this PO number. */
+export async function insertOrder(db: Executor, row: OrderRow): Promise<boolean> {
+  return Number((await insertOrderRow.result(db, row)).numAffectedRows ?? 0) > 0;
 }
 
 export async function insertLines(db: Executor, lines: OrderLineRow[]): Promise<void> {

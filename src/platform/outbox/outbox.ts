@@ -1,3 +1,4 @@
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { Tx } from '../db/schema.js';
 import { newId } from '../ids.js';
 
@@ -52,9 +53,16 @@ function deliveryRow(input: DeliveryInput) {
   };
 }
 
+const insertDelivery = new PreparedQuery((tx, row: ReturnType<typeof deliveryRow>) =>
+  tx
+    .insertInto('outbox')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doNothing()),
+);
+
 /** Writes one delivery in the caller's transaction; an id already queued is kept as it is (replays are no-ops). */
 export async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
-  await enqueueDeliveries(tx, [input]);
+  await insertDelivery.result(tx, deliveryRow(input));
   return input.id;
 }
 
