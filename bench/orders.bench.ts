@@ -1,19 +1,41 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { createGateway } from '../src/gateway.js';
 import { enqueueHubEvent } from '../src/platform/outbox/outbox.js';
-import { freePort, type LoadResult, load, root, startBaseline, startGateway, stopChild } from './support.js';
+import {
+  type BenchGateway,
+  benchKey,
+  benchPostgresUrl,
+  createBenchDatabase,
+  type LoadResult,
+  load,
+  loadSpread,
+  postgresEnv,
+  seedProducts,
+  startBaseline,
+  startGateway,
+  startHubSimProcess,
+} from './support.js';
 
 export interface OrdersCreateBench {
   baseline: LoadResult;
+  /** On SQLite. */
   gateway: LoadResult;
   /** gateway orders/s over bare Fastify requests/s (goal >= 0.12). */
   ratio: number;
+  /** SQLite's `synchronous` the child ran with, as the environment gives it (`SQLITE_SYNCHRONOUS`, FULL when unset). */
+  synchronous: string;
   /** order.created events the hub simulator holds afterwards (warm-up included): every order reached the hub. */
   hubEvents: number;
+  /** On PostgreSQL (a fresh database on BENCH_DATABASE_URL's server), one `serve` process and three on the same database; undefined without it. */
+  postgres?: {
+    one: LoadResult;
+    three: LoadResult & { parts: LoadResult[] };
+    hubEvents: number;
+  };
 }
 
 export interface DrainBench {
@@ -22,62 +44,119 @@ export interface DrainBench {
   eventsPerSec: number;
 }
 
-/** The hub simulator in its own process, so it does not share a core with the load generator. */
-async function startHubSimProcess(): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [join(root, 'dist/src/main.js'), 'hub-sim', '--port', String(port)], {
-    env: { PATH: process.env.PATH },
-    stdio: ['ignore', 'pipe', 'inherit'],
+export const ORDER_SKUS = ['BENCH-1', 'BENCH-2', 'BENCH-3'];
+const LINES = [
+  { sku: 'bench-1', quantity: 4, unit_price: 129.99 },
+  { sku: 'bench-2', quantity: 2, unit_price: 19.9999 },
+  { sku: 'bench-3', quantity: 1, unit_price: 0.1 },
+];
+
+/** POST /v1/orders with 3 lines of ORDER_SKUS and a unique PO number each; counts the orders it built. */
+export function orderLoad() {
+  let built = 0;
+  const target = (url: string, headers: Record<string, string>): autocannon.Options => ({
+    url: `${url}/v1/orders`,
+    method: 'POST',
+    headers,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req: object) => ({ ...req, body: JSON.stringify({ po_number: `PO-${++built}`, ship_to: 'Bench dealer', lines: LINES }) }),
+      },
+    ],
   });
-  await new Promise<void>((resolve, reject) => {
-    child.stdout?.once('data', () => resolve());
-    child.once('exit', () => reject(new Error('hub simulator exited')));
-  });
-  return { url: `http://127.0.0.1:${port}`, stop: () => stopChild(child) };
+  return { target, built: () => built };
 }
 
-/** POST /v1/orders with 3 lines (a unique PO number each), the hub simulator up, against bare Fastify in the same run. */
+function requireClean(what: string, r: LoadResult): void {
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${what} answered ${r.non2xx} non-2xx and ${r.errors} errors`);
+}
+
+/** Waits (up to 15 s, for any delivery left to the outbox) until the hub holds every order but those in flight when a run stopped (50 a run). */
+async function requireDelivered(hub: { orderEvents(): Promise<number> }, since: number, built: number, runs: number): Promise<number> {
+  const until = Date.now() + 15_000;
+  for (;;) {
+    const held = (await hub.orderEvents()) - since;
+    if (held >= built - 50 * runs) return held;
+    if (Date.now() > until) throw new Error(`the hub holds ${held} orders of ${built} created`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * POST /v1/orders with 3 lines (a unique PO number each), the hub simulator up, against bare Fastify in the same run:
+ * on SQLite, then (when BENCH_DATABASE_URL is set) on PostgreSQL with one and with three `serve` processes.
+ */
 export async function benchOrderCreate(durationSec: number): Promise<OrdersCreateBench> {
   const hub = await startHubSimProcess();
-  const baselineServer = await startBaseline();
-  const gw = await startGateway({ HUB_URL: hub.url });
   try {
-    gw.cli('orgs', 'create', 'bench');
-    const { key } = JSON.parse(gw.cli('keys', 'create', '--org', 'bench', '--scopes', 'all', '--rate-limit', '100000000', '--json')) as { key: string };
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    for (const sku of ['BENCH-1', 'BENCH-2', 'BENCH-3']) {
-      const res = await fetch(`${gw.url}/v1/products`, { method: 'POST', headers, body: JSON.stringify({ sku, name: `Bench ${sku}`, stock_qty: 40 }) });
-      if (res.status !== 201) throw new Error(`seeding failed: ${res.status} ${await res.text()}`);
+    const baselineServer = await startBaseline();
+    const orders = orderLoad();
+    let result: OrdersCreateBench;
+    try {
+      const gw = await startGateway({ HUB_URL: hub.url });
+      try {
+        const headers = benchKey(gw);
+        await seedProducts(gw.url, headers, ORDER_SKUS);
+        await load({ url: baselineServer.url, duration: 2 });
+        await load({ ...orders.target(gw.url, headers), duration: 2 });
+        const baseline = await load({ url: baselineServer.url, duration: durationSec }, { pids: [baselineServer.pid] });
+        const gateway = await load({ ...orders.target(gw.url, headers), duration: durationSec }, { pids: [gw.pid] });
+        requireClean('gateway', gateway);
+        const hubEvents = await requireDelivered(hub, 0, orders.built(), 2);
+        result = {
+          baseline,
+          gateway,
+          ratio: gateway.requestsPerSec / baseline.requestsPerSec,
+          synchronous: process.env.SQLITE_SYNCHRONOUS ?? 'FULL',
+          hubEvents,
+        };
+      } finally {
+        await gw.stop();
+      }
+    } finally {
+      await baselineServer.stop();
     }
-    let seq = 0;
-    const lines = [
-      { sku: 'bench-1', quantity: 4, unit_price: 129.99 },
-      { sku: 'bench-2', quantity: 2, unit_price: 19.9999 },
-      { sku: 'bench-3', quantity: 1, unit_price: 0.1 },
-    ];
-    const orders = () => ({
-      url: `${gw.url}/v1/orders`,
-      method: 'POST' as const,
-      headers,
-      requests: [
-        {
-          method: 'POST' as const,
-          setupRequest: (req: object) => ({ ...req, body: JSON.stringify({ po_number: `PO-${++seq}`, ship_to: 'Bench dealer', lines }) }),
-        },
-      ],
-    });
-    await load({ url: baselineServer.url, duration: 2 });
-    await load({ ...orders(), duration: 2 });
-    const baseline = await load({ url: baselineServer.url, duration: durationSec });
-    const gateway = await load({ ...orders(), duration: durationSec });
-    if (gateway.non2xx > 0 || gateway.errors > 0) throw new Error(`gateway answered ${gateway.non2xx} non-2xx and ${gateway.errors} errors`);
-    const hubEvents = ((await (await fetch(`${hub.url}/v1/events?type=order.created`)).json()) as { count: number }).count;
-    if (hubEvents < seq - 50) throw new Error(`the hub holds ${hubEvents} orders of ${seq} created`);
-    return { baseline, gateway, ratio: gateway.requestsPerSec / baseline.requestsPerSec, hubEvents };
+    const pgUrl = benchPostgresUrl();
+    if (pgUrl !== undefined) result.postgres = await benchOrderCreatePostgres(pgUrl, hub, durationSec);
+    return result;
   } finally {
-    await gw.stop();
-    await baselineServer.stop();
     await hub.stop();
+  }
+}
+
+/** Orders/s on PostgreSQL: one `serve` process, then three on the same database, each driven by its own autocannon (50 connections in all). */
+async function benchOrderCreatePostgres(
+  pgUrl: string,
+  hub: Awaited<ReturnType<typeof startHubSimProcess>>,
+  durationSec: number,
+): Promise<NonNullable<OrdersCreateBench['postgres']>> {
+  const database = await createBenchDatabase(pgUrl);
+  const gateways: BenchGateway[] = [];
+  try {
+    const env = { ...postgresEnv(database.url), HUB_URL: hub.url };
+    const since = await hub.orderEvents();
+    const orders = orderLoad();
+    gateways.push(await startGateway(env));
+    const [first] = gateways;
+    if (first === undefined) throw new Error('no gateway');
+    const headers = benchKey(first);
+    await seedProducts(first.url, headers, ORDER_SKUS);
+    await load({ ...orders.target(first.url, headers), duration: 2 });
+    const one = await load({ ...orders.target(first.url, headers), duration: durationSec }, { pids: [first.pid], postgres: true });
+    requireClean('gateway on PostgreSQL', one);
+    gateways.push(await startGateway(env), await startGateway(env));
+    await loadSpread(gateways.map((gw) => ({ ...orders.target(gw.url, headers), duration: 2 })));
+    const three = await loadSpread(
+      gateways.map((gw) => ({ ...orders.target(gw.url, headers), duration: durationSec })),
+      { pids: gateways.map((gw) => gw.pid), postgres: true },
+    );
+    requireClean('three gateways on PostgreSQL', three);
+    const hubEvents = await requireDelivered(hub, since, orders.built(), 4);
+    return { one, three, hubEvents };
+  } finally {
+    await Promise.all(gateways.map((gw) => gw.stop()));
+    await database.drop();
   }
 }
 

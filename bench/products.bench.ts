@@ -1,40 +1,70 @@
-import { type LoadResult, load, startBaseline, startGateway } from './support.js';
+import { benchKey, benchPostgresUrl, createBenchDatabase, type LoadResult, load, postgresEnv, seedProducts, startBaseline, startGateway } from './support.js';
 
 export interface ProductsBench {
   baseline: LoadResult;
+  /** GET /v1/products/:sku with a valid key on SQLite. */
   gateway: LoadResult;
   ratio: number;
-  /** The gateway's GET /healthz (no key, no database): what the HTTP frame alone costs, for reading the ratio. */
+  /** The gateway's GET /healthz (no key, no database): request id, metrics and the access log alone. */
   healthz: LoadResult;
   healthzRatio: number;
+  /** The same GET on PostgreSQL (a fresh database on BENCH_DATABASE_URL's server), with the database's own CPU; undefined without it. */
+  postgres?: { result: LoadResult; ratio: number };
 }
 
-/** GET /v1/products/:sku with a valid key, against bare Fastify in the same run. */
+const SKU = 'BENCH-225-45R17';
+const path = `/v1/products/${SKU.toLowerCase()}`;
+
+/** GET /v1/products/:sku with a valid key (SQLite, then PostgreSQL when configured) and GET /healthz, against bare Fastify in the same run. */
 export async function benchProductGet(durationSec: number): Promise<ProductsBench> {
   const baselineServer = await startBaseline();
-  const gw = await startGateway();
+  let baseline: LoadResult;
+  let gateway: LoadResult;
+  let healthz: LoadResult;
   try {
-    gw.cli('orgs', 'create', 'bench');
-    const { key } = JSON.parse(gw.cli('keys', 'create', '--org', 'bench', '--scopes', 'all', '--rate-limit', '100000000', '--json')) as { key: string };
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const created = await fetch(`${gw.url}/v1/products`, { method: 'POST', headers, body: JSON.stringify({ sku: 'BENCH-225-45R17', name: 'Bench tire', stock_qty: 40 }) });
-    if (created.status !== 201) throw new Error(`seeding failed: ${created.status} ${await created.text()}`);
-    // Warm both up so JIT and caches are in the same state when measured.
-    await load({ url: baselineServer.url, duration: 2 });
-    await load({ url: `${gw.url}/v1/products/bench-225-45r17`, headers, duration: 2 });
-    const baseline = await load({ url: baselineServer.url, duration: durationSec });
-    const gateway = await load({ url: `${gw.url}/v1/products/bench-225-45r17`, headers, duration: durationSec });
-    if (gateway.non2xx > 0 || gateway.errors > 0) throw new Error(`gateway answered ${gateway.non2xx} non-2xx and ${gateway.errors} errors`);
-    const healthz = await load({ url: `${gw.url}/healthz`, duration: durationSec });
-    return {
-      baseline,
-      gateway,
-      ratio: gateway.requestsPerSec / baseline.requestsPerSec,
-      healthz,
-      healthzRatio: healthz.requestsPerSec / baseline.requestsPerSec,
-    };
+    const gw = await startGateway();
+    try {
+      const headers = benchKey(gw);
+      await seedProducts(gw.url, headers, [SKU]);
+      // Warm both up so JIT and caches are in the same state when measured.
+      await load({ url: baselineServer.url, duration: 2 });
+      await load({ url: `${gw.url}${path}`, headers, duration: 2 });
+      await load({ url: `${gw.url}/healthz`, duration: 1 });
+      baseline = await load({ url: baselineServer.url, duration: durationSec }, { pids: [baselineServer.pid] });
+      healthz = await load({ url: `${gw.url}/healthz`, duration: durationSec }, { pids: [gw.pid] });
+      gateway = await load({ url: `${gw.url}${path}`, headers, duration: durationSec }, { pids: [gw.pid] });
+      if (gateway.non2xx > 0 || gateway.errors > 0) throw new Error(`gateway answered ${gateway.non2xx} non-2xx and ${gateway.errors} errors`);
+    } finally {
+      await gw.stop();
+    }
   } finally {
-    await gw.stop();
     await baselineServer.stop();
   }
+  const result: ProductsBench = {
+    baseline,
+    gateway,
+    ratio: gateway.requestsPerSec / baseline.requestsPerSec,
+    healthz,
+    healthzRatio: healthz.requestsPerSec / baseline.requestsPerSec,
+  };
+  const pgUrl = benchPostgresUrl();
+  if (pgUrl !== undefined) {
+    const database = await createBenchDatabase(pgUrl);
+    try {
+      const gw = await startGateway(postgresEnv(database.url));
+      try {
+        const headers = benchKey(gw);
+        await seedProducts(gw.url, headers, [SKU]);
+        await load({ url: `${gw.url}${path}`, headers, duration: 2 });
+        const pgResult = await load({ url: `${gw.url}${path}`, headers, duration: durationSec }, { pids: [gw.pid], postgres: true });
+        if (pgResult.non2xx > 0 || pgResult.errors > 0) throw new Error(`gateway on PostgreSQL answered ${pgResult.non2xx} non-2xx and ${pgResult.errors} errors`);
+        result.postgres = { result: pgResult, ratio: pgResult.requestsPerSec / baseline.requestsPerSec };
+      } finally {
+        await gw.stop();
+      }
+    } finally {
+      await database.drop();
+    }
+  }
+  return result;
 }
