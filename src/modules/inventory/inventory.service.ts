@@ -5,7 +5,7 @@ import type { Db } from '../../platform/db/schema.js';
 import { toPublicDelivery } from '../../platform/outbox/deliveries.service.js';
 import type { DeliverAfterCommit } from '../../platform/outbox/delivery-worker.js';
 import { recordOutcome } from '../../platform/operations/idempotency.js';
-import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
+import { enqueueHubEvent, HUB_DESTINATION } from '../../platform/outbox/outbox.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { InventoryUpdateInput, InventoryUpdateResult } from './inventory.schemas.js';
 
@@ -30,7 +30,7 @@ export class InventoryService {
         orgId,
         at: this.clock.now(),
         data: { rows: input.rows, unknown_skus: unknownSkus },
-      });
+      }, this.deliveries.leaseForNow(HUB_DESTINATION));
       const unknown = { skus: unknownSkus, rows: missing.length };
       // The answer as it stands at commit (queued, HTTP 202): what a retry after a crash replays.
       await recordOutcome(tx, resultOf(input, id, 'queued', unknown));

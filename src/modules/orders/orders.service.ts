@@ -10,7 +10,7 @@ import { fromUnits, lineTotalUnits, toUnits } from '../../platform/money.js';
 import { type DeliveriesService, type PublicDelivery, toPublicDelivery } from '../../platform/outbox/deliveries.service.js';
 import type { DeliverAfterCommit } from '../../platform/outbox/delivery-worker.js';
 import { recordOutcome } from '../../platform/operations/idempotency.js';
-import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
+import { type DeliveryLease, enqueueHubEvent, HUB_DESTINATION } from '../../platform/outbox/outbox.js';
 import type { Product } from '../products/products.schemas.js';
 import type { ProductsService } from '../products/products.service.js';
 import { canMove, nextStatuses, type OrderStatus, type TargetStatus } from './order-status.js';
@@ -211,7 +211,7 @@ export class OrdersService {
     requireScope(auth, 'orders:write');
     const order = await this.build(this.db, auth.orgId, keyDoorOf(auth), input);
     await this.db.transaction().execute(async (tx) => {
-      await this.save(tx, order);
+      await this.save(tx, order, this.deliveries.leaseForNow(HUB_DESTINATION));
       // The answer as it stands at commit (delivery queued): what a retry after a crash replays.
       await recordOutcome(tx, withDelivery(order.data, undefined));
     });
@@ -233,7 +233,7 @@ export class OrdersService {
       await this.save(tx, order);
       return withDelivery(order.data, undefined);
     }
-    await this.db.transaction().execute((t) => this.save(t, order));
+    await this.db.transaction().execute((t) => this.save(t, order, this.deliveries.leaseForNow(HUB_DESTINATION)));
     return this.afterCreate(order);
   }
 
@@ -297,7 +297,7 @@ export class OrdersService {
         id: eventId,
         at: now,
         data: { order_id: row.id, po_number: row.po_number, from, to, changed_at: at },
-      });
+      }, this.deliveries.leaseForNow(HUB_DESTINATION));
       const change: OrderStatusChange = { orgId, order: data, from, to, units: unitsOf(updated, lines), ...(shipment === undefined ? {} : { shipment }) };
       for (const listener of this.listeners) await listener(tx, change);
       return { data, lastEventId: eventId, changed: true };
@@ -366,12 +366,15 @@ export class OrdersService {
     return { row, lines, data: toOrderData(row, lines) };
   }
 
-  /** The order, its lines and its hub event: one transaction, so there is never one without the others. */
-  private async save(tx: Tx, order: NewOrder): Promise<void> {
+  /**
+   * The order, its lines and its hub event: one transaction, so there is never one without the others. The event is
+   * leased to this process when it will be sent right after commit (afterCreate).
+   */
+  private async save(tx: Tx, order: NewOrder, lease?: DeliveryLease): Promise<void> {
     const { row } = order;
     if (!(await repo.insertOrder(tx, row))) throw conflict(`an order with po_number ${row.po_number} already exists`);
     await repo.insertLines(tx, order.lines);
-    await enqueueHubEvent(tx, { type: 'order.created', orgId: row.org_id, id: row.last_event_id, at: new Date(row.created_at), data: order.data });
+    await enqueueHubEvent(tx, { type: 'order.created', orgId: row.org_id, id: row.last_event_id, at: new Date(row.created_at), data: order.data }, lease);
   }
 
   private async afterCreate(order: NewOrder): Promise<Order> {

@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import type { DeliverySender, SendOutcome } from './delivery-sender.js';
 import { backoffDelayMs } from './hub-client.js';
 import type { OutboxMetrics } from './outbox.metrics.js';
+import type { DeliveryLease } from './outbox.js';
 import * as repo from './outbox.repository.js';
 
 export interface DeliveryWorkerOptions {
@@ -39,6 +40,11 @@ export type RejectionListener = (rejections: readonly Rejection[]) => Promise<vo
 
 /** The worker's side of "deliver after commit": services call it with the ids they just queued. */
 export interface DeliverAfterCommit {
+  /**
+   * The lease to write a delivery to `destination` with, inside the change's transaction, when this process will send
+   * it right after commit; undefined when it will not (no sender for it here, paused by a Retry-After, closing).
+   */
+  leaseForNow(destination: string): DeliveryLease | undefined;
   deliverNow(ids: string[]): Promise<Map<string, repo.DeliveryState>>;
 }
 
@@ -50,8 +56,11 @@ export interface DeliverAfterCommit {
  */
 export class DeliveryWorker implements DeliverAfterCommit {
   private readonly workerId: string;
+  /** The owner of the leases written with a change (leaseForNow); under workerId, so closing releases them too. */
+  private readonly nowOwner: string;
   private claimSeq = 0;
   private running = false;
+  private closing = false;
   private lanes: Promise<void>[] = [];
   private readonly sleepers = new Set<() => void>();
   private readonly immediate: { ids: string[]; started: boolean; done: () => void }[] = [];
@@ -64,6 +73,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
 
   constructor(private readonly o: DeliveryWorkerOptions) {
     this.workerId = `${hostname()}:${process.pid}:${newId('w', o.clock.now()).slice(-8)}`;
+    this.nowOwner = `${this.workerId}:now`;
   }
 
   /**
@@ -111,6 +121,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
 
   /** Stops, then hands back any delivery this process still holds (see releaseLeases) and closes the senders. */
   async close(): Promise<void> {
+    this.closing = true;
     await this.stop();
     await this.flush;
     try {
@@ -152,6 +163,13 @@ export class DeliveryWorker implements DeliverAfterCommit {
       if (await this.sendAndRecord(sender, owner, batch, this.o.batchTimeoutMs)) failing = true;
     }
     return { handled, failing };
+  }
+
+  leaseForNow(destination: string): DeliveryLease | undefined {
+    const sender = this.o.senders.find((s) => s.destination === destination);
+    const now = this.o.clock.now();
+    if (this.closing || sender === undefined || this.paused(sender, now)) return undefined;
+    return { owner: this.nowOwner, until: new Date(now.getTime() + this.o.leaseMs).toISOString() };
   }
 
   /**
@@ -208,11 +226,23 @@ export class DeliveryWorker implements DeliverAfterCommit {
     const owner = this.nextOwner();
     const senders = this.o.senders.filter((sender) => !this.paused(sender, now));
     const destinations = senders.map((sender) => sender.destination);
-    const claimed = await repo.claimIds(this.o.db, ids, destinations, owner, new Date(now.getTime() + this.o.leaseMs).toISOString());
-    for (const sender of senders) {
-      const mine = claimed.filter((row) => row.destination === sender.destination);
-      for (let i = 0; i < mine.length; i += sender.maxBatch) {
-        await this.sendAndRecord(sender, owner, mine.slice(i, i + sender.maxBatch), this.o.immediateTimeoutMs);
+    // Written leased to us with the change (leaseForNow): read, not claimed. The rest (queued without a lease) is claimed.
+    const leased = await repo.findLeased(this.o.db, ids, this.nowOwner);
+    const held = new Set(leased.map((row) => row.id));
+    const rest = ids.filter((id) => !held.has(id));
+    const claimed = rest.length === 0 ? [] : await repo.claimIds(this.o.db, rest, destinations, owner, new Date(now.getTime() + this.o.leaseMs).toISOString());
+    for (const [rows, rowsOwner] of [[leased, this.nowOwner], [claimed, owner]] as const) {
+      for (const sender of this.o.senders) {
+        const mine = rows.filter((row) => row.destination === sender.destination);
+        if (mine.length === 0) continue;
+        if (!senders.includes(sender)) {
+          // Paused by a Retry-After since the change was written: hand its rows to the drain for after the pause.
+          await repo.reschedule(this.o.db, mine.map((row) => row.id), rowsOwner, new Date(this.pausedUntil.get(sender.destination) ?? now.getTime()).toISOString(), 'destination asked to wait (Retry-After)');
+          continue;
+        }
+        for (let i = 0; i < mine.length; i += sender.maxBatch) {
+          await this.sendAndRecord(sender, rowsOwner, mine.slice(i, i + sender.maxBatch), this.o.immediateTimeoutMs);
+        }
       }
     }
   }

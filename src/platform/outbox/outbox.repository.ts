@@ -82,6 +82,12 @@ export async function claimIds(db: Db, ids: string[], destinations: string[], ow
     .execute();
 }
 
+/** The deliveries among `ids` that `owner` holds (written leased to it with their change): a read, no claim. */
+export async function findLeased(db: Executor, ids: string[], owner: string): Promise<ClaimedDelivery[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('outbox').select(CLAIMED_COLUMNS).where('id', 'in', ids).where('lease_owner', '=', owner).where('status', '=', 'delivering').execute();
+}
+
 /**
  * Outcome writes only touch rows this lease still owns: a worker whose lease ran out must not overwrite its successor.
  * They clear the owner with the lease: a row shows an owner only while someone holds it.

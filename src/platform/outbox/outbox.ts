@@ -30,10 +30,21 @@ export interface DeliveryInput {
   createdAt: string;
 }
 
+/**
+ * A delivery written already leased to the process that will send it right after commit (see DeliverAfterCommit):
+ * no claim to run afterwards, and no background drain can take it first. If that process dies, the lease runs out
+ * and the drain takes it like any other.
+ */
+export interface DeliveryLease {
+  owner: string;
+  /** ISO time the lease runs out. */
+  until: string;
+}
+
 /** Rows per multi-row insert: 15 columns each keeps a statement well under SQLite's 32,766 bound parameters. */
 const DELIVERY_CHUNK = 1000;
 
-function deliveryRow(input: DeliveryInput) {
+function deliveryRow(input: DeliveryInput, lease?: DeliveryLease) {
   return {
     id: input.id,
     org_id: input.orgId,
@@ -42,11 +53,12 @@ function deliveryRow(input: DeliveryInput) {
     type: input.type,
     content_type: input.contentType,
     payload: input.payload,
-    status: 'queued' as const,
-    attempts: 0,
-    next_attempt_at: DUE_NOW,
-    lease_owner: null,
-    lease_until: null,
+    status: lease ? ('delivering' as const) : ('queued' as const),
+    // As a claim leaves it: the attempt counted, due again (to the drain) when the lease runs out.
+    attempts: lease ? 1 : 0,
+    next_attempt_at: lease?.until ?? DUE_NOW,
+    lease_owner: lease?.owner ?? null,
+    lease_until: lease?.until ?? null,
     last_error: null,
     created_at: input.createdAt,
     delivered_at: null,
@@ -60,16 +72,19 @@ const insertDelivery = new PreparedQuery((tx, row: ReturnType<typeof deliveryRow
     .onConflict((oc) => oc.column('id').doNothing()),
 );
 
-/** Writes one delivery in the caller's transaction; an id already queued is kept as it is (replays are no-ops). */
-export async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
-  await insertDelivery.result(tx, deliveryRow(input));
+/**
+ * Writes one delivery in the caller's transaction, leased when `lease` is given; an id already queued is kept as it
+ * is (replays are no-ops).
+ */
+export async function enqueueDelivery(tx: Tx, input: DeliveryInput, lease?: DeliveryLease): Promise<string> {
+  await insertDelivery.result(tx, deliveryRow(input, lease));
   return input.id;
 }
 
 /** enqueueDelivery for many, a few multi-row statements in the caller's transaction. */
 export async function enqueueDeliveries(tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> {
   for (let i = 0; i < inputs.length; i += DELIVERY_CHUNK) {
-    const rows = inputs.slice(i, i + DELIVERY_CHUNK).map(deliveryRow);
+    const rows = inputs.slice(i, i + DELIVERY_CHUNK).map((input) => deliveryRow(input));
     await tx.insertInto('outbox').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
   }
 }
@@ -78,9 +93,10 @@ export async function enqueueDeliveries(tx: Tx, inputs: readonly DeliveryInput[]
  * Queues a hub event in the caller's transaction and returns its id. `at` (from the caller's clock) is
  * when it occurred and when it was queued. Pass `id` to make it deterministic (the hub deduplicates by
  * id); it must be unique across orgs, so derive it from something that is (a record id, a connection id).
+ * `lease` (DeliverAfterCommit.leaseForNow) when the caller will deliverNow it after commit.
  */
-export async function enqueueHubEvent(tx: Tx, event: HubEvent): Promise<string> {
-  return enqueueDelivery(tx, hubDelivery(event));
+export async function enqueueHubEvent(tx: Tx, event: HubEvent, lease?: DeliveryLease): Promise<string> {
+  return enqueueDelivery(tx, hubDelivery(event), lease);
 }
 
 export interface HubEvent {

@@ -123,6 +123,36 @@ describe.each(dialects)('hub delivery (%s)', (dialect) => {
     expect((await getOrder(order.id)).delivery.status).toBe('delivered');
   });
 
+  it('while the hub has asked to wait, a new event is written queued, not leased, and nothing is sent before its time', async () => {
+    await sim.setMode({ kind: 'rate_limited', retryAfterSeconds: 120, count: 1 });
+    await createOrder();
+    const asked = sim.received();
+    const order = await createOrder();
+    expect(order.delivery).toEqual({ status: 'queued', attempts: 0, last_error: null });
+    expect(sim.received()).toBe(asked);
+    const eventId = (await h.gateway.database.db.selectFrom('orders').select('last_event_id').where('id', '=', order.id).executeTakeFirstOrThrow()).last_event_id;
+    expect(await outboxRow(h, eventId)).toMatchObject({ status: 'queued', lease_owner: null, lease_until: null });
+    h.clock.advance(121_000);
+    await drain(h);
+    expect((await getOrder(order.id)).delivery.status).toBe('delivered');
+  });
+
+  it('an event is written leased to the process that sends it after commit: the polling drain cannot take it from under the request', async () => {
+    // Each send takes 250 ms, so creates made meanwhile wait behind the first one's send, in reach of a drain polling every 20 ms.
+    await sim.setMode({ kind: 'slow', delayMs: 250 });
+    h.gateway.delivery.start();
+    let orders: OrderBody[];
+    try {
+      const first = createOrder();
+      await waitFor(() => sim.received() >= 1, { what: 'the first send to reach the hub' });
+      orders = [await first, ...(await Promise.all(Array.from({ length: 10 }, () => createOrder())))];
+    } finally {
+      await h.gateway.delivery.stop();
+    }
+    for (const o of orders) expect(o.delivery).toEqual({ status: 'delivered', attempts: 1, last_error: null });
+    for (const o of orders) expect(createdEventsFor(o.id)).toHaveLength(1);
+  });
+
   it('per-event rejection: recorded with the hub\'s reason, not retried, until an operator retries it', async () => {
     sim.rejectType('order.created', 'unknown dealer account');
     const order = await createOrder();

@@ -92,11 +92,9 @@ describe.each(dialects)('exactly once across a crash of a real serve process (%s
   });
 
   // The request waits for the hub up to HUB_TIMEOUT_MS, long enough for the kill to land while it waits on a loaded machine;
-  // a lease left by the killed process runs out after OUTBOX_LEASE_MS.
-  // The first process's background drain polls too rarely to matter: the request's own send is what this case kills, and a
-  // drain that claimed the row first would leave the request nothing to wait for (it answers "queued" at once).
-  const env = (pollMs = '50') =>
-    childEnv(h, { HUB_URL: sim.url, HUB_TIMEOUT_MS: '12000', HUB_BATCH_TIMEOUT_MS: '3000', OUTBOX_LEASE_MS: '13000', OUTBOX_POLL_MS: pollMs });
+  // a lease left by the killed process runs out after OUTBOX_LEASE_MS. Both processes' drains poll often: the event is
+  // written leased to the request's process, so its drain cannot take it from under the request.
+  const env = () => childEnv(h, { HUB_URL: sim.url, HUB_TIMEOUT_MS: '12000', HUB_BATCH_TIMEOUT_MS: '3000', OUTBOX_LEASE_MS: '13000', OUTBOX_POLL_MS: '50' });
 
   it.each(cases.map((c) => [c.label, c] as const))(
     '%s: killed while waiting for the hub, the retry on a new process replays the first answer; the hub gets one event',
@@ -110,7 +108,7 @@ describe.each(dialects)('exactly once across a crash of a real serve process (%s
 
       // The hub holds on to what it is sent, so the request is still waiting for it when the process dies.
       await sim.setMode({ kind: 'slow', delayMs: 60_000 });
-      const first = await startServe(env('600000'));
+      const first = await startServe(env());
       running.push(first);
       const firstAnswer = postJson(first.url, c.path, json, { authorization: `Bearer ${key}`, 'idempotency-key': idempotencyKey }).then(
         (res) => ({ answered: res.status }),
