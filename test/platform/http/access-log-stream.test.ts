@@ -1,0 +1,36 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../support/wait-for.js';
+import { freePort, mainJs, requireBuild } from '../outbox/process-support.js';
+
+describe('the access log of a serve process', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-access-log-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // The log stream is buffered (a write per 4 KB, not per line): on a quiet gateway a line must still come out soon.
+  it('writes a quiet gateway\'s lines within a few seconds, not when the buffer fills', { timeout: 30_000 }, async () => {
+    requireBuild();
+    const port = await freePort();
+    const child = spawn(process.execPath, [mainJs, 'serve'], {
+      env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'gw.sqlite')}`, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    try {
+      const url = `http://127.0.0.1:${port}/healthz?marker=quiet-line`;
+      await waitFor(async () => (await fetch(url).catch(() => undefined))?.ok === true, { what: 'serve to come up', timeoutMs: 20_000 });
+      await waitFor(() => stdout.includes('quiet-line'), { what: 'the access line on stdout', timeoutMs: 5_000 });
+      const line = stdout.split('\n').find((l) => l.includes('quiet-line') && l.includes('request completed'));
+      expect(line && JSON.parse(line)).toMatchObject({ msg: 'request completed', method: 'GET', status: 200 });
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
