@@ -8,11 +8,15 @@ export interface ProductsBench {
   /** The gateway's GET /healthz (no key, no database): request id, metrics and the access log alone. */
   healthz: LoadResult;
   healthzRatio: number;
+  /** Bare Fastify answering after N µs of busy work, N in WORK_BUDGET_US: what the ratio goals leave for the work a request adds. */
+  budget: { us: number; result: LoadResult; ratio: number }[];
   /** The same GET on PostgreSQL (a fresh database on BENCH_DATABASE_URL's server), with the database's own CPU; undefined without it. */
   postgres?: { result: LoadResult; ratio: number };
 }
 
 const SKU = 'BENCH-225-45R17';
+/** Busy microseconds per request added to bare Fastify for the work-budget rows. */
+export const WORK_BUDGET_US = [3, 10, 25];
 const path = `/v1/products/${SKU.toLowerCase()}`;
 
 /** GET /v1/products/:sku with a valid key (SQLite, then PostgreSQL when configured) and GET /healthz, against bare Fastify in the same run. */
@@ -21,6 +25,7 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
   let baseline: LoadResult;
   let gateway: LoadResult;
   let healthz: LoadResult;
+  const budget: ProductsBench['budget'] = [];
   try {
     const gw = await startGateway();
     try {
@@ -37,6 +42,10 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
     } finally {
       await gw.stop();
     }
+    for (const us of WORK_BUDGET_US) {
+      const result = await load({ url: `${baselineServer.url}/work/${us}`, duration: durationSec }, { pids: [baselineServer.pid] });
+      budget.push({ us, result, ratio: result.requestsPerSec / baseline.requestsPerSec });
+    }
   } finally {
     await baselineServer.stop();
   }
@@ -46,6 +55,7 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
     ratio: gateway.requestsPerSec / baseline.requestsPerSec,
     healthz,
     healthzRatio: healthz.requestsPerSec / baseline.requestsPerSec,
+    budget,
   };
   const pgUrl = benchPostgresUrl();
   if (pgUrl !== undefined) {

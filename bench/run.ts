@@ -3,7 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchObjectsFilter } from './objects.bench.js';
 import { benchDrain, benchOrderCreate } from './orders.bench.js';
-import { benchProductGet } from './products.bench.js';
+import { benchProductGet, type ProductsBench } from './products.bench.js';
 import { type LoadResult, root } from './support.js';
 import { benchFullReplay, benchTelematics } from './telematics.bench.js';
 import { benchX12 } from './x12.bench.js';
@@ -43,6 +43,45 @@ const cpuNote = [
 ];
 const pgSkipped = 'not run: set `BENCH_DATABASE_URL` (a PostgreSQL role that may create databases; each run uses a fresh `bench_<random>` database and drops it)';
 
+/**
+ * The work budget: bare Fastify's cost per request grows by a share of itself per µs of work added (a line through
+ * the busy-work rows, least squares through the origin); a ratio goal g then leaves (1/g - 1) / share µs.
+ */
+function workBudgetText(r: ProductsBench): string[] {
+  const points = r.budget.map((b) => ({ us: b.us, grown: 1 / b.ratio - 1 }));
+  const share = points.reduce((s, p) => s + p.us * p.grown, 0) / points.reduce((s, p) => s + p.us * p.us, 0);
+  const budgetUs = (goal: number) => (1 / goal - 1) / share;
+  const base = r.baseline.cpuUsPerRequest;
+  const added = (x: LoadResult) => (base === undefined || x.cpuUsPerRequest === undefined ? '–' : fmt(x.cpuUsPerRequest - base));
+  return [
+    '**Work budget.** Any work a request does costs this machine more than its own time: it also makes the response\'s socket write dearer',
+    `(the load generator, on the other core, has to be woken more often). In this run each µs of busy work made bare Fastify's request ${fmt(share * 100, 1)} %`,
+    'dearer (a line through the busy-work rows above), so a ratio goal is a budget of CPU per request for everything the gateway adds to bare Fastify:',
+    '',
+    '| goal | budget (µs of work per request) | what the gateway adds (server CPU over bare Fastify\'s, µs/request) |',
+    '|---|---:|---:|',
+    `| /healthz >= 0.80 | ${fmt(budgetUs(0.8), 1)} | ${added(r.healthz)} |`,
+    `| GET /v1/products/:sku >= 0.50 | ${fmt(budgetUs(0.5), 1)} | ${added(r.gateway)} |`,
+    `| POST /v1/orders >= 0.12 | ${fmt(budgetUs(0.12), 1)} | see the orders section |`,
+  ];
+}
+
+/**
+ * What a route costs over bare Fastify, and what its p99 goal asks of throughput: with every connection always busy
+ * (a closed loop), the mean wait is connections / requests per second (Little's law), and the p99 is above the mean.
+ */
+function addedOverBare(what: string, x: LoadResult, base: LoadResult, goal: number, p99GoalMs: number): string[] {
+  const connections = 50;
+  const cpu = x.cpuUsPerRequest !== undefined && base.cpuUsPerRequest !== undefined
+    ? [`${what[0]?.toUpperCase()}${what.slice(1)} cost ${fmt(x.cpuUsPerRequest)} µs of server CPU against bare Fastify's ${fmt(base.cpuUsPerRequest)}; what the ratio goal ${fmt(goal, 2)} leaves`, 'for the difference is the work budget (products section).']
+    : [];
+  return [
+    ...cpu,
+    `At ${connections} connections the mean response time is ${connections} / requests per second: ${fmt((connections / x.requestsPerSec) * 1000, 1)} ms here, so a p99 of`,
+    `${p99GoalMs} ms or less needs more than ${fmt((connections * 1000) / p99GoalMs)} requests/s before any spread.`,
+  ];
+}
+
 if (wanted('products')) {
   log(`products: GET /v1/products/:sku and GET /healthz vs bare Fastify (${durationSec}s each)…`);
   const r = await benchProductGet(durationSec);
@@ -71,16 +110,20 @@ if (wanted('products')) {
       pg
         ? row('gateway GET /v1/products/:sku, PostgreSQL (pool, prepared statements)', pg.result, fmt(pg.ratio, 2), 'recorded, with the database\'s own CPU')
         : `| gateway GET /v1/products/:sku, PostgreSQL | ${pgSkipped} | | | | | recorded |`,
+      ...r.budget.map((b) => row(`bare Fastify after ${b.us} µs of busy work per request`, b.result, fmt(b.ratio, 2), 'the work budget, below')),
       '',
       `Ratio ${fmt(r.ratio, 2)} on SQLite (goal >= 0.50: ${verdict(r.ratio >= 0.5)}; aim 0.70: ${r.ratio >= 0.7 ? 'reached' : 'not reached'});`,
       `p99 ${r.gateway.p99Ms} ms (goal <= 5 ms: ${verdict(p99Ok)}). The gateway's /healthz reaches ${fmt(r.healthzRatio, 2)} of bare Fastify`,
       `with request ids, metrics and the access log alone (goal >= 0.80: ${verdict(r.healthzRatio >= 0.8)}).`,
+      ...addedOverBare('a product read', r.gateway, r.baseline, 0.5, 5),
       ...(pg
         ? [
             `On PostgreSQL: ${fmt(pg.ratio, 2)} of bare Fastify, p99 ${pg.result.p99Ms} ms, ${us(pg.result.cpuUsPerRequest)} µs of gateway CPU and`,
             `${us(pg.result.dbCpuUsPerRequest)} µs of the database's per request.`,
           ]
         : []),
+      '',
+      ...workBudgetText(r),
       '',
       ...cpuNote,
       'Where the rest goes is in docs/decisions.md ("Performance"); flame graphs by `npm run profile -- healthz|product|order` (docs/flamegraph-*.png).',
@@ -125,6 +168,7 @@ if (wanted('orders')) {
       '',
       `Ratio ${fmt(r.ratio, 3)} on SQLite (goal >= 0.12: ${verdict(r.ratio >= 0.12)}); p99 ${r.gateway.p99Ms} ms (goal <= 15 ms: ${verdict(p99Ok)}).`,
       `The hub simulator holds ${fmt(r.hubEvents)} order.created events afterwards (warm-up included).`,
+      ...addedOverBare('an order', r.gateway, r.baseline, 0.12, 15),
       ...(pg
         ? [
             `On PostgreSQL: **${fmt(pg.one.requestsPerSec)} orders/s with one instance, ${fmt(pg.three.requestsPerSec)} with three**`,
