@@ -20,7 +20,8 @@ export type HubSimMode =
   | { kind: 'down'; forMs?: number }
   | { kind: 'slow'; delayMs: number }
   | { kind: 'error'; status: 500 | 502 | 503; count?: number }
-  | { kind: 'rate_limited'; retryAfterSeconds: number; count?: number };
+  /** `delayMs`: each 429 comes after that long, as from a hub that thought about it first. */
+  | { kind: 'rate_limited'; retryAfterSeconds: number; count?: number; delayMs?: number };
 
 export interface HubSimOptions {
   port?: number;
@@ -78,6 +79,7 @@ const modeSchema = z.discriminatedUnion('kind', [
     kind: z.literal('rate_limited'),
     retryAfterSeconds: z.int().nonnegative(),
     count: z.int().positive().optional(),
+    delayMs: z.int().nonnegative().optional(),
   }),
 ]);
 
@@ -210,10 +212,11 @@ export async function startHubSim(opts: HubSimOptions = {}): Promise<HubSim> {
 
   app.post('/v1/events', async (request: FastifyRequest, reply: FastifyReply) => {
     received += 1;
-    if (mode.kind === 'slow' && mode.delayMs > 0) {
+    const delayMs = mode.kind === 'slow' || mode.kind === 'rate_limited' ? (mode.delayMs ?? 0) : 0;
+    if (delayMs > 0) {
       // A client that gave up still gets its batch stored, like a hub that finished late; a resend shows duplicates.
       try {
-        await sleep(mode.delayMs, undefined, { signal: inflight.signal });
+        await sleep(delayMs, undefined, { signal: inflight.signal });
       } catch {
         return reply.code(503).send({ error: 'hub simulator stopped' });
       }

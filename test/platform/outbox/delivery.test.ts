@@ -137,6 +137,25 @@ describe.each(dialects)('hub delivery (%s)', (dialect) => {
     expect((await getOrder(order.id)).delivery.status).toBe('delivered');
   });
 
+  it('a leased event whose destination asks to wait before it is sent goes back to the queue until then, unsent', async () => {
+    // The first create's send is answered 429 after 200 ms; the second is written (leased) meanwhile and waits behind it.
+    await sim.setMode({ kind: 'rate_limited', retryAfterSeconds: 120, count: 1, delayMs: 200 });
+    const first = createOrder();
+    await waitFor(() => sim.received() >= 1, { what: 'the first send to reach the hub' });
+    const second = await createOrder();
+    await first;
+    expect(sim.received()).toBe(1);
+    expect(second.delivery).toMatchObject({ status: 'queued', attempts: 1, last_error: expect.stringMatching(/Retry-After/) });
+    const eventId = (await h.gateway.database.db.selectFrom('orders').select('last_event_id').where('id', '=', second.id).executeTakeFirstOrThrow()).last_event_id;
+    const row = await outboxRow(h, eventId);
+    expect(row).toMatchObject({ status: 'queued', lease_owner: null });
+    expect(row.next_attempt_at >= new Date(h.clock.now().getTime() + 119_000).toISOString()).toBe(true);
+    h.clock.advance(121_000);
+    await drain(h);
+    expect((await getOrder(second.id)).delivery.status).toBe('delivered');
+    expect(createdEventsFor(second.id)).toHaveLength(1);
+  });
+
   it('an event is written leased to the process that sends it after commit: the polling drain cannot take it from under the request', async () => {
     // Each send takes 250 ms, so creates made meanwhile wait behind the first one's send, in reach of a drain polling every 20 ms.
     await sim.setMode({ kind: 'slow', delayMs: 250 });
