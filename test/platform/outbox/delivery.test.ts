@@ -145,7 +145,8 @@ describe.each(dialects)('hub delivery (%s)', (dialect) => {
     const second = await createOrder();
     await first;
     expect(sim.received()).toBe(1);
-    expect(second.delivery).toMatchObject({ status: 'queued', attempts: 1, last_error: expect.stringMatching(/Retry-After/) });
+    expect(second.delivery).toMatchObject({ status: 'queued', attempts: 1 });
+    expect(second.delivery.last_error).toMatch(/Retry-After/);
     const eventId = (await h.gateway.database.db.selectFrom('orders').select('last_event_id').where('id', '=', second.id).executeTakeFirstOrThrow()).last_event_id;
     const row = await outboxRow(h, eventId);
     expect(row).toMatchObject({ status: 'queued', lease_owner: null });
