@@ -9,6 +9,7 @@ import { type DatabaseHandle, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { createRetentionWorker, type RetentionWorker } from './platform/db/retention.js';
 import { createMetricsRegistry } from './platform/metrics.js';
+import { registerDatabaseMetrics } from './platform/db/database.metrics.js';
 import { OrgsService } from './platform/orgs/orgs.service.js';
 import { RateLimiter, createRateLimitStore } from './platform/ratelimit/rate-limiter.js';
 import { createDeliveryWorker } from './platform/outbox/create-delivery-worker.js';
@@ -102,6 +103,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   if (opts.migrate ?? true) await startOrExplain('GATEWAY_SECRET', () => database.close(), () => vault.currentKeyId());
   const orgs = new OrgsService(db, clock, modules.flatMap((m) => (m.settings ? [m.settings] : [])));
   const metrics = createMetricsRegistry();
+  registerDatabaseMetrics(metrics, database);
   // On stderr: CLI commands print their output on stdout.
   const delivery = createDeliveryWorker(config, database, clock, metrics, pino({ level: config.LOG_LEVEL, name: 'delivery-worker' }, pino.destination(2)));
   const platform = { orgs, apiKeys: new ApiKeysService(db, clock), portalKeys: new PortalKeysService(db, clock), deliveries: new DeliveriesService(db, orgs), audit: new AuditService(db) };

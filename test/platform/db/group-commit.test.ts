@@ -89,6 +89,28 @@ describe.each(dialects)('writes that arrive together (%s)', (dialect) => {
     }
   });
 
+  it('reports its commits and the transactions they held on /metrics (SQLite), and nothing of the kind on PostgreSQL', async () => {
+    const scrape = async () => {
+      const text = (await h.request({ method: 'GET', url: '/metrics' })).body;
+      const value = (name: string) => /^(\S+) (\d+)/m.exec(text.split('\n').filter((l) => l.startsWith(`${name} `)).join('\n'))?.[2];
+      return { commits: value('gateway_sqlite_commits_total'), transactions: value('gateway_sqlite_committed_transactions_total') };
+    };
+    const before = await scrape();
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => post(orderPayload(`GC-M-${i}`, [TIRE]))));
+    for (const res of answers) expect(res.statusCode, res.body).toBe(201);
+    const after = await scrape();
+    if (dialect === 'postgres') {
+      expect(after).toEqual({ commits: undefined, transactions: undefined });
+      return;
+    }
+    const commits = Number(after.commits) - Number(before.commits);
+    const transactions = Number(after.transactions) - Number(before.transactions);
+    expect(commits).toBeGreaterThanOrEqual(1);
+    expect(commits).toBeLessThan(10);
+    expect(transactions).toBeGreaterThanOrEqual(10);
+    expect(after).toEqual({ commits: String(h.gateway.database.groupCommit?.commits), transactions: String(h.gateway.database.groupCommit?.members) });
+  });
+
   it('an Idempotency-Key used by several requests of one batch creates one order; other keys in the batch create theirs', async () => {
     const payload = orderPayload('GC-IDEM-1', [TIRE]);
     const same = Array.from({ length: 8 }, () => post(payload, { 'idempotency-key': 'gc-same-key' }));
