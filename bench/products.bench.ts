@@ -10,6 +10,8 @@ export interface ProductsBench {
   healthzRatio: number;
   /** Bare Fastify answering after N µs of busy work, N in WORK_BUDGET_US: what the ratio goals leave for the work a request adds. */
   budget: { us: number; result: LoadResult; ratio: number }[];
+  /** The floors (baseline-server.ts): the goals' features written straight into a bare Fastify handler. */
+  floors: { frame: LoadResult; frameRatio: number; product: LoadResult; productRatio: number };
   /** The same GET on PostgreSQL (a fresh database on BENCH_DATABASE_URL's server), with the database's own CPU; undefined without it. */
   postgres?: { result: LoadResult; ratio: number };
 }
@@ -26,6 +28,8 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
   let gateway: LoadResult;
   let healthz: LoadResult;
   const budget: ProductsBench['budget'] = [];
+  let floorFrame: LoadResult;
+  let floorProduct: LoadResult;
   try {
     const gw = await startGateway();
     try {
@@ -46,6 +50,11 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
       const result = await load({ url: `${baselineServer.url}/work/${us}`, duration: durationSec }, { pids: [baselineServer.pid] });
       budget.push({ us, result, ratio: result.requestsPerSec / baseline.requestsPerSec });
     }
+    floorFrame = await load({ url: `${baselineServer.url}/floor/frame`, duration: durationSec }, { pids: [baselineServer.pid] });
+    floorProduct = await load(
+      { url: `${baselineServer.url}/floor/product/${SKU}`, headers: { authorization: 'Bearer trk_live_floor' }, duration: durationSec },
+      { pids: [baselineServer.pid] },
+    );
   } finally {
     await baselineServer.stop();
   }
@@ -56,6 +65,12 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
     healthz,
     healthzRatio: healthz.requestsPerSec / baseline.requestsPerSec,
     budget,
+    floors: {
+      frame: floorFrame,
+      frameRatio: floorFrame.requestsPerSec / baseline.requestsPerSec,
+      product: floorProduct,
+      productRatio: floorProduct.requestsPerSec / baseline.requestsPerSec,
+    },
   };
   const pgUrl = benchPostgresUrl();
   if (pgUrl !== undefined) {
