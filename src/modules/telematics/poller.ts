@@ -3,6 +3,7 @@ import type { Dialect } from '../../platform/db/database.js';
 import type { Db } from '../../platform/db/schema.js';
 import { AppError } from '../../platform/http/errors.js';
 import type { BackgroundWorker } from '../../platform/module-definition.js';
+import { WorkLoop } from '../../platform/work-loop.js';
 import type { ConnectionRow } from './connections.repository.js';
 import type { PollService } from './poll.service.js';
 import { claimDueConnections, releaseClaim } from './poller.repository.js';
@@ -23,9 +24,7 @@ export interface PollerOptions {
  */
 export class TelematicsPoller implements BackgroundWorker {
   readonly name = 'telematics-poller';
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly loop: WorkLoop;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perProvider = new Map<string, number>();
   /** Per provider, until when (on the injected clock) a Retry-After asked us to wait. */
@@ -37,18 +36,16 @@ export class TelematicsPoller implements BackgroundWorker {
     private readonly clock: Clock,
     private readonly polling: PollService,
     private readonly o: PollerOptions,
-  ) {}
+  ) {
+    this.loop = new WorkLoop(async () => (await this.tick()) > 0, { idleMs: o.idleMs, onError: (err) => this.o.log('claiming due connections failed', err) });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.runLoop();
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    await this.loop.stop();
     await this.idle();
   }
 
@@ -101,31 +98,9 @@ export class TelematicsPoller implements BackgroundWorker {
       .finally(() => {
         this.inFlight.delete(row.id);
         this.perProvider.set(row.provider, (this.perProvider.get(row.provider) ?? 1) - 1);
-        this.wake?.();
+        // A slot came free: claim again now rather than after the idle wait.
+        this.loop.wake();
       });
     this.inFlight.set(row.id, poll);
-  }
-
-  private async runLoop(): Promise<void> {
-    while (this.running) {
-      let started = 0;
-      try {
-        started = await this.tick();
-      } catch (err) {
-        this.o.log('claiming due connections failed', err);
-      }
-      if (started === 0 && this.running) await this.sleep(this.o.idleMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    });
   }
 }

@@ -2,6 +2,7 @@ import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Config } from '../../config.js';
 import type { Clock } from '../clock.js';
 import type { BackgroundWorker } from '../module-definition.js';
+import { WorkLoop } from '../work-loop.js';
 import { purgeExpired } from '../operations/idempotency.repository.js';
 import { purgeDelivered } from '../outbox/outbox.repository.js';
 import type { DatabaseHandle } from './database.js';
@@ -32,26 +33,30 @@ export interface RetentionOptions {
  */
 export class RetentionWorker implements BackgroundWorker {
   readonly name = 'retention';
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly loop: WorkLoop;
 
-  constructor(private readonly o: RetentionOptions) {}
+  constructor(private readonly o: RetentionOptions) {
+    // A database fault is retried at the next interval; nothing was half-deleted (one statement a batch).
+    const purgeThenWait = async (): Promise<boolean> => {
+      await this.runOnce();
+      return false;
+    };
+    this.loop = new WorkLoop(purgeThenWait, {
+      idleMs: o.intervalMs,
+      onError: (err) => this.o.log?.('retention purge failed; retrying at the next interval', err),
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.runLoop();
+    this.loop.start();
   }
 
   /** Stops between two statements: a purge cut short resumes at the next run. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    await this.loop.stop();
   }
 
-  /** One purge over every target, to the end unless the worker is stopping. */
+  /** One purge over every target, to the end unless the worker is stopping (a direct run, by tests or a CLI, never is). */
   async runOnce(): Promise<RetentionReport> {
     const report: RetentionReport = {};
     const now = this.o.clock.now().getTime();
@@ -63,40 +68,11 @@ export class RetentionWorker implements BackgroundWorker {
         const deleted = await target.purge(before, this.o.batchSize);
         done.batches += 1;
         done.deleted += deleted;
-        if (deleted < this.o.batchSize || this.stopping()) break;
+        if (deleted < this.o.batchSize || this.loop.stopping) break;
         await yieldToRequests();
       }
     }
     return report;
-  }
-
-  /** Only a started worker can be stopping; a direct runOnce (tests, a CLI) runs to the end. */
-  private stopping(): boolean {
-    return this.loop !== undefined && !this.running;
-  }
-
-  private async runLoop(): Promise<void> {
-    while (this.running) {
-      try {
-        await this.runOnce();
-      } catch (err) {
-        // A database fault now is retried at the next interval; nothing was half-deleted (one statement a batch).
-        this.o.log?.('retention purge failed; retrying at the next interval', err);
-      }
-      if (this.running) await this.sleep(this.o.intervalMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wake = done;
-    });
   }
 }
 

@@ -8,6 +8,7 @@ import { backoffDelayMs } from './hub-client.js';
 import type { OutboxMetrics } from './outbox.metrics.js';
 import type { DeliveryLease } from './outbox.js';
 import * as repo from './outbox.repository.js';
+import { WorkLoop } from '../work-loop.js';
 
 export interface DeliveryWorkerOptions {
   db: Db;
@@ -59,10 +60,9 @@ export class DeliveryWorker implements DeliverAfterCommit {
   /** The owner of the leases written with a change (leaseForNow); under workerId, so closing releases them too. */
   private readonly nowOwner: string;
   private claimSeq = 0;
-  private running = false;
   private closing = false;
-  private lanes: Promise<void>[] = [];
-  private readonly sleepers = new Set<() => void>();
+  /** Batches in flight at once: each lane claims, sends and records one batch at a time. */
+  private readonly lanes: WorkLoop[];
   private readonly immediate: { ids: string[]; started: boolean; done: () => void }[] = [];
   private flushing = false;
   /** The immediate sends in flight, so closing waits for their outcomes before it releases leases. */
@@ -74,6 +74,12 @@ export class DeliveryWorker implements DeliverAfterCommit {
   constructor(private readonly o: DeliveryWorkerOptions) {
     this.workerId = `${hostname()}:${process.pid}:${newId('w', o.clock.now()).slice(-8)}`;
     this.nowOwner = `${this.workerId}:now`;
+    // A round that handled nothing, or whose destination is failing, waits a poll interval instead of spinning.
+    const drain = async (): Promise<boolean> => {
+      const { handled, failing } = await this.drainBatches();
+      return handled > 0 && !failing;
+    };
+    this.lanes = Array.from({ length: o.concurrency }, () => new WorkLoop(drain, { idleMs: o.pollMs, onError: (err) => this.o.log?.('delivery batch failed; retrying after a pause', err) }));
   }
 
   /**
@@ -106,17 +112,13 @@ export class DeliveryWorker implements DeliverAfterCommit {
   }
 
   start(): void {
-    if (this.running || !this.active) return;
-    this.running = true;
-    for (let i = 0; i < this.o.concurrency; i++) this.lanes.push(this.lane());
+    if (!this.active) return;
+    for (const lane of this.lanes) lane.start();
   }
 
   /** Stops claiming, lets batches in flight finish and record their outcome. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.nudge();
-    await Promise.all(this.lanes);
-    this.lanes = [];
+    await Promise.all(this.lanes.map((lane) => lane.stop()));
   }
 
   /** Stops, then hands back any delivery this process still holds (see releaseLeases) and closes the senders. */
@@ -131,12 +133,6 @@ export class DeliveryWorker implements DeliverAfterCommit {
       this.o.log?.('could not release outbox leases', err);
     }
     await Promise.all(this.o.senders.map((s) => s.close()));
-  }
-
-  /** Wakes idle lanes, so stopping does not wait out a poll interval. */
-  private nudge(): void {
-    for (const wake of this.sleepers) wake();
-    this.sleepers.clear();
   }
 
   /** Claims and sends one batch per destination; returns how many deliveries it handled. */
@@ -247,20 +243,6 @@ export class DeliveryWorker implements DeliverAfterCommit {
     }
   }
 
-  private async lane(): Promise<void> {
-    while (this.running) {
-      let progressed = false;
-      try {
-        const { handled, failing } = await this.drainBatches();
-        progressed = handled > 0 && !failing;
-      } catch (err) {
-        this.o.log?.('delivery batch failed; retrying after a pause', err);
-      }
-      // Nothing due, or the destination is failing: poll again later instead of spinning.
-      if (!progressed) await this.idle(this.o.pollMs);
-    }
-  }
-
   /** Returns true when the destination took none of the batch (down, timing out, throttling). */
   private async sendAndRecord(sender: DeliverySender, owner: string, batch: repo.ClaimedDelivery[], timeoutMs: number): Promise<boolean> {
     let outcome: SendOutcome;
@@ -308,19 +290,5 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private nextOwner(): string {
     this.claimSeq += 1;
     return `${this.workerId}:${this.claimSeq}`;
-  }
-
-  private idle(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const wake = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.sleepers.delete(wake);
-        resolve();
-      }, ms);
-      this.sleepers.add(wake);
-    });
   }
 }

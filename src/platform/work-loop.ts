@@ -1,0 +1,61 @@
+/**
+ * The lifecycle every background worker shares: once started, runs `round` again and again; after a round that did
+ * no work (or threw) it sleeps `idleMs`, which wake() and stop() cut short. stop() waits for the round in flight.
+ */
+export class WorkLoop {
+  private started = false;
+  private loop: Promise<void> | undefined;
+  private wakeSleeper: (() => void) | undefined;
+
+  constructor(
+    /** One round of work; answers whether it did any (then the next round starts at once). */
+    private readonly round: () => Promise<boolean>,
+    private readonly o: { idleMs: number; onError: (err: unknown) => void },
+  ) {}
+
+  /** A started loop asked to stop: a long round checks it to end early. A round run by hand never is. */
+  get stopping(): boolean {
+    return this.loop !== undefined && !this.started;
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.wake();
+    await this.loop;
+  }
+
+  /** Ends the sleep now: there is work (a slot came free, a change was queued). */
+  wake(): void {
+    this.wakeSleeper?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.started) {
+      let worked = false;
+      try {
+        worked = await this.round();
+      } catch (err) {
+        this.o.onError(err);
+      }
+      if (!worked && this.started) await this.sleep();
+    }
+  }
+
+  private sleep(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.wakeSleeper = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.o.idleMs);
+      this.wakeSleeper = done;
+    });
+  }
+}
