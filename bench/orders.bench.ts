@@ -2,8 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import { loadConfig } from '../src/config.js';
 import { createGateway } from '../src/gateway.js';
+import type { Database } from '../src/platform/db/schema.js';
 import { enqueueHubEvent } from '../src/platform/outbox/outbox.js';
 import {
   type BenchGateway,
@@ -188,6 +191,73 @@ export async function benchDrain(events = 100_000): Promise<DrainBench> {
   } finally {
     await gateway.close();
     await hub.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface OrderWritesFloor {
+  orders: number;
+  /** Orders per transaction, as group commit shares them under the load above. */
+  perCommit: number;
+  usPerOrder: number;
+}
+
+/**
+ * The floor of an order on SQLite: only its own statements, straight on better-sqlite3 (prepared once, no Kysely, no
+ * HTTP, no hub): the catalog read of its 3 SKUs, the order row, its 3 lines and its outbox row, `perCommit` orders a
+ * transaction at `synchronous = FULL`, on the gateway's own schema. Whatever the gateway does around them comes on top.
+ */
+export async function benchOrderWritesFloor(orders = 20_000, perCommit = 12): Promise<OrderWritesFloor> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-floor-'));
+  const file = join(dir, 'floor.sqlite');
+  try {
+    const gateway = await createGateway(loadConfig({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent' }));
+    const orgId = (await gateway.services.orgs.create('bench')).id;
+    const at = new Date().toISOString();
+    await gateway.database.db
+      .insertInto('products')
+      .values(ORDER_SKUS.map((sku) => ({ org_id: orgId, sku, sku_lower: sku.toLowerCase(), name: sku, name_lower: sku.toLowerCase(), description: null, status: 'active' as const, stock_qty: 40, stock_status: 'in_stock' as const, bin_location: null, created_at: at, updated_at: at })))
+      .execute();
+    await gateway.close();
+
+    const connection = new SQLite(file);
+    connection.pragma('journal_mode = WAL');
+    connection.pragma('synchronous = FULL');
+    connection.pragma('foreign_keys = ON');
+    // Kysely only writes the SQL text, once; the rows' values go in the order of their keys, as Kysely lists the columns.
+    const sqlOf = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
+    const skus = ORDER_SKUS.map((s) => s.toLowerCase());
+    const readCatalog = connection.prepare(sqlOf.selectFrom('products').selectAll().where('org_id', '=', orgId).where('sku_lower', 'in', skus).compile().sql);
+    const orderRow = (i: number) => ({
+      id: `ord_floor_${i}`, org_id: orgId, po_number: `PO-${i}`, status: 'submitted' as const, ship_to: 'Bench dealer', notes: null, source: 'api' as const,
+      line_count: 3, total_quantity: 7, subtotal: 5599960, last_event_id: `evt_floor_${i}`, created_at: at, updated_at: at,
+    });
+    const lineRows = (i: number) =>
+      LINES.map((l, n) => ({ order_id: `ord_floor_${i}`, line_no: n + 1, org_id: orgId, sku: l.sku.toUpperCase(), product_name: l.sku, quantity: l.quantity, unit_price: 1299900, line_total: 5199600 }));
+    const outboxRow = (i: number) => ({
+      id: `evt_floor_${i}`, org_id: orgId, destination: 'hub', target: null, type: 'order.created', content_type: 'application/json',
+      payload: JSON.stringify({ id: `evt_floor_${i}`, type: 'order.created', data: { ...orderRow(i), lines: lineRows(i) } }),
+      status: 'delivering' as const, attempts: 1, next_attempt_at: at, lease_owner: 'floor', lease_until: at, last_error: null, created_at: at, delivered_at: null,
+    });
+    const insertOrder = connection.prepare(sqlOf.insertInto('orders').values(orderRow(0)).onConflict((oc) => oc.columns(['org_id', 'po_number']).doNothing()).compile().sql);
+    const insertLines = connection.prepare(sqlOf.insertInto('order_lines').values(lineRows(0)).compile().sql);
+    const insertOutbox = connection.prepare(sqlOf.insertInto('outbox').values(outboxRow(0)).onConflict((oc) => oc.column('id').doNothing()).compile().sql);
+    const begin = connection.prepare('BEGIN IMMEDIATE');
+    const commit = connection.prepare('COMMIT');
+
+    const started = performance.now();
+    for (let i = 1; i <= orders; i++) {
+      if (i % perCommit === 1) begin.run();
+      readCatalog.all(orgId, ...skus);
+      insertOrder.run(...Object.values(orderRow(i)));
+      insertLines.run(...lineRows(i).flatMap((row) => Object.values(row)));
+      insertOutbox.run(...Object.values(outboxRow(i)));
+      if (i % perCommit === 0 || i === orders) commit.run();
+    }
+    const usPerOrder = ((performance.now() - started) * 1000) / orders;
+    await sqlOf.destroy();
+    return { orders, perCommit, usPerOrder };
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
