@@ -82,10 +82,14 @@ function addedOverBare(what: string, x: LoadResult, base: LoadResult, goal: numb
   const cpu = x.cpuUsPerRequest !== undefined && base.cpuUsPerRequest !== undefined
     ? [`${what[0]?.toUpperCase()}${what.slice(1)} cost ${fmt(x.cpuUsPerRequest)} µs of server CPU against bare Fastify's ${fmt(base.cpuUsPerRequest)}; what the ratio goal ${fmt(goal, 2)} leaves`, 'for the difference is the work budget (products section).']
     : [];
+  // Bare Fastify's own p99 over its mean: the spread this load generator and machine add to any server.
+  const spread = base.p99Ms / ((connections / base.requestsPerSec) * 1000);
+  const needed = (connections * 1000 * spread) / p99GoalMs;
   return [
     ...cpu,
     `At ${connections} connections the mean response time is ${connections} / requests per second: ${fmt((connections / x.requestsPerSec) * 1000, 1)} ms here, so a p99 of`,
-    `${p99GoalMs} ms or less needs more than ${fmt((connections * 1000) / p99GoalMs)} requests/s before any spread.`,
+    `${p99GoalMs} ms or less needs more than ${fmt((connections * 1000) / p99GoalMs)} requests/s before any spread; with bare Fastify's own spread in this run (p99 ${fmt(spread, 1)}x its mean)`,
+    `about ${fmt(needed)} requests/s, ${fmt(needed / base.requestsPerSec, 2)} of bare Fastify.`,
   ];
 }
 
