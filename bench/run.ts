@@ -77,10 +77,10 @@ function workBudgetText(r: ProductsBench): string[] {
  * What a route costs over bare Fastify, and what its p99 goal asks of throughput: with every connection always busy
  * (a closed loop), the mean wait is connections / requests per second (Little's law), and the p99 is above the mean.
  */
-function addedOverBare(what: string, x: LoadResult, base: LoadResult, goal: number, p99GoalMs: number): string[] {
+function addedOverBare(what: string, x: LoadResult, base: LoadResult, goal: number, p99GoalMs: number, budgetAt: string): string[] {
   const connections = 50;
   const cpu = x.cpuUsPerRequest !== undefined && base.cpuUsPerRequest !== undefined
-    ? [`${what[0]?.toUpperCase()}${what.slice(1)} cost ${fmt(x.cpuUsPerRequest)} µs of server CPU against bare Fastify's ${fmt(base.cpuUsPerRequest)}; what the ratio goal ${fmt(goal, 2)} leaves`, 'for the difference is the work budget (products section).']
+    ? [`${what[0]?.toUpperCase()}${what.slice(1)} cost ${fmt(x.cpuUsPerRequest)} µs of server CPU against bare Fastify's ${fmt(base.cpuUsPerRequest)}; what the ratio goal ${fmt(goal, 2)} leaves`, `for the difference is the work budget (${budgetAt}).`]
     : [];
   // Bare Fastify's own p99 over its mean: the spread this load generator and machine add to any server.
   const spread = base.p99Ms / ((connections / base.requestsPerSec) * 1000);
@@ -133,7 +133,7 @@ if (wanted('products')) {
       `Ratio ${fmt(r.ratio, 2)} on SQLite (goal >= 0.50: ${verdict(r.ratio >= 0.5)}; aim 0.70: ${r.ratio >= 0.7 ? 'reached' : 'not reached'});`,
       `p99 ${r.gateway.p99Ms} ms (goal <= 5 ms: ${verdict(p99Ok)}). The gateway's /healthz reaches ${fmt(r.healthzRatio, 2)} of bare Fastify`,
       `with request ids, metrics and the access log alone (goal >= 0.80: ${verdict(r.healthzRatio >= 0.8)}).`,
-      ...addedOverBare('a product read', r.gateway, r.baseline, 0.5, 5),
+      ...addedOverBare('a product read', r.gateway, r.baseline, 0.5, 5, 'below'),
       ...(pg
         ? [
             `On PostgreSQL: ${fmt(pg.ratio, 2)} of bare Fastify, p99 ${pg.result.p99Ms} ms, ${us(pg.result.cpuUsPerRequest)} µs of gateway CPU and`,
@@ -189,7 +189,7 @@ if (wanted('orders')) {
       '',
       `Ratio ${fmt(r.ratio, 3)} on SQLite (goal >= 0.12: ${verdict(r.ratio >= 0.12)}); p99 ${r.gateway.p99Ms} ms (goal <= 15 ms: ${verdict(p99Ok)}).`,
       `The hub simulator holds ${fmt(r.hubEvents)} order.created events afterwards (warm-up included).`,
-      ...addedOverBare('an order', r.gateway, r.baseline, 0.12, 15),
+      ...addedOverBare('an order', r.gateway, r.baseline, 0.12, 15, 'products section'),
       '',
       `**Floor.** An order's own writes alone, straight on better-sqlite3 with statements prepared once (the catalog read of its 3 SKUs, the order`,
       `row, 3 lines, the outbox row; ${floor.perCommit} orders a transaction at \`synchronous = FULL\`, in one thread with nothing else running):`,
