@@ -25,13 +25,13 @@ export interface AppOptions {
   logger?: false | { level: string; stream?: NodeJS.WritableStream };
 }
 
+/** The longest a log line waits in the buffered stream. */
+const LOG_FLUSH_MS = 1000;
+
 /**
  * Paths that must never reach a log line in clear. Named one by one: a wildcard path (`*.password`) makes pino
  * walk every logged object and cost four times as much per line.
  */
-/** The longest a log line waits in the buffered stream. */
-const LOG_FLUSH_MS = 1000;
-
 const REDACT = [
   'req.headers.authorization',
   'req.headers["x-portal-key"]',
