@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -49,7 +49,11 @@ app.get('/floor/frame', (request, reply) => {
 });
 
 // A product row in a WAL file, read by primary key inside one read transaction per event-loop turn, as the gateway reads.
-const db = new SQLite(join(mkdtempSync(join(tmpdir(), 'gw-floor-')), 'floor.sqlite'));
+const floorDir = mkdtempSync(join(tmpdir(), 'gw-floor-'));
+const db = new SQLite(join(floorDir, 'floor.sqlite'));
+// The bench stops this server with SIGTERM: exit through 'exit' so the floor's file goes with it.
+process.once('SIGTERM', () => process.exit(0));
+process.once('exit', () => rmSync(floorDir, { recursive: true, force: true }));
 db.pragma('journal_mode = WAL');
 db.exec('create table products (org_id text, sku_lower text, sku text, name text, stock_qty integer, updated_at text, primary key (org_id, sku_lower))');
 db.prepare('insert into products values (?, ?, ?, ?, ?, ?)').run('org', 'bench-225-45r17', 'BENCH-225-45R17', 'Bench', 40, new Date().toISOString());

@@ -92,7 +92,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS,
     synchronous: config.SQLITE_SYNCHRONOUS,
     poolSize: config.DATABASE_POOL_SIZE,
-    ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}) });
+    ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}),
+  });
   await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
     if (opts.migrate ?? true) await migrateToLatest(database.db, modules);
     else await sql`select 1`.execute(database.db);

@@ -20,8 +20,9 @@ export function preparedStatementName(sql: string): string | undefined {
 /**
  * A query built and compiled once per database instead of on every call: Kysely's building and compiling cost more
  * than a primary-key read. The query is built with a stand-in for each named value; a call binds the real values in
- * their place, so every call must name the same values (a row always has all its columns; undefined is refused). The SQL text is the same each time, so SQLite's driver reuses its prepared statement and PostgreSQL
- * parses and plans it once per connection (a named statement, see `preparedStatementName`).
+ * their place, so every call must name the same values (a row always has all its columns; undefined is refused). The
+ * SQL text is the same each time, so SQLite's driver reuses its prepared statement and PostgreSQL parses and plans it
+ * once per connection (a named statement, see `preparedStatementName`).
  */
 export class PreparedQuery<P extends object, R> {
   private readonly compiled = new WeakMap<DialectAdapter, { query: CompiledQuery<R>; slots: (keyof P | undefined)[] }>();

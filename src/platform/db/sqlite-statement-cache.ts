@@ -5,7 +5,7 @@ const MAX_STATEMENTS = 500;
 
 /**
  * Prepared statements of one connection, by SQL text: preparing costs more than running a point query. Statements
- * are used one at a time (each runs to completion before the next); a streamed query prepares its own.
+ * are used one at a time (each runs to completion before the next; nothing streams, see sqlite-dialect.ts).
  */
 export class StatementCache {
   private readonly cache = new Map<string, Database.Statement>();

@@ -61,12 +61,8 @@ export function logIncomingRequest(log: AccessLogger, request: FastifyRequest): 
 
 /** One access line per request (method, route url, status, time) instead of Fastify's two, `reqId` as a field as above. */
 export function logRequestCompleted(log: AccessLogger, error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-  if (error) {
-    if (log.levelVal > ERROR) return;
-    const ms = Math.round(reply.elapsedTime * 100) / 100;
-    log.error({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms, err: error }, 'request errored');
-  } else if (log.levelVal <= INFO) {
-    const ms = Math.round(reply.elapsedTime * 100) / 100;
-    log.info({ reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms }, 'request completed');
-  }
+  if (log.levelVal > (error ? ERROR : INFO)) return;
+  const fields = { reqId: request.id, method: request.method, url: redactUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 };
+  if (error) log.error({ ...fields, err: error }, 'request errored');
+  else log.info(fields, 'request completed');
 }
