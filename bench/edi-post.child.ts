@@ -22,8 +22,10 @@ const { orgs, apiKeys, products, ediPartners } = gateway.services;
 await orgs.create('bench');
 await ediPartners.create({ org: 'bench', name: 'BuyerCo', isa: 'ZZ/BUYERCO', ourIsa: 'ZZ/TIREGATEWAY' });
 const { key } = await apiKeys.create({ orgSlug: 'bench', scopes: 'all' });
-const auth = { orgId: (await orgs.bySlug('bench')).id, keyId: 'bench', scopes: new Set(['products:write']), source: 'api' as const };
-for (let i = 1; i <= Number(skuCount); i++) await products.create(auth, { sku: `TIRE-225-45R17-${i}`, name: `Tire ${i}`, status: 'active', stock_qty: 100 });
+const orgId = (await orgs.bySlug('bench')).id;
+await gateway.database.db.transaction().execute(async (tx) => {
+  for (let i = 1; i <= Number(skuCount); i++) await products.create(tx, orgId, { sku: `TIRE-225-45R17-${i}`, name: `Tire ${i}`, status: 'active', stock_qty: 100 });
+});
 
 const post = async (body: Buffer, idempotencyKey?: string) => {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'text/plain', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) };

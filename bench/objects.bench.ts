@@ -97,7 +97,7 @@ export async function benchObjectsFilter(opts: { rows?: number; databaseUrl?: st
     const seedStart = performance.now();
     for (let start = 0; start < total; start += 1000) {
       const rows = Array.from({ length: Math.min(1000, total - start) }, (_, i) => row(start + i));
-      await gateway.services.objects.write(auth, 'fitments', { rows });
+      await gateway.database.db.transaction().execute((tx) => gateway.services.objects.write(tx, auth, 'fitments', { rows }));
     }
     const seedMs = performance.now() - seedStart;
     if (postgres) await sql`analyze object_rows`.execute(gateway.database.db);
@@ -110,7 +110,7 @@ export async function benchObjectsFilter(opts: { rows?: number; databaseUrl?: st
       const times: number[] = [];
       for (let i = 0; i < runs + 3; i++) {
         const t = performance.now();
-        returned = (await gateway.services.objects.query(auth, 'fitments', { ...params, limit: '100' })).rows.length;
+        returned = (await gateway.services.objects.query(gateway.database.db, auth, 'fitments', { ...params, limit: '100' })).rows.length;
         if (i >= 3) times.push(performance.now() - t);
       }
       const query = rowsQuery(gateway.database.db, org.id, stored.id, parseFilters(shape, params), undefined, 101);

@@ -122,7 +122,6 @@ async function replay(from: string, to: string, provider: string) {
   global.gc?.();
   const rssBefore = process.memoryUsage().rss;
   const peakBefore = maxRss();
-  const auth = { orgId, keyId: 'bench', scopes: new Set(['telematics:write']), source: 'api' as const };
   const samples: { s: number; rss: number; peakRss: number; events: number }[] = [];
   const start = Date.now();
   let sampling = false;
@@ -135,7 +134,7 @@ async function replay(from: string, to: string, provider: string) {
       sampling = false;
     });
   }, 2000);
-  const result = await gateway.services.polling.replay(auth, id, { from: new Date(from), to: new Date(to) });
+  const result = await gateway.services.polling.replay(orgId, id, { from: new Date(from), to: new Date(to) }, () => Promise.resolve());
   clearInterval(timer);
   const elapsedMs = Date.now() - start;
   return { events: result.events_enqueued, outbox: await outboxEvents(), elapsedMs, rssBefore, peakBefore, peakRss: maxRss(), rssAfter: process.memoryUsage().rss, samples };

@@ -26,7 +26,7 @@ import { resolveGatewaySecret } from './platform/secrets/gateway-secret.js';
 import { type EncryptedColumn, SecretVault } from './platform/secrets/vault.js';
 import type { PageRoute } from './platform/http/html-page.js';
 import type { StaticFile } from './platform/http/static-files.js';
-import { OperationInvoker } from './platform/operations/invoke.js';
+import { type AfterCommitHook, OperationInvoker } from './platform/operations/invoke.js';
 import type { OpenApiTag } from './platform/operations/openapi.js';
 
 /** Everything one process holds: config, database, clock, services. Built once; the app and the CLI share it. */
@@ -71,6 +71,8 @@ export interface GatewayOptions {
   redisKeyPrefix?: string;
   /** The modules to serve; all of them (src/modules/index.ts) unless a test narrows or extends the list. */
   modules?: readonly ModuleDefinition[];
+  /** Tests only: runs after a write commits, before it answers (the exactly-once suite throws there, as a crash). */
+  afterCommit?: AfterCommitHook;
 }
 
 /** Runs a start-up step; a failure closes what is open and becomes one StartupError line naming the dependency. */
@@ -128,7 +130,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     delivery,
     operations: operationsOf(modules, services),
     tags: tagsOf(modules),
-    invoker: new OperationInvoker(new IdempotencyStore(db, clock)),
+    invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
     vault,
     workers,
     retention,

@@ -62,7 +62,7 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
         const org = await gw.services.orgs.bySlug(opts.org);
         const query = listConnectionsQuery.safeParse({ limit: opts.limit });
         if (!query.success) throw invalidInput('--limit must be a whole number from 1 to 200');
-        return gw.services.connections.listOf(org.id, query.data);
+        return gw.services.connections.list(gw.database.db, org.id, query.data);
       });
       print(opts, listed, (l) => table(l.connections, ['id', 'provider', 'status', 'label', 'credentials_hint', 'created_at']));
     }));

@@ -8,15 +8,17 @@ import type { Db } from '../../src/platform/db/schema.js';
 import { AppError } from '../../src/platform/http/errors.js';
 import { IdempotencyStore } from '../../src/platform/operations/idempotency.js';
 import { OperationInvoker } from '../../src/platform/operations/invoke.js';
-import { defineOperation, READ } from '../../src/platform/operations/operation.js';
+import { defineRead } from '../../src/platform/operations/operation.js';
+import type { DeliverAfterCommit } from '../../src/platform/outbox/delivery-worker.js';
 import { clientKinds, type McpTestClient } from './support/mcp-clients.js';
 
-// Read-only operations never reach the idempotency store, so it needs no database here.
-const invoker = new OperationInvoker(new IdempotencyStore({} as unknown as Db, systemClock));
+// Reads open no transaction and never reach the idempotency store or the outbox, so they need no database here.
+const none = {} as unknown as Db;
+const invoker = new OperationInvoker({ db: none, idempotency: new IdempotencyStore(none, systemClock), delivery: {} as unknown as DeliverAfterCommit });
 
 const failing = (name: string, error: () => Error) =>
   toolOf(
-    defineOperation({
+    defineRead({
       name,
       method: 'GET',
       path: `/v1/${name}`,
@@ -27,7 +29,6 @@ const failing = (name: string, error: () => Error) =>
       status: 200,
       returns: 'nothing, ever.',
       errors: {},
-      hints: READ,
       example: { response: { done: true } },
       handle: () => Promise.reject(error()),
     }),

@@ -36,8 +36,16 @@ export interface Harness {
   org(slug: string): Promise<{ id: string; slug: string }>;
   key(orgSlug: string, scopes: string, opts?: { expiresIn?: string; rateLimit?: number }): Promise<CreatedKey>;
   request(opts: InjectOptions & { key?: string }): Promise<LightMyRequestResponse & { body: string; json<T = Record<string, unknown>>(): T }>;
+  /**
+   * The next call of this operation "dies" right after its unit of work commits (or its refusal is settled), before
+   * anything answers: the invoker's after-commit hook throws, as a crash would end the process there.
+   */
+  crashAfterCommit(operation: string): void;
   close(): Promise<void>;
 }
+
+/** What a call armed with crashAfterCommit fails with, in place of its answer. */
+export const CRASH_MESSAGE = 'process died after commit';
 
 /** The operator token every harness has (so operator routes exist); `env: { GATEWAY_ADMIN_TOKEN: undefined }` removes it. */
 export const HARNESS_ADMIN_TOKEN = 'harness-admin-token-0123456789';
@@ -90,8 +98,12 @@ export async function startHarness(dialect: DialectName, opts: HarnessOptions = 
     ...opts.env,
   });
   const redisKeyPrefix = `test:${randomBytes(6).toString('hex')}:`;
+  const armed = new Set<string>();
   const gateway = await createGateway(config, {
     clock,
+    afterCommit: (op) => {
+      if (armed.delete(op.name)) throw new Error(`${CRASH_MESSAGE} (${op.name})`);
+    },
     ...(databaseSchema ? { databaseSchema } : {}),
     redisKeyPrefix,
     ...(opts.modules ? { modules: opts.modules } : {}),
@@ -122,6 +134,7 @@ export async function startHarness(dialect: DialectName, opts: HarnessOptions = 
       const res = await app.inject({ ...inject, headers });
       return Object.assign(res, { json: <T>() => JSON.parse(res.body) as T });
     },
+    crashAfterCommit: (operation) => void armed.add(operation),
     close: async () => {
       await app.close();
       await gateway.close();

@@ -3,7 +3,7 @@ import { auditEventSchema, listAuditQuery } from '../../platform/audit/audit.sch
 import type { AuditService } from '../../platform/audit/audit.service.js';
 import type { ApiKeysService } from '../../platform/auth/api-keys.service.js';
 import { actorOf } from '../../platform/auth/scopes.js';
-import { defineOperation, DOOR_SCOPE, OPERATOR_NOT_A_TOOL, type Operation, type OperationHints, READ } from '../../platform/operations/operation.js';
+import { defineRead, defineSteps, DOOR_SCOPE, type Operation, type OperationHints, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { createdKeySchema, createKeyBody, createOrgBody, keyParams, keySchema, listKeysQuery, listOrgsQuery, orgSchema, orgsPage, rotateKeyBody } from './admin.schemas.js';
 
@@ -36,7 +36,7 @@ const exampleCreated = { id: exampleKey.id, key: 'trk_live_3q9v6t5r4p2n1b0a8d7k3
 /** The operator's organisations, API keys and audit trail (/admin/v1), the same as `./bin/gateway orgs|keys|audit`. */
 export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices): Operation[] {
   return [
-    defineOperation({
+    defineSteps({
       ...operator,
       name: 'orgs_create',
       method: 'POST',
@@ -51,9 +51,9 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       errors: { conflict: 'An organisation with this slug exists.' },
       hints: ISSUES,
       example: { body: { slug: 'acme', name: 'Acme Tires' }, response: { org: exampleOrg } },
-      handle: (auth, { body }) => orgs.create(body.slug, body.name, actorOf(auth)),
+      handle: ({ auth }, { body }) => orgs.create(body.slug, body.name, actorOf(auth)),
     }),
-    defineOperation({
+    defineRead({
       ...operator,
       name: 'orgs_list',
       method: 'GET',
@@ -65,11 +65,10 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       status: 200,
       returns: 'one page of organisations.',
       errors: {},
-      hints: READ,
       example: { query: { limit: '50' }, response: { orgs: [exampleOrg], next_cursor: null } },
-      handle: (_auth, { query }) => orgs.page(query),
+      handle: (_ctx, { query }) => orgs.page(query),
     }),
-    defineOperation({
+    defineSteps({
       ...operator,
       name: 'keys_create',
       method: 'POST',
@@ -86,13 +85,13 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       errors: { not_found: 'No organisation with this slug.' },
       hints: ISSUES,
       example: { body: { org: 'acme', scopes: ['orders:read', 'products:read'], name: 'hub sync' }, response: { key: exampleCreated } },
-      handle: (auth, { body }) =>
+      handle: ({ auth }, { body }) =>
         apiKeys.create(
           { orgSlug: body.org, scopes: body.scopes.join(','), name: body.name, expiresIn: body.expires_in, rateLimit: body.rate_limit_per_minute },
           actorOf(auth),
         ),
     }),
-    defineOperation({
+    defineRead({
       ...operator,
       name: 'keys_list',
       method: 'GET',
@@ -104,11 +103,10 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       status: 200,
       returns: 'one page of keys.',
       errors: { not_found: 'No organisation with this slug.' },
-      hints: READ,
       example: { query: { org: 'acme' }, response: { keys: [exampleKey], next_cursor: null } },
-      handle: (_auth, { query }) => apiKeys.list(query),
+      handle: (_ctx, { query }) => apiKeys.list(query),
     }),
-    defineOperation({
+    defineSteps({
       ...operator,
       name: 'keys_revoke',
       method: 'POST',
@@ -123,9 +121,9 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       errors: { not_found: 'No key with this id.' },
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
       example: { params: { id: exampleKey.id }, response: { key: { id: exampleKey.id, revoked_at: '2026-06-02T09:30:00.000Z' } } },
-      handle: (auth, { params }) => apiKeys.revoke(params.id, actorOf(auth)),
+      handle: ({ auth }, { params }) => apiKeys.revoke(params.id, actorOf(auth)),
     }),
-    defineOperation({
+    defineSteps({
       ...operator,
       name: 'keys_rotate',
       method: 'POST',
@@ -147,9 +145,9 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
         body: { grace: '24h' },
         response: { key: { ...exampleCreated, id: 'key_01jx2q0b5d7f9h1k3m5p7r9t1v', old_key_expires_at: '2026-06-02T12:00:00.000Z' } },
       },
-      handle: (auth, { params, body }) => apiKeys.rotate(params.id, body.grace, actorOf(auth)),
+      handle: ({ auth }, { params, body }) => apiKeys.rotate(params.id, body.grace, actorOf(auth)),
     }),
-    defineOperation({
+    defineRead({
       ...operator,
       name: 'audit_list',
       method: 'GET',
@@ -163,7 +161,6 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       status: 200,
       returns: 'one page of audit events, newest first.',
       errors: { not_found: 'No organisation with this slug.' },
-      hints: READ,
       example: {
         query: { org: 'acme', limit: '20' },
         response: {
@@ -173,7 +170,7 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
           next_cursor: null,
         },
       },
-      handle: (_auth, { query }) => audit.list(query),
+      handle: (_ctx, { query }) => audit.list(query),
     }),
   ];
 }

@@ -12,6 +12,6 @@ export const inventoryModule: ModuleDefinition = {
   name: 'inventory',
   tag: { name: 'inventory', description: 'Stock levels reported by partners: applied to the catalog and forwarded to the hub.' },
   // No tables of its own: stock levels are the catalog's (products), and every report goes to the hub.
-  services: ({ db, clock, delivery, services }) => ({ inventory: new InventoryService(db, clock, services.products, delivery) }),
+  services: ({ clock, services }) => ({ inventory: new InventoryService(clock, services.products) }),
   operations: (services) => inventoryOperations(services.inventory),
 };

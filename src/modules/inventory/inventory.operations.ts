@@ -1,11 +1,11 @@
-import { defineOperation, type Operation } from '../../platform/operations/operation.js';
+import { defineWrite, type Operation } from '../../platform/operations/operation.js';
 import { inventoryUpdateInput, inventoryUpdateResult } from './inventory.schemas.js';
-import type { InventoryService } from './inventory.service.js';
+import { inventoryDelivered, type InventoryService } from './inventory.service.js';
 
 /** The inventory operations: each one REST route, one MCP tool and one OpenAPI operation. */
 export function inventoryOperations(inventory: InventoryService): Operation[] {
   return [
-    defineOperation({
+    defineWrite({
       name: 'inventory_update',
       method: 'POST',
       path: '/v1/inventory',
@@ -30,7 +30,8 @@ export function inventoryOperations(inventory: InventoryService): Operation[] {
         body: { rows: [{ sku: 'MICH-225-45R17', qty: 24 }, { sku: 'CONT-205-55R16', qty: 0 }] },
         response: { queued: true, delivery_id: 'evt_01jxq4m8k2n7p3r5t9v1w6y0zb', delivery_status: 'queued', applied: 1, unknown_skus: ['CONT-205-55R16'] },
       },
-      handle: (auth, { body }) => inventory.update(auth, body),
+      handle: ({ tx, orgId }, { body }) => inventory.update(tx, orgId, body),
+      afterDelivery: inventoryDelivered,
     }),
   ];
 }

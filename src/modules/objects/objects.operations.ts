@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
 import { invalidInput } from '../../platform/http/errors.js';
-import { defineOperation, READ, type Operation, type OperationScope, type RequestParts } from '../../platform/operations/operation.js';
+import { defineRead, defineWrite, type Operation, type OperationScope, type RequestParts } from '../../platform/operations/operation.js';
 import {
   objectParams,
   objectRowSchema,
@@ -81,7 +81,7 @@ const rowsOut = z.array(objectRowSchema).describe('the rows, each with every fie
 /** The operator-defined object operations: each one REST route, one MCP tool and one OpenAPI operation. */
 export function objectsOperations(objects: ObjectsService): Operation[] {
   return [
-    defineOperation({
+    defineRead({
       name: 'objects_list_definitions',
       method: 'GET',
       path: '/v1/objects',
@@ -97,11 +97,10 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
       status: 200,
       returns: 'the objects this key can read.',
       errors: {},
-      hints: READ,
       example: { response: { objects: [exampleObject] } },
-      handle: (auth) => objects.readable(auth),
+      handle: ({ db, auth }) => objects.readable(db, auth),
     }),
-    defineOperation({
+    defineRead({
       name: 'objects_query',
       method: 'GET',
       path: '/v1/objects/:object',
@@ -120,7 +119,6 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
       status: 200,
       returns: 'one page of matching rows.',
       errors: { not_found: 'No object with this key in your organisation (answered before the scope is checked).' },
-      hints: READ,
       example: {
         params: { object: 'fitments' },
         query: { make: 'Audi', year: '2020', limit: '20' },
@@ -133,12 +131,12 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
           "REST's query string is open-ended (every parameter but limit and cursor filters on one of the object's own fields), " +
           'which cannot merge into a strict argument object; MCP takes the filters as one typed `filters` object instead.',
       },
-      handle: (auth, { params, query }) => {
+      handle: ({ db, auth }, { params, query }) => {
         const { limit, cursor, ...filters } = query;
-        return objects.query(auth, params.object, { ...filters, limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });
+        return objects.query(db, auth, params.object, { ...filters, limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });
       },
     }),
-    defineOperation({
+    defineWrite({
       name: 'objects_write',
       method: 'POST',
       path: '/v1/objects/:object',
@@ -168,7 +166,7 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
         body: { rows: [{ fitment_id: 'AUDI-A4-2020-17', make: 'Audi', year: 2020, oe: true, season: 'summer' }] },
         response: { written: 1, rows: [exampleFitment] },
       },
-      handle: (auth, { params, body }) => objects.write(auth, params.object, body),
+      handle: ({ tx, auth }, { params, body }) => objects.write(tx, auth, params.object, body),
     }),
   ];
 }

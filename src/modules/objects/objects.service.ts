@@ -2,11 +2,11 @@ import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
 import { hasScope, requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db } from '../../platform/db/schema.js';
-import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
+import type { Db, Executor, Tx } from '../../platform/db/schema.js';
+import { AppError, conflict, notFound, unprocessable } from '../../platform/http/errors.js';
+import { invalidFromIssues } from '../../platform/http/issues.js';
 import { decodeCursor, limitParam, page } from '../../platform/http/pagination.js';
 import { newId } from '../../platform/ids.js';
-import { recordOutcome } from '../../platform/operations/idempotency.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { assignSlots, keyValueOf, type SlotMap, slotValuesOf } from './field-slots.js';
 import { parseFilters } from './filters.js';
@@ -65,10 +65,6 @@ function load(row: repo.DefinitionRow): LoadedObject {
   };
 }
 
-function describeIssues(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-}
-
 /** Operator-defined objects: definitions (CLI) and their rows (REST and MCP, per-object scopes). */
 export class ObjectsService {
   constructor(
@@ -81,10 +77,7 @@ export class ObjectsService {
   async define(orgSlug: string, raw: unknown): Promise<DefineResult> {
     const org = await this.orgs.bySlug(orgSlug);
     const parsed = definitionInput.safeParse(raw);
-    if (!parsed.success) {
-      const details = describeIssues(parsed.error);
-      throw invalidInput(`invalid object definition: ${details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`, details);
-    }
+    if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'object definition');
     const input = parsed.data;
     const keyField = input.key_field ?? null;
     const at = this.clock.now().toISOString();
@@ -132,30 +125,34 @@ export class ObjectsService {
     return { ...load(row).view, row_count: await repo.countRows(this.db, org.id, row.id) };
   }
 
-  /** GET /v1/objects/:object: equality filters on filterable fields (ANDed), id order, cursor paging. */
+  /**
+   * GET /v1/objects/:object: equality filters on filterable fields (ANDed), id order, cursor paging. Takes the caller's
+   * grants: each object names its own read scope, so the scope is checked here, per object, after the 404.
+   */
   async query(
+    db: Executor,
     auth: AuthContext,
     key: string,
     params: Record<string, string | string[]>,
   ): Promise<{ rows: ObjectRow[]; next_cursor: string | null }> {
-    const object = await this.object(auth.orgId, key);
+    const object = await this.object(db, auth.orgId, key);
     requireScope(auth, object.view.read_scope);
     const { limit, cursor, ...filterParams } = params;
     const paging = pageQuery.safeParse({ limit, cursor });
-    if (!paging.success) {
-      const details = describeIssues(paging.error);
-      throw invalidInput(`invalid query: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
-    }
+    if (!paging.success) throw invalidFromIssues(paging.error.issues, 'query');
     const filters = parseFilters(object, filterParams);
     const after = decodeCursor(paging.data.cursor, cursorSchema);
-    const rows = await repo.rowsQuery(this.db, auth.orgId, object.id, filters, after?.i, paging.data.limit + 1).execute();
+    const rows = await repo.rowsQuery(db, auth.orgId, object.id, filters, after?.i, paging.data.limit + 1).execute();
     const { items, next_cursor } = page(rows, paging.data.limit, (r) => ({ i: Number(r.id) }));
     return { rows: items.map((r) => toWireRow(object.fields, JSON.parse(r.data) as ObjectRow)), next_cursor };
   }
 
-  /** POST /v1/objects/:object: every row valid or nothing written; rows upsert on the key field when there is one. */
-  async write(auth: AuthContext, key: string, input: WriteRowsInput): Promise<{ written: number; rows: ObjectRow[] }> {
-    const object = await this.object(auth.orgId, key);
+  /**
+   * POST /v1/objects/:object: every row valid or nothing written; rows upsert on the key field when there is one. Takes
+   * the caller's grants for the object's own write scope, checked here after the 404.
+   */
+  async write(tx: Tx, auth: AuthContext, key: string, input: WriteRowsInput): Promise<{ written: number; rows: ObjectRow[] }> {
+    const object = await this.object(tx, auth.orgId, key);
     const writeScope = object.view.write_scope;
     if (writeScope === null) {
       throw new AppError('method_not_allowed', `object ${key} is read-only`, undefined, { allow: 'GET' });
@@ -165,33 +162,28 @@ export class ObjectsService {
     if (errors.length > 0) throw rowsRefused(errors, input.rows.length);
 
     const at = this.clock.now().toISOString();
-    const answer = { written: rows.length, rows: rows.map((r) => toWireRow(object.fields, r)) };
-    await this.db.transaction().execute(async (tx) => {
-      const reserved = await repo.reserveRowIds(tx, auth.orgId, object.id, rows.length);
-      if (!reserved || reserved.version !== object.view.version) {
-        throw conflict(`object ${key} was redefined while writing; nothing was written, send the rows again`);
-      }
-      const first = reserved.last_row_id - rows.length + 1;
-      const stored = rows.map((row, i): repo.StoredRow => ({
-        object_id: object.id,
-        id: first + i,
-        org_id: auth.orgId,
-        key_value: keyValueOf(row, object.key_field),
-        data: JSON.stringify(row),
-        created_at: at,
-        updated_at: at,
-        ...slotValuesOf(row, object.slots),
-      }));
-      await repo.writeRows(tx, stored, object.key_field !== null);
-      // Commits with the rows: a retry with the same idempotency key replays this answer, even after a crash.
-      await recordOutcome(tx, answer);
-    });
-    return answer;
+    const reserved = await repo.reserveRowIds(tx, auth.orgId, object.id, rows.length);
+    if (!reserved || reserved.version !== object.view.version) {
+      throw conflict(`object ${key} was redefined while writing; nothing was written, send the rows again`);
+    }
+    const first = reserved.last_row_id - rows.length + 1;
+    const stored = rows.map((row, i): repo.StoredRow => ({
+      object_id: object.id,
+      id: first + i,
+      org_id: auth.orgId,
+      key_value: keyValueOf(row, object.key_field),
+      data: JSON.stringify(row),
+      created_at: at,
+      updated_at: at,
+      ...slotValuesOf(row, object.slots),
+    }));
+    await repo.writeRows(tx, stored, object.key_field !== null);
+    return { written: rows.length, rows: rows.map((r) => toWireRow(object.fields, r)) };
   }
 
   /** GET /v1/objects: the objects this key may read, each with the JSON Schema its rows follow. */
-  async readable(auth: AuthContext): Promise<ReadableObject[]> {
-    const all = (await repo.listDefinitions(this.db, auth.orgId)).map(load);
+  async readable(db: Executor, auth: AuthContext): Promise<ReadableObject[]> {
+    const all = (await repo.listDefinitions(db, auth.orgId)).map(load);
     return all
       .filter((o) => hasScope(auth, o.view.read_scope))
       .map((o) => ({
@@ -206,8 +198,8 @@ export class ObjectsService {
   }
 
   /** The org's object by key; unknown (or another org's) is a 404 before any scope is checked. */
-  private async object(orgId: string, key: string): Promise<LoadedObject> {
-    const row = await repo.findDefinition(this.db, orgId, key);
+  private async object(db: Executor, orgId: string, key: string): Promise<LoadedObject> {
+    const row = await repo.findDefinition(db, orgId, key);
     if (!row) throw notFound(`object ${key}`);
     return load(row);
   }

@@ -16,6 +16,6 @@ export const ordersModule: ModuleDefinition = {
     name: 'orders',
     description: 'Sales orders: lines priced against the catalog, a status workflow, and every creation and change forwarded to the hub.',
   },
-  services: ({ db, clock, delivery, services }) => ({ orders: new OrdersService(db, clock, services.products, delivery, services.deliveries) }),
+  services: ({ clock, services }) => ({ orders: new OrdersService(clock, services.products, services.deliveries) }),
   operations: (services) => ordersOperations(services.orders),
 };

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { defineOperation, READ, type Operation } from '../../platform/operations/operation.js';
+import { defineRead, defineWrite, type Operation } from '../../platform/operations/operation.js';
 import { createOrderInput, listOrdersQuery, orderRefParams, orderSchema, setStatusInput } from './orders.schemas.js';
-import type { OrdersService } from './orders.service.js';
+import { orderDelivered, type OrdersService } from './orders.service.js';
+import { keyDoorOf } from '../../platform/auth/scopes.js';
 
 const orderOut = z.object({ order: orderSchema });
 
@@ -31,7 +32,7 @@ const NO_ORDER = 'No order with this id or PO number in your organisation.';
 /** The order operations: each one REST route, one MCP tool and one OpenAPI operation. */
 export function ordersOperations(orders: OrdersService): Operation[] {
   return [
-    defineOperation({
+    defineRead({
       name: 'orders_list',
       method: 'GET',
       path: '/v1/orders',
@@ -45,11 +46,10 @@ export function ordersOperations(orders: OrdersService): Operation[] {
       status: 200,
       returns: 'one page of orders, newest first.',
       errors: {},
-      hints: READ,
       example: { query: { status: 'submitted', limit: '20' }, response: { orders: [exampleOrder], next_cursor: null } },
-      handle: (auth, { query }) => orders.list(auth, query),
+      handle: ({ db, orgId }, { query }) => orders.list(db, orgId, query),
     }),
-    defineOperation({
+    defineRead({
       name: 'orders_get',
       method: 'GET',
       path: '/v1/orders/:id_or_po_number',
@@ -64,11 +64,10 @@ export function ordersOperations(orders: OrdersService): Operation[] {
       status: 200,
       returns: 'the order.',
       errors: { not_found: NO_ORDER },
-      hints: READ,
       example: { params: { id_or_po_number: 'PO-2026-0142' }, response: { order: exampleOrder } },
-      handle: (auth, { params }) => orders.get(auth, params.id_or_po_number),
+      handle: ({ db, orgId }, { params }) => orders.get(db, orgId, params.id_or_po_number),
     }),
-    defineOperation({
+    defineWrite({
       name: 'orders_create',
       method: 'POST',
       path: '/v1/orders',
@@ -97,9 +96,10 @@ export function ordersOperations(orders: OrdersService): Operation[] {
         },
         response: { order: exampleOrder },
       },
-      handle: (auth, { body }) => orders.create(auth, body),
+      handle: ({ tx, orgId, auth }, { body }) => orders.create(tx, orgId, keyDoorOf(auth), body),
+      afterDelivery: orderDelivered,
     }),
-    defineOperation({
+    defineWrite({
       name: 'orders_ack',
       method: 'POST',
       path: '/v1/orders/:id_or_po_number/ack',
@@ -116,9 +116,10 @@ export function ordersOperations(orders: OrdersService): Operation[] {
       errors: { not_found: NO_ORDER, conflict: `${FORBIDDEN_MOVE} Also when another change to the order keeps winning; try again.` },
       hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
       example: { params: { id_or_po_number: 'PO-2026-0142' }, response: { order: exampleConfirmed } },
-      handle: (auth, { params }) => orders.ack(auth, params.id_or_po_number),
+      handle: ({ tx, orgId }, { params }) => orders.ack(tx, orgId, params.id_or_po_number),
+      afterDelivery: orderDelivered,
     }),
-    defineOperation({
+    defineWrite({
       name: 'orders_set_status',
       method: 'PATCH',
       path: '/v1/orders/:id_or_po_number/status',
@@ -158,7 +159,8 @@ export function ordersOperations(orders: OrdersService): Operation[] {
         },
         response: { order: exampleShipped },
       },
-      handle: (auth, { params, body }) => orders.setStatus(auth, params.id_or_po_number, body.status, body.shipment),
+      handle: ({ tx, orgId }, { params, body }) => orders.setStatus(tx, orgId, params.id_or_po_number, body.status, body.shipment),
+      afterDelivery: orderDelivered,
     }),
   ];
 }

@@ -1,16 +1,13 @@
 import { z } from 'zod';
-import type { AuthContext } from '../../platform/auth/scopes.js';
-import { keyDoorOf, requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db, Executor, Tx } from '../../platform/db/schema.js';
+import type { Executor, Tx } from '../../platform/db/schema.js';
 import { conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
+import { errorFromIssues } from '../../platform/http/issues.js';
 import { decodeCursor, page } from '../../platform/http/pagination.js';
 import { newId } from '../../platform/ids.js';
 import { fromUnits, lineTotalUnits, toUnits } from '../../platform/money.js';
 import { type DeliveriesService, type PublicDelivery, toPublicDelivery } from '../../platform/outbox/deliveries.service.js';
-import type { DeliverAfterCommit } from '../../platform/outbox/delivery-worker.js';
-import { recordOutcome } from '../../platform/operations/idempotency.js';
-import { type DeliveryLease, enqueueHubEvent, HUB_DESTINATION } from '../../platform/outbox/outbox.js';
+import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { Product } from '../products/products.schemas.js';
 import type { ProductsService } from '../products/products.service.js';
 import { canMove, nextStatuses, type OrderStatus, type TargetStatus } from './order-status.js';
@@ -158,8 +155,7 @@ function toOrderData(row: repo.OrderRow, lines: repo.OrderLineRow[]): OrderData 
 function ediValid<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const details = parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
-  throw unprocessable(`invalid order: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details);
+  throw errorFromIssues('unprocessable', parsed.error.issues, 'order');
 }
 
 /** A committed order's event that the outbox no longer holds was delivered, then purged (retention keeps all others). */
@@ -169,15 +165,18 @@ function withDelivery(data: OrderData, delivery: PublicDelivery | undefined): Or
   return { ...data, delivery: delivery ?? toPublicDelivery(undefined) };
 }
 
+/** The order once its hub event was tried right after commit. */
+export function orderDelivered(order: Order, delivery: PublicDelivery): Order {
+  return { ...order, delivery };
+}
+
 /** The org-scoped order resource layer behind REST, MCP and EDI. */
 export class OrdersService {
   private readonly listeners: OrderStatusListener[] = [];
 
   constructor(
-    private readonly db: Db,
     private readonly clock: Clock,
     private readonly products: ProductsService,
-    private readonly deliveries: DeliverAfterCommit,
     private readonly deliveryStates: DeliveriesService,
   ) {}
 
@@ -186,55 +185,38 @@ export class OrdersService {
     this.listeners.push(listener);
   }
 
-  async list(auth: AuthContext, query: ListOrdersQuery): Promise<{ orders: Order[]; next_cursor: string | null }> {
-    requireScope(auth, 'orders:read');
+  async list(db: Executor, orgId: string, query: ListOrdersQuery): Promise<{ orders: Order[]; next_cursor: string | null }> {
     const after = decodeCursor(query.cursor, cursorSchema);
-    const rows = await repo.listOrders(this.db, auth.orgId, {
+    const rows = await repo.listOrders(db, orgId, {
       ...(query.status ? { status: query.status } : {}),
       ...(after ? { before: { createdAt: after.c, id: after.i } } : {}),
       limit: query.limit + 1,
     });
     const { items, next_cursor } = page(rows, query.limit, (row) => ({ c: row.created_at, i: row.id }));
-    return { orders: await this.present(this.db, auth.orgId, items), next_cursor };
+    return { orders: await this.present(db, orgId, items), next_cursor };
   }
 
-  async get(auth: AuthContext, idOrPoNumber: string): Promise<Order> {
-    requireScope(auth, 'orders:read');
-    const row = await repo.findOrder(this.db, auth.orgId, idOrPoNumber);
+  async get(db: Executor, orgId: string, idOrPoNumber: string): Promise<Order> {
+    const row = await repo.findOrder(db, orgId, idOrPoNumber);
     if (!row) throw notFound(`order ${idOrPoNumber}`);
-    const [order] = await this.present(this.db, auth.orgId, [row]);
+    const [order] = await this.present(db, orgId, [row]);
     if (!order) throw notFound(`order ${idOrPoNumber}`);
     return order;
   }
 
-  async create(auth: AuthContext, input: CreateOrderInput): Promise<Order> {
-    requireScope(auth, 'orders:write');
-    const order = await this.build(this.db, auth.orgId, keyDoorOf(auth), input);
-    await this.db.transaction().execute(async (tx) => {
-      await this.save(tx, order, this.deliveries.leaseForNow(HUB_DESTINATION));
-      // The answer as it stands at commit (delivery queued): what a retry after a crash replays.
-      await recordOutcome(tx, withDelivery(order.data, undefined));
-    });
-    return this.afterCreate(order);
-  }
-
   /**
-   * For EDI: creates an order with source `edi` (up to 10,000 lines). Inside the caller's transaction
-   * when `tx` is given (the worker delivers the event after that commits); otherwise in its own, with
-   * an immediate delivery attempt. Bad input throws 422 with details, a used PO number 409; both before anything
-   * is written, so the caller's transaction stays usable. Lines judged already (`priced`) are not looked up again.
+   * Creates an order in the caller's transaction, its hub event with it; the answer shows that event queued. An `edi`
+   * order (up to 10,000 lines) is checked against the EDI rules here, a 422 listing every issue; lines judged already
+   * (`priced`, judgeLines) are not looked up again. A used PO number is a 409. Both are thrown before anything is
+   * written, so the caller's transaction stays usable.
    */
-  async createFromEdi(orgId: string, input: CreateOrderInput | PricedOrderInput, tx?: Tx): Promise<Order> {
+  async create(tx: Tx, orgId: string, source: OrderSource, input: CreateOrderInput | PricedOrderInput): Promise<Order> {
     const order =
       'priced' in input
-        ? this.assemble(orgId, 'edi', ediValid(ediPricedOrderInput, input), input.priced)
-        : await this.build(tx ?? this.db, orgId, 'edi', ediValid(ediOrderInput, input));
-    if (tx) {
-      await this.save(tx, order);
-      return withDelivery(order.data, undefined);
-    }
-    await this.db.transaction().execute((t) => this.save(t, order, this.deliveries.leaseForNow(HUB_DESTINATION)));
-    return this.afterCreate(order);
+        ? this.assemble(orgId, source, ediValid(ediPricedOrderInput, input), input.priced)
+        : await this.build(tx, orgId, source, source === 'edi' ? ediValid(ediOrderInput, input) : input);
+    await this.save(tx, order);
+    return withDelivery(order.data, undefined);
   }
 
   /** Reads the catalog once for all the lines and gives each its verdict, in the order given. */
@@ -248,23 +230,16 @@ export class OrdersService {
   }
 
   /** submitted -> confirmed; a confirmed order stays as it is; any other state -> 409. */
-  ack(auth: AuthContext, idOrPoNumber: string): Promise<Order> {
-    return this.setStatus(auth, idOrPoNumber, 'confirmed');
+  ack(tx: Tx, orgId: string, idOrPoNumber: string): Promise<Order> {
+    return this.setStatus(tx, orgId, idOrPoNumber, 'confirmed');
   }
 
-  async setStatus(auth: AuthContext, idOrPoNumber: string, to: TargetStatus, shipment?: ShipmentInput): Promise<Order> {
-    requireScope(auth, 'orders:write');
+  /** A change's new event shows queued; a no-op shows the delivery of the order's last event as it stands. */
+  async setStatus(tx: Tx, orgId: string, idOrPoNumber: string, to: TargetStatus, shipment?: ShipmentInput): Promise<Order> {
     if (shipment !== undefined && to !== 'shipped') throw invalidInput(`shipment: only a move to shipped carries a shipment, not one to ${to}`);
-    const { data, lastEventId, changed, atCommit } = await this.db.transaction().execute(async (tx) => {
-      const moved = await this.move(tx, auth.orgId, idOrPoNumber, to, shipment);
-      // A change's new event is queued; a no-op shows the delivery of the order's last event as it stands.
-      const delivery = moved.changed ? undefined : ((await this.deliveryStates.publicStates(tx, [moved.lastEventId])).get(moved.lastEventId) ?? DELIVERED_AND_PURGED);
-      const answer = withDelivery(moved.data, delivery);
-      await recordOutcome(tx, answer);
-      return { ...moved, atCommit: answer };
-    });
-    if (!changed) return atCommit;
-    return withDelivery(data, toPublicDelivery((await this.deliveries.deliverNow([lastEventId])).get(lastEventId)));
+    const moved = await this.move(tx, orgId, idOrPoNumber, to, shipment);
+    if (moved.changed) return withDelivery(moved.data, undefined);
+    return withDelivery(moved.data, (await this.deliveryStates.publicStates(tx, [moved.lastEventId])).get(moved.lastEventId) ?? DELIVERED_AND_PURGED);
   }
 
   private async move(
@@ -297,7 +272,7 @@ export class OrdersService {
         id: eventId,
         at: now,
         data: { order_id: row.id, po_number: row.po_number, from, to, changed_at: at },
-      }, this.deliveries.leaseForNow(HUB_DESTINATION));
+      });
       const change: OrderStatusChange = { orgId, order: data, from, to, units: unitsOf(updated, lines), ...(shipment === undefined ? {} : { shipment }) };
       for (const listener of this.listeners) await listener(tx, change);
       return { data, lastEventId: eventId, changed: true };
@@ -366,21 +341,12 @@ export class OrdersService {
     return { row, lines, data: toOrderData(row, lines) };
   }
 
-  /**
-   * The order, its lines and its hub event: one transaction, so there is never one without the others. The event is
-   * leased to this process when it will be sent right after commit (afterCreate).
-   */
-  private async save(tx: Tx, order: NewOrder, lease?: DeliveryLease): Promise<void> {
+  /** The order, its lines and its hub event: one transaction, so there is never one without the others. */
+  private async save(tx: Tx, order: NewOrder): Promise<void> {
     const { row } = order;
     if (!(await repo.insertOrder(tx, row))) throw conflict(`an order with po_number ${row.po_number} already exists`);
     await repo.insertLines(tx, order.lines);
-    await enqueueHubEvent(tx, { type: 'order.created', orgId: row.org_id, id: row.last_event_id, at: new Date(row.created_at), data: order.data }, lease);
-  }
-
-  private async afterCreate(order: NewOrder): Promise<Order> {
-    const eventId = order.row.last_event_id;
-    const states = await this.deliveries.deliverNow([eventId]);
-    return withDelivery(order.data, toPublicDelivery(states.get(eventId)));
+    await enqueueHubEvent(tx, { type: 'order.created', orgId: row.org_id, id: row.last_event_id, at: new Date(row.created_at), data: order.data });
   }
 
   private async present(db: Executor, orgId: string, rows: repo.OrderRow[]): Promise<Order[]> {

@@ -20,7 +20,7 @@ export const portalModule: ModuleDefinition = {
       'listed origins only: catalog availability (never quantities, bins or prices), warranty claims filed and looked up ' +
       'by customers; and the operator issuing and revoking those keys.',
   },
-  services: ({ db, services: { products, warranty } }) => ({ portal: new PortalService(db, products, warranty) }),
+  services: ({ services: { products, warranty } }) => ({ portal: new PortalService(products, warranty) }),
   files: widgetFiles,
   operations: (services) => [...portalOperations(services.portal), ...portalKeysOperations(services.portalKeys)],
 };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { createPortalKeyInput, listPortalKeysQuery, portalKeyParams, portalKeySchema } from '../../platform/auth/portal-key.schemas.js';
 import type { PortalKeysService } from '../../platform/auth/portal-keys.service.js';
 import { actorOf } from '../../platform/auth/scopes.js';
-import { defineOperation, DOOR_SCOPE, OPERATOR_NOT_A_TOOL, type Operation, READ } from '../../platform/operations/operation.js';
+import { defineRead, defineSteps, DOOR_SCOPE, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
 
 const exampleKey = {
   id: 'pkey_01jx2m8d7k3q9v6t5r4p2n1b0a',
@@ -20,7 +20,7 @@ const exampleKey = {
 /** The operator's portal key operations (/admin/v1/portal-keys), the same as `./bin/gateway portal-keys`. */
 export function portalKeysOperations(portalKeys: PortalKeysService): Operation[] {
   return [
-    defineOperation({
+    defineSteps({
       name: 'portal_keys_create',
       method: 'POST',
       path: '/admin/v1/portal-keys',
@@ -43,9 +43,9 @@ export function portalKeysOperations(portalKeys: PortalKeysService): Operation[]
         body: { org: 'acme', dealer: 'Springfield Tire & Auto', origins: ['https://springfieldtire.example', 'https://www.springfieldtire.example'] },
         response: { portal_key: { ...exampleKey, key: 'pk_portal_dealer_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n1b' } },
       },
-      handle: (auth, { body }) => portalKeys.create(body, actorOf(auth)),
+      handle: ({ auth }, { body }) => portalKeys.create(body, actorOf(auth)),
     }),
-    defineOperation({
+    defineRead({
       name: 'portal_keys_list',
       method: 'GET',
       path: '/admin/v1/portal-keys',
@@ -58,12 +58,11 @@ export function portalKeysOperations(portalKeys: PortalKeysService): Operation[]
       status: 200,
       returns: 'one page of portal keys.',
       errors: { not_found: 'No organisation with this slug.' },
-      hints: READ,
       absent: { mcp: OPERATOR_NOT_A_TOOL },
       example: { query: { org: 'acme' }, response: { portal_keys: [exampleKey], next_cursor: null } },
-      handle: (_auth, { query }) => portalKeys.list(query),
+      handle: (_ctx, { query }) => portalKeys.list(query),
     }),
-    defineOperation({
+    defineSteps({
       name: 'portal_keys_revoke',
       method: 'POST',
       path: '/admin/v1/portal-keys/:id/revoke',
@@ -80,7 +79,7 @@ export function portalKeysOperations(portalKeys: PortalKeysService): Operation[]
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
       absent: { mcp: OPERATOR_NOT_A_TOOL },
       example: { params: { id: exampleKey.id }, response: { portal_key: { ...exampleKey, state: 'revoked', revoked_at: '2026-06-02T09:30:00.000Z' } } },
-      handle: (auth, { params }) => portalKeys.revoke(params.id, actorOf(auth)),
+      handle: ({ auth }, { params }) => portalKeys.revoke(params.id, actorOf(auth)),
     }),
   ];
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, DOOR_SCOPE, type Operation, READ } from '../../platform/operations/operation.js';
+import { defineRead, defineWrite, DOOR_SCOPE, type Operation } from '../../platform/operations/operation.js';
 import { listProductsQuery, skuParams } from '../products/products.schemas.js';
 import type { PortalService } from './portal.service.js';
 import {
@@ -28,7 +28,7 @@ const exampleProduct = {
 /** The dealer portal's operations: what a dealer site's widgets call with the site's portal key. */
 export function portalOperations(portal: PortalService): Operation[] {
   return [
-    defineOperation({
+    defineRead({
       name: 'portal_products_list',
       method: 'GET',
       path: '/api/portal/v1/products',
@@ -43,12 +43,11 @@ export function portalOperations(portal: PortalService): Operation[] {
       status: 200,
       returns: 'one page of the active catalog.',
       errors: {},
-      hints: READ,
       absent: { mcp: NO_MCP },
       example: { query: { q: 'pilot', limit: '20' }, response: { products: [exampleProduct], next_cursor: null } },
-      handle: (auth, { query }) => portal.catalog(auth, query),
+      handle: ({ db, orgId }, { query }) => portal.catalog(db, orgId, query),
     }),
-    defineOperation({
+    defineRead({
       name: 'portal_products_get',
       method: 'GET',
       path: '/api/portal/v1/products/:sku',
@@ -62,12 +61,11 @@ export function portalOperations(portal: PortalService): Operation[] {
       status: 200,
       returns: 'the product.',
       errors: { not_found: 'No active product with this SKU in the catalog.' },
-      hints: READ,
       absent: { mcp: NO_MCP },
       example: { params: { sku: 'MICH-225-45R17' }, response: { product: exampleProduct } },
-      handle: (auth, { params }) => portal.product(auth, params.sku),
+      handle: ({ db, orgId }, { params }) => portal.product(db, orgId, params.sku),
     }),
-    defineOperation({
+    defineRead({
       name: 'portal_availability_check',
       method: 'GET',
       path: '/api/portal/v1/availability',
@@ -82,15 +80,14 @@ export function portalOperations(portal: PortalService): Operation[] {
       status: 200,
       returns: 'the availability of the known SKUs and the unknown ones apart.',
       errors: {},
-      hints: READ,
       absent: { mcp: NO_MCP },
       example: {
         query: { skus: 'MICH-225-45R17,NO-SUCH-SKU' },
         response: { products: [{ sku: 'MICH-225-45R17', availability: 'low_stock' }], unknown: ['NO-SUCH-SKU'] },
       },
-      handle: (auth, { query }) => portal.availability(auth, query.skus),
+      handle: ({ db, orgId }, { query }) => portal.availability(db, orgId, query.skus),
     }),
-    defineOperation({
+    defineWrite({
       name: 'portal_warranty_claims_create',
       method: 'POST',
       path: '/api/portal/v1/warranty-claims',
@@ -120,9 +117,9 @@ export function portalOperations(portal: PortalService): Operation[] {
         },
         response: { claim_number: 'WC-000042', status: 'submitted' },
       },
-      handle: (auth, { body }) => portal.fileClaim(auth, body),
+      handle: ({ tx, orgId, auth }, { body }) => portal.fileClaim(tx, orgId, auth, body),
     }),
-    defineOperation({
+    defineRead({
       name: 'portal_warranty_claims_status',
       method: 'GET',
       path: '/api/portal/v1/warranty-claims/:claim_number',
@@ -138,10 +135,9 @@ export function portalOperations(portal: PortalService): Operation[] {
       status: 200,
       returns: 'the claim number and status.',
       errors: { not_found: 'No claim with this number and reference filed through this dealer.' },
-      hints: READ,
       absent: { mcp: NO_MCP },
       example: { params: { claim_number: 'WC-000042' }, query: { customer_ref: 'INV-20417' }, response: { claim_number: 'WC-000042', status: 'under_review' } },
-      handle: (auth, { params, query }) => portal.claimStatus(auth, params.claim_number, query.customer_ref),
+      handle: ({ db, orgId, auth }, { params, query }) => portal.claimStatus(db, orgId, auth.dealer, params.claim_number, query.customer_ref),
     }),
   ];
 }

@@ -15,8 +15,8 @@ export const productsModule: ModuleDefinition = {
   name: 'products',
   tag: { name: 'products', description: 'The catalog: products with stock quantity and a stock status derived from per-organisation thresholds.' },
   settings: stockSettings,
-  services: ({ db, clock, services: { orgs } }) => {
-    const products = new ProductsService(db, clock, orgs);
+  services: ({ clock, services: { orgs } }) => {
+    const products = new ProductsService(clock, orgs);
     orgs.onSettingsChanged(stockSettings, products.onSettingsChanged);
     return { products };
   },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, READ, type Operation } from '../../platform/operations/operation.js';
+import { defineRead, defineWrite, type Operation } from '../../platform/operations/operation.js';
 import type { ProductsService } from './products.service.js';
 import { createProductInput, listProductsQuery, productSchema, skuParams, updateProductInput } from './products.schemas.js';
 
@@ -20,7 +20,7 @@ const exampleProduct = {
 /** The product operations: each one REST route, one MCP tool and one OpenAPI operation. */
 export function productsOperations(products: ProductsService): Operation[] {
   return [
-    defineOperation({
+    defineRead({
       name: 'products_list',
       method: 'GET',
       path: '/v1/products',
@@ -34,11 +34,10 @@ export function productsOperations(products: ProductsService): Operation[] {
       status: 200,
       returns: 'one page of active products.',
       errors: {},
-      hints: READ,
       example: { query: { q: 'pilot', limit: '20' }, response: { products: [exampleProduct], next_cursor: null } },
-      handle: (auth, { query }) => products.list(auth, query),
+      handle: ({ db, orgId }, { query }) => products.list(db, orgId, query),
     }),
-    defineOperation({
+    defineRead({
       name: 'products_get',
       method: 'GET',
       path: '/v1/products/:sku',
@@ -51,11 +50,10 @@ export function productsOperations(products: ProductsService): Operation[] {
       status: 200,
       returns: 'the product.',
       errors: { not_found: 'No product with this SKU in your organisation.' },
-      hints: READ,
       example: { params: { sku: 'MICH-225-45R17' }, response: { product: exampleProduct } },
-      handle: (auth, { params }) => products.get(auth, params.sku),
+      handle: ({ db, orgId }, { params }) => products.get(db, orgId, params.sku),
     }),
-    defineOperation({
+    defineWrite({
       name: 'products_create',
       method: 'POST',
       path: '/v1/products',
@@ -75,9 +73,9 @@ export function productsOperations(products: ProductsService): Operation[] {
         body: { sku: 'MICH-225-45R17', name: 'Michelin Pilot Sport 5 225/45R17', stock_qty: 24, bin_location: 'A-01' },
         response: { product: exampleProduct },
       },
-      handle: (auth, { body }) => products.create(auth, body),
+      handle: ({ tx, orgId }, { body }) => products.create(tx, orgId, body),
     }),
-    defineOperation({
+    defineWrite({
       name: 'products_update',
       method: 'PATCH',
       path: '/v1/products/:sku',
@@ -96,7 +94,7 @@ export function productsOperations(products: ProductsService): Operation[] {
       // Overwrites fields: what was there before is gone.
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
       example: { params: { sku: 'MICH-225-45R17' }, body: { stock_qty: 6 }, response: { product: { ...exampleProduct, stock_qty: 6, stock_status: 'low_stock' } } },
-      handle: (auth, { params, body }) => products.update(auth, params.sku, body),
+      handle: ({ tx, orgId }, { params, body }) => products.update(tx, orgId, params.sku, body),
     }),
   ];
 }

@@ -1,7 +1,5 @@
-import type { AuthContext } from '../../platform/auth/scopes.js';
-import { requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db, Executor, Tx } from '../../platform/db/schema.js';
+import type { Executor, Tx } from '../../platform/db/schema.js';
 import { conflict, notFound } from '../../platform/http/errors.js';
 import { decodeCursor, page } from '../../platform/http/pagination.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
@@ -26,23 +24,17 @@ export function toProduct(row: repo.ProductRow): Product {
 
 const cursorSchema = z.object({ s: z.string() });
 
-/** The org-scoped product resource layer behind REST and MCP. */
+/** The org-scoped product resource layer behind REST, MCP and the dealer portal. */
 export class ProductsService {
   constructor(
-    private readonly db: Db,
     private readonly clock: Clock,
     private readonly orgs: OrgsService,
   ) {}
 
-  async list(auth: AuthContext, query: ListProductsQuery): Promise<{ products: Product[]; next_cursor: string | null }> {
-    requireScope(auth, 'products:read');
-    return this.activePage(auth.orgId, query);
-  }
-
-  /** For other modules (the dealer portal): one page of the org's active catalog, ordered by SKU. */
-  async activePage(orgId: string, query: ListProductsQuery): Promise<{ products: Product[]; next_cursor: string | null }> {
+  /** One page of the org's active catalog, ordered by SKU. */
+  async list(db: Executor, orgId: string, query: ListProductsQuery): Promise<{ products: Product[]; next_cursor: string | null }> {
     const after = decodeCursor(query.cursor, cursorSchema);
-    const rows = await repo.listActiveProducts(this.db, orgId, {
+    const rows = await repo.listActiveProducts(db, orgId, {
       ...(query.q ? { q: query.q } : {}),
       ...(after ? { afterSkuLower: after.s } : {}),
       limit: query.limit + 1,
@@ -51,19 +43,17 @@ export class ProductsService {
     return { products: items.map(toProduct), next_cursor };
   }
 
-  async get(auth: AuthContext, sku: string): Promise<Product> {
-    requireScope(auth, 'products:read');
-    const row = await repo.findProduct(this.db, auth.orgId, sku);
+  async get(db: Executor, orgId: string, sku: string): Promise<Product> {
+    const row = await repo.findProduct(db, orgId, sku);
     if (!row) throw notFound(`product ${sku}`);
     return toProduct(row);
   }
 
-  async create(auth: AuthContext, input: CreateProductInput): Promise<Product> {
-    requireScope(auth, 'products:write');
-    const thresholds = thresholdsOf(await this.orgs.settingsOf(stockSettings, auth.orgId));
+  async create(tx: Tx, orgId: string, input: CreateProductInput): Promise<Product> {
+    const thresholds = thresholdsOf(await this.orgs.settingsOf(stockSettings, orgId, tx));
     const at = this.clock.now().toISOString();
     const row: repo.ProductRow = {
-      org_id: auth.orgId,
+      org_id: orgId,
       sku: input.sku,
       sku_lower: input.sku.toLowerCase(),
       name: input.name,
@@ -76,22 +66,21 @@ export class ProductsService {
       created_at: at,
       updated_at: at,
     };
-    if (!(await repo.insertProduct(this.db, row))) throw conflict(`product ${input.sku} already exists`);
+    if (!(await repo.insertProduct(tx, row))) throw conflict(`product ${input.sku} already exists`);
     return toProduct(row);
   }
 
-  async update(auth: AuthContext, sku: string, input: UpdateProductInput): Promise<Product> {
-    requireScope(auth, 'products:write');
+  async update(tx: Tx, orgId: string, sku: string, input: UpdateProductInput): Promise<Product> {
     const patch: Parameters<typeof repo.updateProduct>[3] = { updated_at: this.clock.now().toISOString() };
     if (input.name !== undefined) Object.assign(patch, { name: input.name, name_lower: input.name.toLowerCase() });
     if (input.description !== undefined) patch.description = input.description;
     if (input.status !== undefined) patch.status = input.status;
     if (input.bin_location !== undefined) patch.bin_location = input.bin_location;
     if (input.stock_qty !== undefined) {
-      const thresholds = thresholdsOf(await this.orgs.settingsOf(stockSettings, auth.orgId));
+      const thresholds = thresholdsOf(await this.orgs.settingsOf(stockSettings, orgId, tx));
       Object.assign(patch, { stock_qty: input.stock_qty, stock_status: deriveStockStatus(input.stock_qty, thresholds) });
     }
-    const row = await repo.updateProduct(this.db, auth.orgId, sku.toLowerCase(), patch);
+    const row = await repo.updateProduct(tx, orgId, sku.toLowerCase(), patch);
     if (!row) throw notFound(`product ${sku}`);
     return toProduct(row);
   }

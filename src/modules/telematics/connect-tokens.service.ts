@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type Actor, SYSTEM_ACTOR } from '../../platform/audit/actor.js';
 import { recordAudit } from '../../platform/audit/audit.service.js';
 import { sha256Hex } from '../../platform/auth/api-key.js';
-import { invalidFromIssues } from '../../platform/operations/invoke.js';
+import { invalidFromIssues } from '../../platform/http/issues.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/schema.js';
 import { invalidInput, notFound } from '../../platform/http/errors.js';

@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/clock.js';
 import type { Db, Executor } from '../../platform/db/schema.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
 import { newId } from '../../platform/ids.js';
-import { invalidFromIssues } from '../../platform/operations/invoke.js';
+import { invalidFromIssues } from '../../platform/http/issues.js';
 import { maskHint } from '../../platform/secrets/mask.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
 import type { Credentials, ProviderEndpoint } from './adapters/adapter.js';

@@ -1,7 +1,5 @@
-import type { AuthContext } from '../../platform/auth/scopes.js';
-import { requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db } from '../../platform/db/schema.js';
+import type { Db, Executor } from '../../platform/db/schema.js';
 import { conflict, invalidInput, notFound } from '../../platform/http/errors.js';
 import { decodeCursor, page } from '../../platform/http/pagination.js';
 import { z } from 'zod';
@@ -82,23 +80,17 @@ export class ConnectionsService {
     private readonly clock: Clock,
   ) {}
 
-  async list(auth: AuthContext, query: ListConnectionsQuery): Promise<{ connections: Connection[]; next_cursor: string | null }> {
-    requireScope(auth, 'telematics:read');
-    return this.listOf(auth.orgId, query);
-  }
-
-  /** For the operator's CLI: an org's connections without a key. */
-  async listOf(orgId: string, query: ListConnectionsQuery): Promise<{ connections: Connection[]; next_cursor: string | null }> {
+  /** An org's connections (REST, MCP and the operator's CLI). */
+  async list(db: Executor, orgId: string, query: ListConnectionsQuery): Promise<{ connections: Connection[]; next_cursor: string | null }> {
     const after = decodeCursor(query.cursor, cursorSchema);
     const now = this.clock.now();
-    const rows = await repo.listConnections(this.db, orgId, { limit: query.limit, beforeId: after?.id, status: query.status, nowIso: now.toISOString() });
+    const rows = await repo.listConnections(db, orgId, { limit: query.limit, beforeId: after?.id, status: query.status, nowIso: now.toISOString() });
     const { items, next_cursor } = page(rows, query.limit, (row) => ({ id: row.id }));
     return { connections: items.map((row) => present(row, now)), next_cursor };
   }
 
-  async get(auth: AuthContext, id: string): Promise<Connection> {
-    requireScope(auth, 'telematics:read');
-    const row = await repo.findConnection(this.db, auth.orgId, id);
+  async get(db: Executor, orgId: string, id: string): Promise<Connection> {
+    const row = await repo.findConnection(db, orgId, id);
     if (row === undefined) throw notFound(`connection ${id}`);
     return present(row, this.clock.now());
   }

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { AuthContext } from '../../platform/auth/scopes.js';
-import { requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db, Tx } from '../../platform/db/schema.js';
+import type { Db, Executor, Tx } from '../../platform/db/schema.js';
+import type { Settle } from '../../platform/operations/operation.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
 import { enqueueDeliveries, hubDelivery } from '../../platform/outbox/outbox.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
@@ -71,20 +70,25 @@ export class PollService {
     readonly leaseMs: number,
   ) {}
 
-  /** POST .../run: polls now and waits for it; 409 while another poll holds it or when it cannot be polled. */
-  async run(auth: AuthContext, id: string): Promise<PollResult> {
-    requireScope(auth, 'telematics:write');
-    const row = await this.claim(auth.orgId, id);
-    return this.pollClaimed(row);
+  /**
+   * POST .../run: polls now and waits for it; 409 while another poll holds it or when it cannot be polled. The answer
+   * is settled in the poll's last transaction, with the cursors.
+   */
+  async run(orgId: string, id: string, settle: Settle): Promise<PollResult> {
+    const row = await this.claim(orgId, id);
+    return this.pollClaimed(row, settle);
   }
 
-  /** POST .../replay: re-reads a past window from the vendor's time series; cursors stay where they are. */
-  async replay(auth: AuthContext, id: string, window: { from: Date; to: Date }): Promise<ReplayResult> {
-    requireScope(auth, 'telematics:write');
+  /**
+   * POST .../replay: re-reads a past window from the vendor's time series; cursors stay where they are. The answer is
+   * settled in the transaction that frees the connection.
+   */
+  async replay(orgId: string, id: string, window: { from: Date; to: Date }, settle: Settle): Promise<ReplayResult> {
     // "Not in the future" is on the gateway's clock, so it is checked here rather than in the schema.
     if (window.to > this.clock.now()) throw invalidInput('to must not be in the future', [{ path: 'to', message: 'must not be in the future' }]);
-    const row = await this.claim(auth.orgId, id);
-    const release = () => repo.finishPoll(this.db, row.id, this.owner, { updated_at: this.clock.now().toISOString() });
+    const row = await this.claim(orgId, id);
+    const release = (tx: Executor) => repo.finishPoll(tx, row.id, this.owner, { updated_at: this.clock.now().toISOString() });
+    let result: ReplayResult;
     try {
       const { reader, ctx } = await this.readerOf(row, undefined);
       if (reader.series === undefined) throw unprocessable(`${row.provider} keeps no history the gateway can read: only ISO 15143-3 feeds can be replayed`);
@@ -93,16 +97,24 @@ export class PollService {
         await this.db.transaction().execute((tx) => this.enqueueAndRenew(tx, row, batch));
         enqueued += batch.length;
       }
-      return { events_enqueued: enqueued, from: window.from.toISOString(), to: window.to.toISOString() };
+      result = { events_enqueued: enqueued, from: window.from.toISOString(), to: window.to.toISOString() };
     } catch (err) {
+      await release(this.db);
       throw vendorError(err, row.provider);
-    } finally {
-      await release();
     }
+    const answer = result;
+    await this.db.transaction().execute(async (tx) => {
+      await release(tx);
+      await settle(tx, answer);
+    });
+    return answer;
   }
 
-  /** One scheduled or manual poll of a connection this process holds; records the outcome and frees the claim. */
-  async pollClaimed(row: repo.ConnectionRow): Promise<PollResult> {
+  /**
+   * One scheduled or manual poll of a connection this process holds; records the outcome and frees the claim. A manual
+   * poll's answer is settled in its last transaction.
+   */
+  async pollClaimed(row: repo.ConnectionRow, settle?: Settle): Promise<PollResult> {
     const started = this.clock.now();
     // Readings are judged new against the marks the poll started from; the moving marks are only what it will store.
     const from = parseCursors(row.cursors);
@@ -136,6 +148,7 @@ export class PollService {
           next_poll_at: new Date(finished.getTime() + row.poll_interval_s * 1000).toISOString(),
           updated_at: finished.toISOString(),
         });
+        await settle?.(tx, { events_enqueued: enqueued, cursors });
       });
       return { events_enqueued: enqueued, cursors };
     } catch (err) {

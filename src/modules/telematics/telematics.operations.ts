@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorOf } from '../../platform/auth/scopes.js';
-import { defineOperation, DOOR_SCOPE, OPERATOR_NOT_A_TOOL, type Operation, READ } from '../../platform/operations/operation.js';
+import { defineRead, defineSteps, DOOR_SCOPE, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
 import type { ConnectService } from './connect.service.js';
 import type { ConnectTokensService } from './connect-tokens.service.js';
 import type { ConnectionsService } from './connections.service.js';
@@ -51,7 +51,7 @@ export interface TelematicsOperationServices {
 /** The telematics operations: connection reads (API keys, REST and MCP), the public connect and the operator's token issue. */
 export function telematicsOperations({ connections, connect, connectTokens, polling }: TelematicsOperationServices): Operation[] {
   return [
-    defineOperation({
+    defineRead({
       name: 'telematics_connections_list',
       method: 'GET',
       path: '/v1/telematics/connections',
@@ -66,11 +66,10 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       status: 200,
       returns: 'one page of connections, newest first.',
       errors: {},
-      hints: READ,
       example: { query: { limit: '20' }, response: { connections: [exampleConnection], next_cursor: null } },
-      handle: (auth, { query }) => connections.list(auth, query),
+      handle: ({ db, orgId }, { query }) => connections.list(db, orgId, query),
     }),
-    defineOperation({
+    defineRead({
       name: 'telematics_connections_get',
       method: 'GET',
       path: '/v1/telematics/connections/:connection_id',
@@ -83,11 +82,10 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       status: 200,
       returns: 'the connection.',
       errors: { not_found: 'No connection with this id in your organisation.' },
-      hints: READ,
       example: { params: { connection_id: exampleConnection.id }, response: { connection: exampleConnection } },
-      handle: (auth, { params }) => connections.get(auth, params.connection_id),
+      handle: ({ db, orgId }, { params }) => connections.get(db, orgId, params.connection_id),
     }),
-    defineOperation({
+    defineSteps({
       name: 'telematics_connections_run',
       method: 'POST',
       path: '/v1/telematics/connections/:connection_id/run',
@@ -110,9 +108,9 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
       example: { params: { connection_id: exampleConnection.id }, response: { events_enqueued: 50, cursors: exampleConnection.cursors } },
-      handle: (auth, { params }) => polling.run(auth, params.connection_id),
+      handle: ({ orgId, settle }, { params }) => polling.run(orgId, params.connection_id, settle),
     }),
-    defineOperation({
+    defineSteps({
       name: 'telematics_connections_replay',
       method: 'POST',
       path: '/v1/telematics/connections/:connection_id/replay',
@@ -141,9 +139,9 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         body: { from: '2026-05-01T00:00:00Z', to: '2026-05-08T00:00:00Z' },
         response: { events_enqueued: 1680, from: '2026-05-01T00:00:00.000Z', to: '2026-05-08T00:00:00.000Z' },
       },
-      handle: (auth, { params, body }) => polling.replay(auth, params.connection_id, body),
+      handle: ({ orgId, settle }, { params, body }) => polling.replay(orgId, params.connection_id, body, settle),
     }),
-    defineOperation({
+    defineSteps({
       name: 'telematics_connect',
       method: 'POST',
       path: '/connect',
@@ -178,9 +176,9 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         body: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', provider: 'vendor1_livelink', credentials: { username: 'fleet@acme.example', password: 's3cret' }, label: 'North yard' },
         response: { connection_id: exampleConnection.id, provider: 'vendor1_livelink' },
       },
-      handle: (_auth, { body }) => connect.connect(body),
+      handle: (_ctx, { body }) => connect.connect(body),
     }),
-    defineOperation({
+    defineSteps({
       name: 'connect_tokens_create',
       method: 'POST',
       path: '/admin/v1/connect-tokens',
@@ -207,7 +205,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         body: { org: 'acme', provider: 'vendor1_livelink', label: 'North yard' },
         response: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', expires_at: '2026-06-01T12:15:00.000Z', org: 'acme', provider: 'vendor1_livelink', label: 'North yard', connection: null },
       },
-      handle: (auth, { body }) => connectTokens.issue(body, actorOf(auth)),
+      handle: ({ auth }, { body }) => connectTokens.issue(body, actorOf(auth)),
     }),
   ];
 }

@@ -19,7 +19,7 @@ export const warrantyModule: ModuleDefinition = {
       'Warranty claims: numbered per organisation (WC-000042, gap-free), moved through submitted, under_review, approved, denied ' +
       'and closed with a status history, and sent to the hub as warranty_claim.created/updated events.',
   },
-  services: ({ db, clock, services }) => ({ warranty: new WarrantyService(db, clock, services.products) }),
+  services: ({ clock, services }) => ({ warranty: new WarrantyService(clock, services.products) }),
   operations: (services) => warrantyOperations(services.warranty),
   migrations: { '0015_warranty_portal': m0015 },
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, READ, type Operation } from '../../platform/operations/operation.js';
+import { defineRead, defineWrite, type Operation } from '../../platform/operations/operation.js';
 import type { WarrantyService } from './warranty.service.js';
 import { claimRefParams, claimSchema, createClaimInput, listClaimsQuery, updateClaimInput } from './warranty.schemas.js';
 
@@ -40,7 +40,7 @@ const exampleReviewed = {
 /** The warranty claim operations: each one REST route, one MCP tool and one OpenAPI operation. */
 export function warrantyOperations(warranty: WarrantyService): Operation[] {
   return [
-    defineOperation({
+    defineRead({
       name: 'warranty_claims_list',
       method: 'GET',
       path: '/v1/warranty-claims',
@@ -54,11 +54,10 @@ export function warrantyOperations(warranty: WarrantyService): Operation[] {
       status: 200,
       returns: 'one page of claims, newest first.',
       errors: {},
-      hints: READ,
       example: { query: { status: 'submitted', limit: '20' }, response: { claims: [exampleClaim], next_cursor: null } },
-      handle: (auth, { query }) => warranty.list(auth, query),
+      handle: ({ db, orgId }, { query }) => warranty.list(db, orgId, query),
     }),
-    defineOperation({
+    defineRead({
       name: 'warranty_claims_get',
       method: 'GET',
       path: '/v1/warranty-claims/:id_or_number',
@@ -71,11 +70,10 @@ export function warrantyOperations(warranty: WarrantyService): Operation[] {
       status: 200,
       returns: 'the claim.',
       errors: { not_found: 'No claim with this id or number in your organisation.' },
-      hints: READ,
       example: { params: { id_or_number: 'WC-000042' }, response: { claim: exampleClaim } },
-      handle: (auth, { params }) => warranty.get(auth, params.id_or_number),
+      handle: ({ db, orgId }, { params }) => warranty.get(db, orgId, params.id_or_number),
     }),
-    defineOperation({
+    defineWrite({
       name: 'warranty_claims_create',
       method: 'POST',
       path: '/v1/warranty-claims',
@@ -98,9 +96,9 @@ export function warrantyOperations(warranty: WarrantyService): Operation[] {
         body: { description: 'Sidewall bulge after 2,000 km', sku: 'MICH-225-45R17', dot_number: 'DOT U2LL LMLR 5107', quantity: 1, customer_ref: 'RMA-88' },
         response: { claim: exampleClaim },
       },
-      handle: (auth, { body }) => warranty.create(auth, body),
+      handle: ({ tx, orgId, auth }, { body }) => warranty.create(tx, orgId, auth, body),
     }),
-    defineOperation({
+    defineWrite({
       name: 'warranty_claims_update',
       method: 'PATCH',
       path: '/v1/warranty-claims/:id_or_number',
@@ -130,7 +128,7 @@ export function warrantyOperations(warranty: WarrantyService): Operation[] {
         body: { status: 'under_review', resolution: 'Inspecting at the DC' },
         response: { claim: exampleReviewed },
       },
-      handle: (auth, { params, body }) => warranty.update(auth, params.id_or_number, body),
+      handle: ({ tx, orgId, auth }, { params, body }) => warranty.update(tx, orgId, auth, params.id_or_number, body),
     }),
   ];
 }

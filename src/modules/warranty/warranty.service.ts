@@ -1,14 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
-import { requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db, Executor } from '../../platform/db/schema.js';
+import type { Executor, Tx } from '../../platform/db/schema.js';
 import { conflict, invalidInput, notFound } from '../../platform/http/errors.js';
 import { decodeCursor, page } from '../../platform/http/pagination.js';
 import { newId } from '../../platform/ids.js';
-import { recordOutcome } from '../../platform/operations/idempotency.js';
-import { DOOR_SCOPE } from '../../platform/operations/operation.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { ProductsService } from '../products/products.service.js';
 import { allowedNext, canMove, INITIAL_STATUS } from './claim-states.js';
@@ -18,6 +15,9 @@ import * as repo from './warranty.repository.js';
 
 const CLAIM_NUMBER = /^WC-(\d{1,15})$/i;
 const cursorSchema = z.object({ n: z.number().int().positive() });
+
+/** Who files or moves a claim: the door and key recorded on it, and a portal key's dealer. */
+export type ClaimAuthor = Pick<AuthContext, 'source' | 'keyId' | 'dealer'>;
 
 /** What a new claim holds, whichever door it came through. */
 type ClaimFields = Omit<CreateClaimInput, 'customer_ref'> & { customer_ref?: string | null | undefined; dealer: string | null; contact_email: string | null };
@@ -55,39 +55,34 @@ function toClaim(row: repo.ClaimRow, history: repo.HistoryRow[]): Claim {
 /** The org-scoped warranty claim resource layer behind REST and MCP. */
 export class WarrantyService {
   constructor(
-    private readonly db: Db,
     private readonly clock: Clock,
     private readonly products: ProductsService,
   ) {}
 
-  async list(auth: AuthContext, query: ListClaimsQuery): Promise<{ claims: Claim[]; next_cursor: string | null }> {
-    requireScope(auth, 'warranty:read');
+  async list(db: Executor, orgId: string, query: ListClaimsQuery): Promise<{ claims: Claim[]; next_cursor: string | null }> {
     const before = decodeCursor(query.cursor, cursorSchema);
-    const rows = await repo.listClaims(this.db, auth.orgId, {
+    const rows = await repo.listClaims(db, orgId, {
       ...(query.status ? { status: query.status } : {}),
       ...(before ? { beforeNumber: before.n } : {}),
       limit: query.limit + 1,
     });
     const { items, next_cursor } = page(rows, query.limit, (row) => ({ n: Number(row.number) }));
-    const history = await repo.historyOf(this.db, auth.orgId, items.map((r) => r.id));
+    const history = await repo.historyOf(db, orgId, items.map((r) => r.id));
     return { claims: items.map((r) => toClaim(r, history.filter((h) => h.claim_id === r.id))), next_cursor };
   }
 
-  async get(auth: AuthContext, idOrNumber: string): Promise<Claim> {
-    requireScope(auth, 'warranty:read');
-    const row = await this.find(this.db, auth.orgId, idOrNumber);
-    return toClaim(row, await repo.historyOf(this.db, auth.orgId, [row.id]));
+  async get(db: Executor, orgId: string, idOrNumber: string): Promise<Claim> {
+    const row = await this.find(db, orgId, idOrNumber);
+    return toClaim(row, await repo.historyOf(db, orgId, [row.id]));
   }
 
-  async create(auth: AuthContext, input: CreateClaimInput): Promise<Claim> {
-    requireScope(auth, 'warranty:write');
-    return this.file(auth, { ...input, dealer: null, contact_email: null });
+  create(tx: Tx, orgId: string, by: ClaimAuthor, input: CreateClaimInput): Promise<Claim> {
+    return this.file(tx, orgId, by, { ...input, dealer: null, contact_email: null });
   }
 
   /** A claim a customer files on a dealer's site (portal door): recorded with the dealer, sent to the hub like any other. */
-  async fileForCustomer(auth: AuthContext, input: CustomerClaimInput): Promise<CustomerClaimStatus> {
-    requireScope(auth, DOOR_SCOPE.portal);
-    const claim = await this.file(auth, { ...input, dealer: auth.dealer ?? null });
+  async fileForCustomer(tx: Tx, orgId: string, by: ClaimAuthor, input: CustomerClaimInput): Promise<CustomerClaimStatus> {
+    const claim = await this.file(tx, orgId, by, { ...input, dealer: by.dealer ?? null });
     return { claim_number: claim.claim_number, status: claim.status };
   }
 
@@ -95,103 +90,93 @@ export class WarrantyService {
    * A claim's status for the customer who filed it through this dealer: only with its customer_ref (compared in constant
    * time), otherwise the same 404 as a claim that does not exist, so claim numbers cannot be probed.
    */
-  async statusForCustomer(auth: AuthContext, claimNumber: string, customerRef: string): Promise<CustomerClaimStatus> {
-    requireScope(auth, DOOR_SCOPE.portal);
+  async statusForCustomer(db: Executor, orgId: string, dealer: string | undefined, claimNumber: string, customerRef: string): Promise<CustomerClaimStatus> {
     const m = CLAIM_NUMBER.exec(claimNumber);
-    const row = m ? await repo.findClaimByNumber(this.db, auth.orgId, Number(m[1])) : undefined;
-    const filedHere = row !== undefined && row.source === 'portal' && row.dealer === (auth.dealer ?? null);
+    const row = m ? await repo.findClaimByNumber(db, orgId, Number(m[1])) : undefined;
+    const filedHere = row !== undefined && row.source === 'portal' && row.dealer === (dealer ?? null);
     // Compared whether or not the claim exists, so both answers take the same time.
     const refMatches = sameText(row?.customer_ref ?? '', customerRef);
     if (!row || !filedHere || !refMatches) throw notFound(`warranty claim ${claimNumber}`);
     return { claim_number: row.claim_number, status: row.status };
   }
 
-  private async file(auth: AuthContext, input: ClaimFields): Promise<Claim> {
+  private async file(tx: Tx, orgId: string, by: ClaimAuthor, input: ClaimFields): Promise<Claim> {
     const now = this.clock.now();
     const at = now.toISOString();
     const dotNumber = this.checkedDotNumber(input.dot_number, now);
-    const sku = await this.catalogSku(auth.orgId, input.sku);
-    return this.db.transaction().execute(async (tx) => {
-      const number = await repo.takeClaimNumber(tx, auth.orgId);
-      const row: repo.ClaimRow = {
-        id: newId('wc', now),
-        org_id: auth.orgId,
-        number,
-        claim_number: formatClaimNumber(number),
-        status: INITIAL_STATUS,
-        description: input.description,
-        sku,
-        dot_number: dotNumber,
-        quantity: input.quantity ?? null,
-        customer_ref: input.customer_ref ?? null,
-        dealer: input.dealer,
-        contact_email: input.contact_email,
-        resolution: null,
-        source: auth.source,
-        created_by: auth.keyId,
-        created_at: at,
-        updated_at: at,
-      };
-      const history: repo.HistoryRow = {
-        claim_id: row.id, seq: 1, org_id: auth.orgId, from_status: null, to_status: INITIAL_STATUS, at, key_id: auth.keyId,
-      };
-      await repo.insertClaim(tx, row);
-      await repo.insertHistory(tx, history);
-      const claim = toClaim(row, [history]);
-      await enqueueHubEvent(tx, { type: 'warranty_claim.created', orgId: auth.orgId, data: claim, at: now });
-      // Commits with the claim: a retry with the same idempotency key gets this claim, never a second claim number.
-      await recordOutcome(tx, claim);
-      return claim;
-    });
+    const sku = await this.catalogSku(tx, orgId, input.sku);
+    const number = await repo.takeClaimNumber(tx, orgId);
+    const row: repo.ClaimRow = {
+      id: newId('wc', now),
+      org_id: orgId,
+      number,
+      claim_number: formatClaimNumber(number),
+      status: INITIAL_STATUS,
+      description: input.description,
+      sku,
+      dot_number: dotNumber,
+      quantity: input.quantity ?? null,
+      customer_ref: input.customer_ref ?? null,
+      dealer: input.dealer,
+      contact_email: input.contact_email,
+      resolution: null,
+      source: by.source,
+      created_by: by.keyId,
+      created_at: at,
+      updated_at: at,
+    };
+    const history: repo.HistoryRow = {
+      claim_id: row.id, seq: 1, org_id: orgId, from_status: null, to_status: INITIAL_STATUS, at, key_id: by.keyId,
+    };
+    await repo.insertClaim(tx, row);
+    await repo.insertHistory(tx, history);
+    const claim = toClaim(row, [history]);
+    await enqueueHubEvent(tx, { type: 'warranty_claim.created', orgId, data: claim, at: now });
+    return claim;
   }
 
-  async update(auth: AuthContext, idOrNumber: string, input: UpdateClaimInput): Promise<Claim> {
-    requireScope(auth, 'warranty:write');
+  async update(tx: Tx, orgId: string, by: ClaimAuthor, idOrNumber: string, input: UpdateClaimInput): Promise<Claim> {
     const now = this.clock.now();
     const at = now.toISOString();
-    return this.db.transaction().execute(async (tx) => {
-      const current = await this.find(tx, auth.orgId, idOrNumber);
-      const from = current.status;
-      const history = await repo.historyOf(tx, auth.orgId, [current.id]);
-      if (from === 'closed' && input.resolution !== undefined) {
-        throw conflict(`claim ${current.claim_number} is closed: its resolution can no longer change`, {
-          status: from,
-          allowed: allowedNext(from),
-        });
-      }
-      const to = input.status ?? from;
-      if (input.status !== undefined && !canMove(from, input.status)) {
-        const allowed = allowedNext(from);
-        throw conflict(
-          `claim ${current.claim_number} cannot move from ${from} to ${input.status}` +
-            (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ` (${from} is final)`),
-          { status: from, requested: input.status, allowed },
-        );
-      }
-      const updated = await repo.updateClaimIfStatus(tx, auth.orgId, current.id, from, {
-        status: to,
-        resolution: input.resolution === undefined ? current.resolution : input.resolution,
-        updated_at: at,
+    const current = await this.find(tx, orgId, idOrNumber);
+    const from = current.status;
+    const history = await repo.historyOf(tx, orgId, [current.id]);
+    if (from === 'closed' && input.resolution !== undefined) {
+      throw conflict(`claim ${current.claim_number} is closed: its resolution can no longer change`, {
+        status: from,
+        allowed: allowedNext(from),
       });
-      if (!updated) throw conflict(`claim ${current.claim_number} was changed by another request; read it and retry`);
-      if (input.status !== undefined) {
-        const entry: repo.HistoryRow = {
-          claim_id: current.id, seq: history.length + 1, org_id: auth.orgId, from_status: from, to_status: to, at, key_id: auth.keyId,
-        };
-        await repo.insertHistory(tx, entry);
-        history.push(entry);
-      }
-      const claim = toClaim(updated, history);
-      await enqueueHubEvent(tx, {
-        type: 'warranty_claim.updated',
-        orgId: auth.orgId,
-        data: { ...claim, previous_status: from },
-        at: now,
-      });
-      // Commits with the move: a retry with the same idempotency key replays it instead of a 409 for the second move.
-      await recordOutcome(tx, claim);
-      return claim;
+    }
+    const to = input.status ?? from;
+    if (input.status !== undefined && !canMove(from, input.status)) {
+      const allowed = allowedNext(from);
+      throw conflict(
+        `claim ${current.claim_number} cannot move from ${from} to ${input.status}` +
+          (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ` (${from} is final)`),
+        { status: from, requested: input.status, allowed },
+      );
+    }
+    const updated = await repo.updateClaimIfStatus(tx, orgId, current.id, from, {
+      status: to,
+      resolution: input.resolution === undefined ? current.resolution : input.resolution,
+      updated_at: at,
     });
+    if (!updated) throw conflict(`claim ${current.claim_number} was changed by another request; read it and retry`);
+    if (input.status !== undefined) {
+      const entry: repo.HistoryRow = {
+        claim_id: current.id, seq: history.length + 1, org_id: orgId, from_status: from, to_status: to, at, key_id: by.keyId,
+      };
+      await repo.insertHistory(tx, entry);
+      history.push(entry);
+    }
+    const claim = toClaim(updated, history);
+    await enqueueHubEvent(tx, {
+      type: 'warranty_claim.updated',
+      orgId,
+      data: { ...claim, previous_status: from },
+      at: now,
+    });
+    return claim;
   }
 
   /** A claim by id (`wc_…`) or claim number (`WC-000042`, any case); another org's claim is not found. */
@@ -210,9 +195,9 @@ export class WarrantyService {
   }
 
   /** The SKU as the catalog spells it; an SKU outside the org's catalog is refused. */
-  private async catalogSku(orgId: string, sku: string | null | undefined): Promise<string | null> {
+  private async catalogSku(db: Executor, orgId: string, sku: string | null | undefined): Promise<string | null> {
     if (sku === undefined || sku === null) return null;
-    const product = (await this.products.findBySkus(this.db, orgId, [sku])).get(sku.toLowerCase());
+    const product = (await this.products.findBySkus(db, orgId, [sku])).get(sku.toLowerCase());
     if (!product) {
       const message = `sku ${sku} is not in your catalog`;
       throw invalidInput(message, [{ path: 'sku', message }]);

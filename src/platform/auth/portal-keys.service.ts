@@ -6,7 +6,7 @@ import type { Db } from '../db/schema.js';
 import { notFound } from '../http/errors.js';
 import { decodeCursor, page } from '../http/pagination.js';
 import { newId } from '../ids.js';
-import { invalidFromIssues } from '../operations/invoke.js';
+import { invalidFromIssues } from '../http/issues.js';
 import * as orgsRepo from '../orgs/orgs.repository.js';
 import { sha256Hex } from './api-key.js';
 import { generatePortalKey, PORTAL_DEFAULT_IP_RATE_LIMIT, PORTAL_DEFAULT_RATE_LIMIT, portalDisplayPrefix } from './portal-key.js';

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, type Hash } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import type { Db, Executor } from '../db/schema.js';
@@ -18,11 +17,7 @@ export interface IdempotencyClaim {
   orgId: string;
   key: string;
   fingerprint: string;
-  /** Turns the service's answer into the stored outcome (the operation's output and status). */
-  present: (value: unknown) => StoredOutcome;
 }
-
-const current = new AsyncLocalStorage<IdempotencyClaim>();
 
 /** Bytes of a Buffer turned into base64 at a time: a multiple of 3, so the pieces join into the whole's base64. */
 const BASE64_SLICE = 3 * 21_846;
@@ -72,17 +67,6 @@ export function checkKeyFormat(key: unknown): string {
 }
 
 /**
- * Inside a service's write transaction, after the change and before commit: stores the answer the call will replay,
- * so a crash after commit (while waiting for the hub, say) cannot lose it. No-op for calls without a key.
- */
-export async function recordOutcome(tx: Executor, value: unknown): Promise<void> {
-  const claim = current.getStore();
-  if (claim === undefined) return;
-  const outcome = claim.present(value);
-  await repo.saveOutcome(tx, claim.orgId, claim.key, claim.fingerprint, { statusCode: outcome.status, body: JSON.stringify(outcome) });
-}
-
-/**
  * The idempotency store both doors share (REST `Idempotency-Key`, MCP `idempotency_key`), per org and key: the first
  * call runs and its answer (below 500) is kept for 24 h; the same call again replays it; another call with the key -> 422;
  * while the first still runs -> 409. A 5xx frees the key. A record left in flight by a dead process is taken over after `lockMs`.
@@ -95,16 +79,19 @@ export class IdempotencyStore {
     private readonly lockMs = 60_000,
   ) {}
 
-  /** Runs `call` once per key: a stored outcome is returned instead of running it again. */
+  /**
+   * Runs `call` once per key: a stored outcome is returned instead of running it again. `call` gets the claim to
+   * record its outcome under inside its write transaction (record), so a crash after commit cannot lose it.
+   */
   async run(
     claim: IdempotencyClaim,
-    call: () => Promise<StoredOutcome>,
+    call: (held: IdempotencyClaim) => Promise<StoredOutcome>,
   ): Promise<{ outcome: StoredOutcome; replayed: boolean }> {
     const stored = await this.acquire(claim);
     if (stored !== undefined) return { outcome: stored, replayed: true };
     let outcome: StoredOutcome;
     try {
-      outcome = await current.run(claim, call);
+      outcome = await call(claim);
     } catch (err) {
       // With the database down the release fails too: the call's own error is the answer, and the key frees after lockMs.
       await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint).catch(() => undefined);
@@ -113,6 +100,11 @@ export class IdempotencyStore {
     if (outcome.status >= 500) await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint);
     else await repo.saveOutcome(this.db, claim.orgId, claim.key, claim.fingerprint, { statusCode: outcome.status, body: JSON.stringify(outcome) });
     return { outcome, replayed: false };
+  }
+
+  /** Stores the outcome a call will replay, inside its write transaction (after the change, before commit). */
+  async record(tx: Executor, claim: IdempotencyClaim, outcome: StoredOutcome): Promise<void> {
+    await repo.saveOutcome(tx, claim.orgId, claim.key, claim.fingerprint, { statusCode: outcome.status, body: JSON.stringify(outcome) });
   }
 
   /** Takes the key (undefined), or returns the outcome stored under it; throws while another call holds it. */

@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import type { AuthContext } from '../auth/scopes.js';
 import { requireScope } from '../auth/scopes.js';
+import type { Db } from '../db/schema.js';
 import { AppError, invalidInput } from '../http/errors.js';
+import { invalidFromIssues } from '../http/issues.js';
 import { assertNoNul } from '../http/nul-guard.js';
-import { fingerprintOf, type IdempotencyStore, type StoredOutcome } from './idempotency.js';
-import { type Operation, outputOf, type RequestParts, takesIdempotencyKey } from './operation.js';
+import { type PublicDelivery, toPublicDelivery } from '../outbox/deliveries.service.js';
+import type { DeliverAfterCommit } from '../outbox/delivery-worker.js';
+import { type AfterCommit, sendAfterCommit } from '../outbox/outbox.js';
+import { fingerprintOf, type IdempotencyClaim, type IdempotencyStore, type StoredOutcome } from './idempotency.js';
+import { type Operation, type OperationInput, outputOf, type RequestParts, takesIdempotencyKey } from './operation.js';
 
 const NO_FIELDS = z.strictObject({});
 
@@ -16,11 +21,8 @@ export interface Invocation {
   replayed: boolean;
 }
 
-/** The 400 for a schema's issues: `invalid <what>: <path>: <message>; ...`, each as `{ path, message }` in details. */
-export function invalidFromIssues(issues: readonly z.core.$ZodIssue[], what: string, pathPrefix: readonly string[] = []): AppError {
-  const details = issues.map((issue) => ({ path: [...pathPrefix, ...issue.path.map(String)].join('.'), message: issue.message }));
-  return invalidInput(`invalid ${what}: ${details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`, details);
-}
+/** For the exactly-once suite: called after a write's transaction commits and before anything answers (a crash there). */
+export type AfterCommitHook = (op: Operation) => void;
 
 function validatePart(schema: z.ZodType, value: unknown, part: keyof typeof PART_LABEL): unknown {
   const parsed = schema.safeParse(value);
@@ -40,12 +42,35 @@ function validateBody(op: Operation, body: unknown): unknown {
   return undefined;
 }
 
+/** A refusal below 500 as an outcome (so it replays); anything else is thrown on. */
+function refusalOf(err: unknown): StoredOutcome {
+  if (err instanceof AppError && err.status < 500) {
+    const { code, message, details, headers } = err;
+    return { status: err.status, error: { code, message, ...(details === undefined ? {} : { details }), ...(headers === undefined ? {} : { headers }) } };
+  }
+  throw err;
+}
+
+/** Where the hub events of a change stand after the try right after commit: the first not delivered, else the last. */
+function deliveryOf(ids: readonly string[], states: Map<string, Parameters<typeof toPublicDelivery>[0]>): PublicDelivery {
+  const all = ids.map((id) => toPublicDelivery(states.get(id)));
+  return all.find((d) => d.status !== 'delivered') ?? all[all.length - 1] ?? toPublicDelivery(undefined);
+}
+
+export interface InvokerOptions {
+  db: Db;
+  idempotency: IdempotencyStore;
+  delivery: DeliverAfterCommit;
+  afterCommit?: AfterCommitHook;
+}
+
 /**
- * The one way an operation is called, whichever door it came through: scope, input checks, the idempotency key,
- * then the handler. Errors below 500 become outcomes (so they replay); a 5xx is thrown.
+ * The one way an operation is called, whichever door it came through, and the owner of its unit of work: scope, input
+ * checks and the idempotency key; for a write, the transaction, the outcome recorded in it, the commit and the delivery
+ * right after. Refusals below 500 become outcomes (so they replay); a 5xx is thrown.
  */
 export class OperationInvoker {
-  constructor(private readonly idempotency: IdempotencyStore) {}
+  constructor(private readonly options: InvokerOptions) {}
 
   async invoke(op: Operation, auth: AuthContext, raw: RequestParts, idempotencyKey: string | undefined): Promise<Invocation> {
     // A key without the scope learns nothing about the input's shape: 403 comes before 400.
@@ -53,29 +78,66 @@ export class OperationInvoker {
     assertNoNul(raw.params, 'path');
     assertNoNul(raw.query, 'query');
     if (!Buffer.isBuffer(raw.body)) assertNoNul(raw.body, 'body');
-    const input = {
-      params: validatePart(op.params ?? NO_FIELDS, raw.params, 'params'),
-      query: validatePart(op.query ?? NO_FIELDS, raw.query, 'query'),
+    const input: OperationInput = {
+      params: validatePart(op.params ?? NO_FIELDS, raw.params, 'params') as Record<string, unknown>,
+      query: validatePart(op.query ?? NO_FIELDS, raw.query, 'query') as Record<string, unknown>,
       body: validateBody(op, raw.body),
     };
     const present = (value: unknown): StoredOutcome => {
       const output = outputOf(op, value);
       return { status: op.statusOf ? op.statusOf(output) : op.status, output };
     };
-    const call = async (): Promise<StoredOutcome> => {
-      try {
-        return present(await op.handle(auth, input as Parameters<Operation['handle']>[1]));
-      } catch (err) {
-        if (err instanceof AppError && err.status < 500) {
-          const { code, message, details, headers } = err;
-          return { status: err.status, error: { code, message, ...(details === undefined ? {} : { details }), ...(headers === undefined ? {} : { headers }) } };
-        }
-        throw err;
+    if (idempotencyKey === undefined || !takesIdempotencyKey(op)) return { outcome: await this.run(op, auth, input, present), replayed: false };
+    const claim = { orgId: auth.orgId, key: idempotencyKey, fingerprint: fingerprintOf(op.name, input) };
+    return this.options.idempotency.run(claim, (held) => this.run(op, auth, input, present, held));
+  }
+
+  /** Runs the handler in its unit of work; `held` is the idempotency key the outcome is recorded under, if any. */
+  private async run(op: Operation, auth: AuthContext, input: OperationInput, present: (value: unknown) => StoredOutcome, held?: IdempotencyClaim): Promise<StoredOutcome> {
+    const { db, idempotency, delivery, afterCommit } = this.options;
+    const orgId = auth.orgId;
+    try {
+      if (op.unit === 'read') return present(await op.handle({ auth, orgId, db }, input));
+      if (op.unit === 'steps') {
+        let settled = false;
+        const answer = await op.handle(
+          {
+            auth,
+            orgId,
+            db,
+            settle: async (tx, value) => {
+              if (held !== undefined) await idempotency.record(tx, held, present(value));
+              settled = true;
+            },
+          },
+          input,
+        );
+        // Only a keyed call has an outcome to settle: the other doors take no idempotency key.
+        if (!settled && held !== undefined) throw new Error(`operation ${op.name} answered without settling its outcome`);
+        afterCommit?.(op);
+        return present(answer);
       }
-    };
-    if (idempotencyKey === undefined || !takesIdempotencyKey(op)) return { outcome: await call(), replayed: false };
-    const fingerprint = fingerprintOf(op.name, input);
-    return this.idempotency.run({ orgId: auth.orgId, key: idempotencyKey, fingerprint, present }, call);
+      const unit: AfterCommit = { leaseFor: (destination) => delivery.leaseForNow(destination), leased: [] };
+      const answer = await db.transaction().execute(async (tx) => {
+        sendAfterCommit(tx, unit);
+        const value = await op.handle({ auth, orgId, tx }, input);
+        // The answer as it stands at commit (its hub events queued): what a retry after a crash replays.
+        if (held !== undefined) await idempotency.record(tx, held, present(value));
+        return value;
+      });
+      afterCommit?.(op);
+      if (unit.leased.length === 0 || op.afterDelivery === undefined) {
+        if (unit.leased.length > 0) await delivery.deliverNow(unit.leased);
+        return present(answer);
+      }
+      const states = await delivery.deliverNow(unit.leased);
+      return present(op.afterDelivery(answer, deliveryOf(unit.leased, states)));
+    } catch (err) {
+      const refusal = refusalOf(err);
+      // A refusal of a write may have committed what it settles (an EDI message refused and kept): a crash can come next.
+      if (op.unit !== 'read') afterCommit?.(op);
+      return refusal;
+    }
   }
 }
 

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/scopes.js';
+import type { Db, Executor, Tx } from '../db/schema.js';
 import type { ErrorCode } from '../http/errors.js';
+import type { PublicDelivery } from '../outbox/deliveries.service.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
@@ -69,11 +71,40 @@ export interface OperationExample {
   response: Record<string, unknown>;
 }
 
+/** What a read's handler works with: the caller, its org and the database (no write transaction). */
+export interface ReadContext {
+  auth: AuthContext;
+  orgId: string;
+  db: Executor;
+}
+
+/** What a write's handler works with: the transaction the invoker opened, which it commits with the call's outcome. */
+export interface WriteContext {
+  auth: AuthContext;
+  orgId: string;
+  tx: Tx;
+}
+
 /**
- * One API operation, written once: REST route, MCP tool and OpenAPI operation are generated from it.
- * `handle` gets the validated parts; the service behind it enforces scope and org scoping again.
+ * What a write in steps works with (it commits several transactions, e.g. an EDI interchange or a vendor poll): the
+ * database, and `settle`, which records the call's answer in the transaction of its last step (the invoker refuses a
+ * success that was not settled).
  */
-export interface Operation<
+export interface StepsContext {
+  auth: AuthContext;
+  orgId: string;
+  db: Db;
+  settle: Settle;
+}
+
+/** Records a call's answer in the transaction of its last step (`tx`), so it commits with the change it answers. */
+export type Settle = (tx: Executor, answer: unknown) => Promise<void>;
+
+type Input<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType> = { params: z.output<P>; query: z.output<Q>; body: z.output<B> };
+type Answer<O extends z.ZodObject, K extends string> = [K] extends [never] ? z.output<O> : z.output<O>[K & keyof z.output<O>];
+
+/** One API operation as written in a module: REST route, MCP tool and OpenAPI operation are generated from it. */
+interface OperationSpec<
   P extends z.ZodObject = z.ZodObject,
   Q extends z.ZodObject = z.ZodObject,
   B extends z.ZodType = z.ZodType,
@@ -85,6 +116,7 @@ export interface Operation<
   method: HttpMethod;
   /** Full path with `:snake_case` parameters, e.g. `/v1/orders/:id_or_po_number/status`. */
   path: string;
+  /** Checked once, by the invoker, before the input is read. */
   scope: OperationScope;
   /** Short, imperative: OpenAPI summary and MCP title. */
   summary: string;
@@ -101,7 +133,7 @@ export interface Operation<
   /** For `public` operations: requests per minute per client IP. */
   perIpPerMinute?: number;
   output: O;
-  /** The output field the service's answer goes under (`product`); without it the answer is the whole output. */
+  /** The output field the handler's answer goes under (`product`); without it the answer is the whole output. */
   result?: K;
   /** The success status; `statusOf` picks another documented one per result (202 while queued). */
   status: number;
@@ -112,26 +144,78 @@ export interface Operation<
   otherSuccess?: Record<number, string>;
   /** Error codes this operation returns beyond the ones every authenticated call can (400, 401, 403, 415, 429). */
   errors: Partial<Record<ErrorCode, string>>;
-  hints: OperationHints;
   example: OperationExample;
   mcp?: McpShape;
   absent?: DoorException;
-  /** The service call. What it answers is also what a service records for replay inside its write transaction. */
-  handle: (
-    auth: AuthContext,
-    input: { params: z.output<P>; query: z.output<Q>; body: z.output<B> },
-  ) => Promise<[K] extends [never] ? z.output<O> : z.output<O>[K]>;
 }
 
-/** Keeps a definition's schema and handler types tied together, then erases them for the lists. */
-export function defineOperation<
+type ReadSpec<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType, O extends z.ZodObject, K extends keyof z.output<O> & string> =
+  OperationSpec<P, Q, B, O, K> & { handle: (ctx: ReadContext, input: Input<P, Q, B>) => Promise<Answer<O, K>> };
+
+type WriteSpec<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType, O extends z.ZodObject, K extends keyof z.output<O> & string> =
+  OperationSpec<P, Q, B, O, K> & {
+    hints: OperationHints;
+    handle: (ctx: WriteContext, input: Input<P, Q, B>) => Promise<Answer<O, K>>;
+    /**
+     * The answer once the hub events the change wrote were tried right after commit (the answer recorded for replay is
+     * the one at commit). Without it the answer does not show delivery.
+     */
+    afterDelivery?: (answer: Answer<O, K>, delivery: PublicDelivery) => Answer<O, K>;
+  };
+
+type StepsSpec<P extends z.ZodObject, Q extends z.ZodObject, B extends z.ZodType, O extends z.ZodObject, K extends keyof z.output<O> & string> =
+  OperationSpec<P, Q, B, O, K> & { hints: OperationHints; handle: (ctx: StepsContext, input: Input<P, Q, B>) => Promise<Answer<O, K>> };
+
+/** An operation as the doors and the invoker see it, its schema types erased; `unit` says who holds the transaction. */
+export type Operation = OperationSpec & { hints: OperationHints } & (
+    | { unit: 'read'; handle: (ctx: ReadContext, input: OperationInput) => Promise<unknown> }
+    | { unit: 'write'; handle: (ctx: WriteContext, input: OperationInput) => Promise<unknown>; afterDelivery?: (answer: unknown, delivery: PublicDelivery) => unknown }
+    | { unit: 'steps'; handle: (ctx: StepsContext, input: OperationInput) => Promise<unknown> }
+  );
+
+export interface OperationInput {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/** The hints of every read. */
+export const READ: OperationHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
+
+/** A read: no write transaction; the handler reads through `ctx.db`. Its MCP hints are READ. */
+export function defineRead<
   P extends z.ZodObject = z.ZodObject<Record<string, never>>,
   Q extends z.ZodObject = z.ZodObject<Record<string, never>>,
   B extends z.ZodType = z.ZodUndefined,
   O extends z.ZodObject = z.ZodObject,
   K extends keyof z.output<O> & string = never,
->(op: Operation<P, Q, B, O, K>): Operation {
-  return op as unknown as Operation;
+>(op: ReadSpec<P, Q, B, O, K>): Operation {
+  return { ...op, hints: READ, unit: 'read' } as unknown as Operation;
+}
+
+/**
+ * A write in one transaction the invoker owns: it opens it, hands the handler `ctx.tx`, records the idempotency outcome
+ * in it, commits, then delivers the hub events the change wrote.
+ */
+export function defineWrite<
+  P extends z.ZodObject = z.ZodObject<Record<string, never>>,
+  Q extends z.ZodObject = z.ZodObject<Record<string, never>>,
+  B extends z.ZodType = z.ZodUndefined,
+  O extends z.ZodObject = z.ZodObject,
+  K extends keyof z.output<O> & string = never,
+>(op: WriteSpec<P, Q, B, O, K>): Operation {
+  return { ...op, unit: 'write' } as unknown as Operation;
+}
+
+/** A write that commits in steps of its own (see StepsContext): the last step settles the answer through `ctx.settle`. */
+export function defineSteps<
+  P extends z.ZodObject = z.ZodObject<Record<string, never>>,
+  Q extends z.ZodObject = z.ZodObject<Record<string, never>>,
+  B extends z.ZodType = z.ZodUndefined,
+  O extends z.ZodObject = z.ZodObject,
+  K extends keyof z.output<O> & string = never,
+>(op: StepsSpec<P, Q, B, O, K>): Operation {
+  return { ...op, unit: 'steps' } as unknown as Operation;
 }
 
 /** The operation's output for what its service answered. */
@@ -139,7 +223,6 @@ export function outputOf(op: Operation, value: unknown): Record<string, unknown>
   return (op.result === undefined ? value : { [op.result]: value }) as Record<string, unknown>;
 }
 
-export const READ: OperationHints = { readOnly: true, destructive: false, idempotent: true, openWorld: false };
 
 export function audienceOf(op: Operation): Audience {
   return op.audience ?? 'api';
@@ -147,7 +230,7 @@ export function audienceOf(op: Operation): Audience {
 
 /** Whether calls of this operation take an idempotency key: every API operation that changes something (keys are per org). */
 export function takesIdempotencyKey(op: Operation): boolean {
-  return !op.hints.readOnly && audienceOf(op) === 'api';
+  return op.unit !== 'read' && audienceOf(op) === 'api';
 }
 
 export function scopeText(op: Operation): string {

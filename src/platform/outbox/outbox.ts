@@ -31,7 +31,7 @@ export interface DeliveryInput {
 }
 
 /**
- * A delivery written already leased to the process that will send it right after commit (see DeliverAfterCommit):
+ * A delivery written already leased to the process that will send it right after commit (see AfterCommit):
  * no claim to run afterwards, and no background drain can take it first. If that process dies, the lease runs out
  * and the drain takes it like any other.
  */
@@ -72,12 +72,31 @@ const insertDelivery = new PreparedQuery((tx, row: ReturnType<typeof deliveryRow
     .onConflict((oc) => oc.column('id').doNothing()),
 );
 
+/** What the unit of work of a transaction sends right after it commits (the operation invoker's, for a write). */
+export interface AfterCommit {
+  /** The lease to write a delivery with when this process will send it after commit, or undefined when it will not. */
+  leaseFor(destination: string): DeliveryLease | undefined;
+  /** The ids written leased: the ones to send after commit. */
+  readonly leased: string[];
+}
+
+const afterCommitOf = new WeakMap<Tx, AfterCommit>();
+
+/** Deliveries written in `tx` from now on are leased to `unit` and listed in it, to be sent when `tx` commits. */
+export function sendAfterCommit(tx: Tx, unit: AfterCommit): void {
+  afterCommitOf.set(tx, unit);
+}
+
 /**
- * Writes one delivery in the caller's transaction, leased when `lease` is given; an id already queued is kept as it
- * is (replays are no-ops).
+ * Writes one delivery in the caller's transaction: leased to this process when the transaction's unit of work sends
+ * it after commit (sendAfterCommit), queued for the drain otherwise. An id already queued is kept as it is (replays are
+ * no-ops).
  */
-export async function enqueueDelivery(tx: Tx, input: DeliveryInput, lease?: DeliveryLease): Promise<string> {
+export async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
+  const unit = afterCommitOf.get(tx);
+  const lease = unit?.leaseFor(input.destination);
   await insertDelivery.result(tx, deliveryRow(input, lease));
+  if (lease !== undefined) unit?.leased.push(input.id);
   return input.id;
 }
 
@@ -93,10 +112,9 @@ export async function enqueueDeliveries(tx: Tx, inputs: readonly DeliveryInput[]
  * Queues a hub event in the caller's transaction and returns its id. `at` (from the caller's clock) is
  * when it occurred and when it was queued. Pass `id` to make it deterministic (the hub deduplicates by
  * id); it must be unique across orgs, so derive it from something that is (a record id, a connection id).
- * `lease` (DeliverAfterCommit.leaseForNow) when the caller will deliverNow it after commit.
  */
-export async function enqueueHubEvent(tx: Tx, event: HubEvent, lease?: DeliveryLease): Promise<string> {
-  return enqueueDelivery(tx, hubDelivery(event), lease);
+export async function enqueueHubEvent(tx: Tx, event: HubEvent): Promise<string> {
+  return enqueueDelivery(tx, hubDelivery(event));
 }
 
 export interface HubEvent {

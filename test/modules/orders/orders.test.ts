@@ -33,6 +33,9 @@ describe.each(dialects)('orders (%s)', (dialect) => {
     await sim.reset();
   });
 
+  /** An order as EDI creates one: in a transaction of its own here. */
+  const ediOrder = (orgId: string, input: Parameters<Harness['gateway']['services']['orders']['create']>[3]) =>
+    h.gateway.database.db.transaction().execute((tx) => h.gateway.services.orders.create(tx, orgId, 'edi', input));
   const create = (payload: unknown, key = rw, headers: Record<string, string> = {}) =>
     h.request({ method: 'POST', url: '/v1/orders', payload: payload as object, key, headers });
   const createOk = async (payload: unknown = orderPayload(nextPo()), key = rw): Promise<OrderBody> => {
@@ -249,7 +252,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
         const units = BigInt(Math.round(l.unit_price * 10_000)) * BigInt(l.quantity);
         return sum + (units + 50n) / 100n;
       }, 0n);
-      const created = await h.gateway.services.orders.createFromEdi(me.id, { po_number: 'PO-EDI-10K', ship_to: 'Warehouse 3', lines });
+      const created = await ediOrder(me.id, { po_number: 'PO-EDI-10K', ship_to: 'Warehouse 3', lines });
       expect(created.source).toBe('edi');
       expect(created.totals.line_count).toBe(10_000);
       expect(BigInt(Math.round(created.totals.subtotal * 100))).toBe(expectedCents);
@@ -600,26 +603,26 @@ describe.each(dialects)('orders (%s)', (dialect) => {
     });
   });
 
-  describe('createFromEdi', () => {
+  describe('create for EDI', () => {
     it('creates inside the caller\'s transaction, so the caller\'s rollback undoes the order and its event', async () => {
       const me = await h.org('acme');
       const { db } = h.gateway.database;
       await expect(
         db.transaction().execute(async (tx) => {
-          const order = await h.gateway.services.orders.createFromEdi(me.id, orderPayload('PO-EDI-RB'), tx);
+          const order = await h.gateway.services.orders.create(tx, me.id, 'edi', orderPayload('PO-EDI-RB'));
           expect(order).toMatchObject({ source: 'edi', status: 'submitted', delivery: { status: 'queued', attempts: 0 } });
           throw new Error('the 997 could not be written');
         }),
       ).rejects.toThrow('997');
       expectError(await get('PO-EDI-RB'), 404, 'not_found');
-      const order = await h.gateway.database.db.transaction().execute((tx) => h.gateway.services.orders.createFromEdi(me.id, orderPayload('PO-EDI-OK'), tx));
+      const order = await ediOrder(me.id, orderPayload('PO-EDI-OK'));
       expect((await get(order.id)).json<{ order: OrderBody }>().order.source).toBe('edi');
     });
 
     it('refuses bad EDI input with 422 and details', async () => {
       const me = await h.org('acme');
       await expect(
-        h.gateway.services.orders.createFromEdi(me.id, { po_number: '', ship_to: 'x', lines: [{ sku: 'TIRE-225', quantity: 0, unit_price: 1 }] }),
+        ediOrder(me.id, { po_number: '', ship_to: 'x', lines: [{ sku: 'TIRE-225', quantity: 0, unit_price: 1 }] }),
       ).rejects.toMatchObject({ status: 422, code: 'unprocessable' });
     });
   });

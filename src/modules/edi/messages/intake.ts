@@ -2,7 +2,7 @@ import type { Clock } from '../../../platform/clock.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
 import { ERROR_STATUS } from '../../../platform/http/errors.js';
 import { newId } from '../../../platform/ids.js';
-import { recordOutcome } from '../../../platform/operations/idempotency.js';
+import type { Settle } from '../../../platform/operations/operation.js';
 import {
   type DocumentDetail,
   type DocumentStatus,
@@ -119,6 +119,8 @@ interface Received {
   at: Date;
   /** The body's message, when this is one of several interchanges in it. */
   parentId?: string;
+  /** Records the call's answer in the transaction of the step that settles it (the body's message only). */
+  settleCall: Settle;
 }
 
 function unsupportedSets(envelope: PartialInterchange): X12Issue[] {
@@ -181,9 +183,9 @@ function documentView(type: string, set: TransactionSet, status: DocumentStatus,
 export class InterchangeIntake {
   constructor(private readonly d: IntakeDeps) {}
 
-  async receive(orgId: string, raw: Buffer): Promise<StoredAnswer> {
+  async receive(orgId: string, raw: Buffer, settleCall: Settle): Promise<StoredAnswer> {
     const at = this.d.clock.now();
-    const r: Received = { orgId, messageId: newId('msg', at), sha: sha256Hex(raw), at };
+    const r: Received = { orgId, messageId: newId('msg', at), sha: sha256Hex(raw), at, settleCall };
     await messages.insertReceived(this.d.db, this.receivedRow(r, raw), raw);
     try {
       const text = decodeInterchange(raw);
@@ -209,7 +211,7 @@ export class InterchangeIntake {
     for (const { parsed, start, end } of found) {
       const bytes = bytesOf(raw, text, start, end);
       const at = this.d.clock.now();
-      const child: Received = { orgId: r.orgId, messageId: newId('msg', at), sha: sha256Hex(bytes), at, parentId: r.messageId };
+      const child: Received = { orgId: r.orgId, messageId: newId('msg', at), sha: sha256Hex(bytes), at, parentId: r.messageId, settleCall: r.settleCall };
       await messages.insertReceived(this.d.db, this.receivedRow(child, bytes), bytes);
       const answer = await this.process(child, parsed).catch(async (err: unknown) => {
         await messages.updateMessage(this.d.db, r.orgId, child.messageId, { status: 'failed', updated_at: this.d.clock.now().toISOString() });
@@ -479,8 +481,8 @@ export class InterchangeIntake {
 
   /**
    * Writes the outcome onto the message row (the answer included, for resends) and returns the answer. A success is
-   * also recorded for the call's idempotency key, in the same transaction when `db` is one (every success path).
-   * Refusals are not: recordOutcome stores successes only; a retry after a crash finds the interchange's stored answer.
+   * also settled as the call's answer, in the same transaction (`db` is one on every success path). Refusals are
+   * settled by the invoker after the fact; a retry after a crash finds the interchange's stored answer.
    */
   private async settle(db: Executor, r: Received, settled: Settled, errors: readonly EdiError[], answer: StoredAnswer): Promise<StoredAnswer> {
     await messages.updateMessage(db, r.orgId, r.messageId, {
@@ -491,7 +493,7 @@ export class InterchangeIntake {
       updated_at: this.d.clock.now().toISOString(),
     });
     // An interchange of a several-interchange body is not the call's outcome: the body's combined answer is.
-    if (answer.kind === 'ok' && r.parentId === undefined) await recordOutcome(db, answer.body);
+    if (answer.kind === 'ok' && r.parentId === undefined) await r.settleCall(db, answer.body);
     return answer;
   }
 }

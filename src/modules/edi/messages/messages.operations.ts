@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, READ, type Operation } from '../../../platform/operations/operation.js';
+import { defineRead, defineSteps, type Operation } from '../../../platform/operations/operation.js';
 import {
   listMessagesQuery,
   MAX_INTERCHANGE_BYTES,
@@ -87,7 +87,7 @@ function rawBytes(body: unknown): Buffer {
 /** The EDI operations: each one REST route, one MCP tool and one OpenAPI operation. */
 export function ediOperations(edi: EdiService): Operation[] {
   return [
-    defineOperation({
+    defineSteps({
       name: 'edi_submit',
       method: 'POST',
       path: '/v1/edi',
@@ -131,9 +131,9 @@ export function ediOperations(edi: EdiService): Operation[] {
       // nothing but a `duplicate` entry in the message log.
       hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
       example: { body: exampleInterchange, response: exampleSubmitResult },
-      handle: (auth, { body }) => edi.submit(auth, rawBytes(body)),
+      handle: ({ orgId, settle }, { body }) => edi.submit(orgId, rawBytes(body), settle),
     }),
-    defineOperation({
+    defineRead({
       name: 'edi_messages_list',
       method: 'GET',
       path: '/v1/edi/messages',
@@ -150,11 +150,10 @@ export function ediOperations(edi: EdiService): Operation[] {
       status: 200,
       returns: 'one page of EDI messages, newest first.',
       errors: {},
-      hints: READ,
       example: { query: { direction: 'inbound', type: '850', limit: '20' }, response: { messages: [exampleSummary], next_cursor: null } },
-      handle: (auth, { query }) => edi.listMessages(auth, query),
+      handle: ({ db, orgId }, { query }) => edi.listMessages(db, orgId, query),
     }),
-    defineOperation({
+    defineRead({
       name: 'edi_messages_get',
       method: 'GET',
       path: '/v1/edi/messages/:id',
@@ -167,7 +166,6 @@ export function ediOperations(edi: EdiService): Operation[] {
       status: 200,
       returns: 'the message with its raw X12.',
       errors: { not_found: 'No EDI message with this id in your organisation.' },
-      hints: READ,
       example: {
         params: { id: exampleSummary.id },
         response: {
@@ -179,7 +177,7 @@ export function ediOperations(edi: EdiService): Operation[] {
           },
         },
       },
-      handle: (auth, { params }) => edi.getMessage(auth, params.id),
+      handle: ({ db, orgId }, { params }) => edi.getMessage(db, orgId, params.id),
     }),
   ];
 }

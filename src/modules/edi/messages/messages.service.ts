@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { AuthContext } from '../../../platform/auth/scopes.js';
-import { requireScope } from '../../../platform/auth/scopes.js';
 import type { Clock } from '../../../platform/clock.js';
-import type { Db } from '../../../platform/db/schema.js';
+import type { Db, Executor } from '../../../platform/db/schema.js';
+import type { Settle } from '../../../platform/operations/operation.js';
 import { AppError, notFound } from '../../../platform/http/errors.js';
 import { decodeCursor, page } from '../../../platform/http/pagination.js';
 import type { DeliveriesService } from '../../../platform/outbox/deliveries.service.js';
@@ -44,7 +43,7 @@ export class EdiService {
   readonly onOrderStatusChanged: OrderStatusListener;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     clock: Clock,
     orders: OrdersService,
     private readonly partners: EdiPartnersService,
@@ -55,17 +54,15 @@ export class EdiService {
   }
 
   /** Takes one raw interchange; a refusal (not X12, syntax, partner, resend conflict) throws with its details. */
-  async submit(auth: AuthContext, body: Buffer): Promise<SubmitResult> {
-    requireScope(auth, 'edi:write');
-    const answer = await this.intake.receive(auth.orgId, body);
+  async submit(orgId: string, body: Buffer, settle: Settle): Promise<SubmitResult> {
+    const answer = await this.intake.receive(orgId, body, settle);
     if (answer.kind === 'ok') return answer.body;
     throw new AppError(answer.code, answer.message, answer.details);
   }
 
-  async listMessages(auth: AuthContext, query: ListMessagesQuery): Promise<{ messages: MessageSummary[]; next_cursor: string | null }> {
-    requireScope(auth, 'edi:read');
+  async listMessages(db: Executor, orgId: string, query: ListMessagesQuery): Promise<{ messages: MessageSummary[]; next_cursor: string | null }> {
     const after = decodeCursor(query.cursor, cursorSchema);
-    const rows = await messages.listMessages(this.db, auth.orgId, {
+    const rows = await messages.listMessages(db, orgId, {
       ...(query.direction === undefined ? {} : { direction: query.direction }),
       ...(query.type === undefined ? {} : { type: query.type }),
       ...(query.partner === undefined ? {} : { partner: query.partner }),
@@ -73,29 +70,28 @@ export class EdiService {
       limit: query.limit + 1,
     });
     const { items, next_cursor } = page(rows, query.limit, (row) => ({ c: row.created_at, i: row.id }));
-    return { messages: await this.summaries(auth.orgId, items), next_cursor };
+    return { messages: await this.summaries(db, orgId, items), next_cursor };
   }
 
-  async getMessage(auth: AuthContext, id: string): Promise<MessageDetail> {
-    requireScope(auth, 'edi:read');
-    const row = await messages.findMessage(this.db, auth.orgId, id);
+  async getMessage(db: Executor, orgId: string, id: string): Promise<MessageDetail> {
+    const row = await messages.findMessage(db, orgId, id);
     if (row === undefined) throw notFound(`EDI message ${id}`);
-    const [summary] = await this.summaries(auth.orgId, [row]);
+    const [summary] = await this.summaries(db, orgId, [row]);
     if (summary === undefined) throw notFound(`EDI message ${id}`);
-    const documents = await messages.findDocuments(this.db, auth.orgId, id);
+    const documents = await messages.findDocuments(db, orgId, id);
     return {
       ...summary,
       documents: documents.map(toDocumentView),
       errors: row.errors === null ? [] : errorsSchema.parse(JSON.parse(row.errors)),
-      x12: decodeInterchange(await messages.readRaw(this.db, auth.orgId, row)),
+      x12: decodeInterchange(await messages.readRaw(db, orgId, row)),
     };
   }
 
-  private async summaries(orgId: string, rows: messages.MessageSummaryRow[]): Promise<MessageSummary[]> {
+  private async summaries(db: Executor, orgId: string, rows: messages.MessageSummaryRow[]): Promise<MessageSummary[]> {
     const partnerIds = [...new Set(rows.flatMap((r) => (r.partner_id === null ? [] : [r.partner_id])))];
-    const byId = new Map((await this.partners.partnersByIds(this.db, orgId, partnerIds)).map((p) => [p.id, p]));
+    const byId = new Map((await this.partners.partnersByIds(db, orgId, partnerIds)).map((p) => [p.id, p]));
     // An outbound document sent to a partner URL is delivered under its own message id.
-    const states = await this.deliveries.publicStates(this.db, rows.filter((r) => r.direction === 'outbound').map((r) => r.id));
+    const states = await this.deliveries.publicStates(db, rows.filter((r) => r.direction === 'outbound').map((r) => r.id));
     return rows.map((row) => {
       const partner = row.partner_id === null ? undefined : byId.get(row.partner_id);
       return {

@@ -79,16 +79,12 @@ export async function takePurchaseOrder(
   };
   if ('error' in header) return refuse(header.error);
   try {
-    const order = await deps.orders.createFromEdi(
-      input.orgId,
-      {
-        po_number: po.poNumber,
-        ship_to: header.shipTo,
-        notes: po.notes === undefined ? null : po.notes.slice(0, MAX_NOTES),
-        priced: lines.priced,
-      },
-      tx,
-    );
+    const order = await deps.orders.create(tx, input.orgId, 'edi', {
+      po_number: po.poNumber,
+      ship_to: header.shipTo,
+      notes: po.notes === undefined ? null : po.notes.slice(0, MAX_NOTES),
+      priced: lines.priced,
+    });
     if (lines.errors.length === 0) return { status: 'accepted', poNumber: po.poNumber, orderId: order.id, detail };
     return { status: 'partial', poNumber: po.poNumber, orderId: order.id, detail, ack: acknowledgment('AC', po.poNumber, detail, order.id) };
   } catch (err) {

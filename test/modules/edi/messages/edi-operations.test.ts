@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuthContext } from '../../../../src/platform/auth/scopes.js';
 import type { Operation } from '../../../../src/platform/operations/operation.js';
 import { expectError } from '../../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../../support/harness.js';
@@ -13,16 +12,13 @@ const interchange = (n: number): string =>
 describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s)', (dialect) => {
   let h: Harness;
   let key: string;
-  let keyId: string;
   let mcp: McpTestClient;
 
   beforeAll(async () => {
     h = await startHarness(dialect);
     await seedEdiCatalog(h, 'acme');
     await seedPartners(h, 'acme');
-    const created = await h.key('acme', 'edi:read,edi:write,orders:read');
-    key = created.key;
-    keyId = created.id;
+    key = (await h.key('acme', 'edi:read,edi:write,orders:read')).key;
     const kind = clientKinds[0];
     if (kind === undefined) throw new Error('no MCP client');
     mcp = await kind.connect(await listen(h), key);
@@ -185,23 +181,11 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
   });
 
   describe('across a crash after commit', () => {
-    /** edi_submit as a process would run it that dies right after its transaction committed, before answering. */
-    const crashingAfterCommit = (): Operation => {
-      const op = operation('edi_submit');
-      return {
-        ...op,
-        handle: async (auth, input) => {
-          // Success or refusal (a 422 is thrown), the answer dies with the process.
-          await op.handle(auth, input).catch(() => undefined);
-          throw new Error('process died after commit');
-        },
-      };
+    /** edi_submit dies right after it settled (success or refusal), before answering: the client sees a 500. */
+    const crash = async (text: string, idempotencyKey: string) => {
+      h.crashAfterCommit('edi_submit');
+      expect((await keyed(text, idempotencyKey)).statusCode).toBe(500);
     };
-    const auth = async (): Promise<AuthContext> => ({ orgId: (await h.org('acme')).id, keyId, scopes: new Set(['edi:read', 'edi:write']), source: 'api' });
-    const crash = async (text: string, idempotencyKey: string) =>
-      expect(h.gateway.invoker.invoke(crashingAfterCommit(), await auth(), { params: {}, query: {}, body: Buffer.from(text, 'latin1') }, idempotencyKey)).rejects.toThrow(
-        'process died after commit',
-      );
 
     it('a retried accepted interchange replays the committed answer: one order, one message', async () => {
       const text = interchange(3401);

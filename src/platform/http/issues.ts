@@ -1,0 +1,30 @@
+import type { z } from 'zod';
+import { AppError, invalidInput } from './errors.js';
+
+/** One schema issue as clients see it in `details`: the dotted path of the field and what is wrong with it. */
+export interface IssueDetail {
+  path: string;
+  message: string;
+}
+
+/** A schema's issues as details, each path under `pathPrefix`. */
+export function issueDetails(issues: readonly z.core.$ZodIssue[], pathPrefix: readonly string[] = []): IssueDetail[] {
+  return issues.map((issue) => ({ path: [...pathPrefix, ...issue.path.map(String)].join('.'), message: issue.message }));
+}
+
+/** The one-line text of issue details: `<path>: <message>; ...` (a detail without a path is its message). */
+export function issuesText(details: readonly IssueDetail[]): string {
+  return details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
+}
+
+/** The 400 for a schema's issues: `invalid <what>: <path>: <message>; ...`, each as `{ path, message }` in details. */
+export function invalidFromIssues(issues: readonly z.core.$ZodIssue[], what: string, pathPrefix: readonly string[] = []): AppError {
+  const details = issueDetails(issues, pathPrefix);
+  return invalidInput(`invalid ${what}: ${issuesText(details)}`, details);
+}
+
+/** The same with another error code (a 422 for EDI input the order rules refuse, say). */
+export function errorFromIssues(code: AppError['code'], issues: readonly z.core.$ZodIssue[], what: string): AppError {
+  const details = issueDetails(issues);
+  return new AppError(code, `invalid ${what}: ${issuesText(details)}`, details);
+}
