@@ -4,10 +4,10 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Gateway } from './gateway.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { toolOf } from './mcp/operation-tools.js';
-import { API_VERSION } from './platform/api-version.js';
+import { API_VERSION } from './platform/core/api-version.js';
 import { apiKeyAuth } from './platform/http/api-auth.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
-import { registerApiDocs } from './platform/http/openapi.js';
+import { registerApiDocs } from './platform/operations/openapi-routes.js';
 import { RequestFrame, requestLogFactory } from './platform/http/request-frame.js';
 import { requestIdFor } from './platform/http/request-id.js';
 import { registerRestOperations } from './platform/operations/rest.js';
@@ -18,7 +18,7 @@ import { PORTAL_CORS, portalKeyAuth } from './platform/http/portal-auth.js';
 import { registerPages } from './platform/http/html-page.js';
 import { registerStaticFiles } from './platform/http/static-files.js';
 import { corsPreflight, type CorsOptions } from './platform/http/origin.js';
-import { httpMetricsOf, registerMetricsRoute } from './platform/metrics.js';
+import { httpMetricsOf, registerMetricsRoute } from './platform/core/metrics.js';
 
 export interface AppOptions {
   /** Pino logger options; tests pass false, or a stream to read what was logged. */

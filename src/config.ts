@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { isExactOrigin } from './platform/http/origin.js';
+
+/** `https://a.example:8443` as a browser sends it in Origin: no wildcard, path, query or credentials. */
+export function isExactOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '').toLowerCase() && !value.includes('*');
+  } catch {
+    return false;
+  }
+}
 
 /** SQLite's page cache per process, in MB: small, since the OS caches the file too (docs/decisions.md). */
 export const DEFAULT_SQLITE_CACHE_MB = 4;

@@ -4,11 +4,11 @@ import { ApiKeysService } from './platform/auth/api-keys.service.js';
 import { KeyVerifier } from './platform/auth/key-verifier.js';
 import { PortalKeyVerifier } from './platform/auth/portal-key-verifier.js';
 import { PortalKeysService } from './platform/auth/portal-keys.service.js';
-import { type Clock, systemClock } from './platform/clock.js';
+import { type Clock, systemClock } from './platform/core/clock.js';
 import { type DatabaseHandle, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
-import { createRetentionWorker, type RetentionWorker } from './platform/db/retention.js';
-import { createMetricsRegistry } from './platform/metrics.js';
+import { RetentionWorker } from './platform/db/retention.js';
+import { createMetricsRegistry } from './platform/core/metrics.js';
 import { registerDatabaseMetrics } from './platform/db/database.metrics.js';
 import { OrgsService } from './platform/orgs/orgs.service.js';
 import { RateLimiter, createRateLimitStore } from './platform/ratelimit/rate-limiter.js';
@@ -19,11 +19,14 @@ import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { sql } from 'kysely';
 import { MODULES } from './modules/index.js';
-import { type BackgroundWorker, buildServices, type ModuleDefinition, type Services } from './platform/module-definition.js';
+import { buildServices, type ModuleDefinition, type Services } from './platform/module-definition.js';
+import type { BackgroundWorker } from './platform/core/work-loop.js';
 import { type OperationEntry, operationsOf, tagsOf } from './platform/operations/module.js';
-import { IdempotencyStore } from './platform/operations/idempotency.js';
+import { idempotencyRetention, IdempotencyStore } from './platform/operations/idempotency.js';
+import { outboxRetention } from './platform/outbox/outbox.js';
 import { resolveGatewaySecret } from './platform/secrets/gateway-secret.js';
-import { type EncryptedColumn, SecretVault } from './platform/secrets/vault.js';
+import type { EncryptedColumn } from './platform/secrets/columns.js';
+import { SecretVault } from './platform/secrets/vault.js';
 import type { PageRoute } from './platform/http/html-page.js';
 import type { StaticFile } from './platform/http/static-files.js';
 import { type AfterCommitHook, OperationInvoker } from './platform/operations/invoke.js';
@@ -83,6 +86,17 @@ async function startOrExplain<T>(what: string, cleanup: () => Promise<void>, ste
     await cleanup().catch(() => undefined);
     throw new StartupError(`cannot use ${what}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
+}
+
+/** Retention over the platform's tables: the outbox purges its delivered rows, the idempotency store its expired records. */
+export function createRetentionWorker(config: Config, database: DatabaseHandle, clock: Clock, log?: (message: string, err?: unknown) => void): RetentionWorker {
+  return new RetentionWorker({
+    targets: [outboxRetention(database, config.RETENTION_OUTBOX_DELIVERED_MS), idempotencyRetention(database, config.RETENTION_IDEMPOTENCY_MS)],
+    clock,
+    intervalMs: config.RETENTION_INTERVAL_MS,
+    batchSize: config.RETENTION_BATCH_SIZE,
+    ...(log ? { log } : {}),
+  });
 }
 
 export async function createGateway(config: Config, opts: GatewayOptions = {}): Promise<Gateway> {

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig } from '../config.js';
 import { createGateway, type Gateway } from '../gateway.js';
 import { MODULES } from '../modules/index.js';
-import { CLI_ACTOR } from '../platform/audit/actor.js';
+import { CLI_ACTOR } from '../platform/core/actor.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { registerAuditCommands } from './audit.commands.js';
 import { registerDeliveriesCommands } from './deliveries.commands.js';

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { invalidInput } from '../platform/http/errors.js';
-import { OUTBOX_STATUSES, type OutboxStatus } from '../platform/outbox/outbox.js';
+import { invalidInput } from '../platform/core/errors.js';
+import { OUTBOX_STATUSES, type OutboxStatus } from '../platform/outbox/outbox.tables.js';
 import { print, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;

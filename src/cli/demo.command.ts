@@ -10,7 +10,7 @@ import { type HubSim, startHubSim } from '../sim/hub-sim.js';
 import { startVendorSim, type VendorSim } from '../sim/vendor-sim.js';
 import { run } from './output.js';
 import { portOf } from './sim-process.js';
-import { CLI_ACTOR } from '../platform/audit/actor.js';
+import { CLI_ACTOR } from '../platform/core/actor.js';
 
 /** Written into the demo's data folder: only a folder holding it is ever wiped by the next run. */
 const MARKER = 'DEMO-DATA';

@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { Gateway } from '../gateway.js';
-import { invalidInput } from '../platform/http/errors.js';
+import { invalidInput } from '../platform/core/errors.js';
 import { print, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;

@@ -1,5 +1,5 @@
 import { ConfigError, StartupError } from '../config.js';
-import { AppError } from '../platform/http/errors.js';
+import { AppError } from '../platform/core/errors.js';
 
 export interface OutputOptions {
   json?: boolean;

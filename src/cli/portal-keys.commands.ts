@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { CLI_ACTOR } from '../platform/audit/actor.js';
+import { CLI_ACTOR } from '../platform/core/actor.js';
 import { PORTAL_DEFAULT_IP_RATE_LIMIT, PORTAL_DEFAULT_RATE_LIMIT } from '../platform/auth/portal-key.js';
 import { allPages, print, run, table, type OutputOptions } from './output.js';
 

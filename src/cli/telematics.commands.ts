@@ -3,8 +3,8 @@ import type { Gateway } from '../gateway.js';
 import { parsePollInterval } from '../modules/telematics/connections.service.js';
 import { PROVIDER_IDS } from '../modules/telematics/providers.js';
 import { listConnectionsQuery } from '../modules/telematics/telematics.schemas.js';
-import { CLI_ACTOR } from '../platform/audit/actor.js';
-import { invalidInput } from '../platform/http/errors.js';
+import { CLI_ACTOR } from '../platform/core/actor.js';
+import { invalidInput } from '../platform/core/errors.js';
 import { print, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;

@@ -4,7 +4,7 @@ import type { AuthContext } from '../platform/auth/scopes.js';
 import { hasScope } from '../platform/auth/scopes.js';
 import { redactKeys } from '../platform/http/access-log.js';
 import { toAppError } from '../platform/http/error-handler.js';
-import { AppError, ERROR_STATUS, invalidInput } from '../platform/http/errors.js';
+import { AppError, ERROR_STATUS, invalidInput } from '../platform/core/errors.js';
 import { checkKeyFormat } from '../platform/operations/idempotency.js';
 import type { OperationInvoker } from '../platform/operations/invoke.js';
 import { portableSchema } from '../platform/operations/portable-schema.js';

@@ -6,7 +6,8 @@ import type { StaticFile } from './http/static-files.js';
 import type { AuditService } from './audit/audit.service.js';
 import type { ApiKeysService } from './auth/api-keys.service.js';
 import type { PortalKeysService } from './auth/portal-keys.service.js';
-import type { Clock } from './clock.js';
+import type { Clock } from './core/clock.js';
+import type { BackgroundWorker } from './core/work-loop.js';
 import type { Db } from './db/schema.js';
 import type { OperationSource } from './operations/module.js';
 import type { OrgSettingsGroup } from './orgs/org-settings.js';
@@ -14,15 +15,8 @@ import type { OrgsService } from './orgs/orgs.service.js';
 import type { DeliveriesService } from './outbox/deliveries.service.js';
 import type { DeliveryWorker } from './outbox/delivery-worker.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
-import type { EncryptedColumn, SecretVault } from './secrets/vault.js';
-
-/** Work a module does in the background of a serving process, claimed with leases so any number of processes can run it. */
-export interface BackgroundWorker {
-  name: string;
-  start(): void;
-  /** Stops claiming, lets work in flight finish and release its claims. */
-  stop(): Promise<void>;
-}
+import type { EncryptedColumn } from './secrets/columns.js';
+import type { SecretVault } from './secrets/vault.js';
 
 /**
  * The gateway's services by name: the platform's here; each module adds its own from its index.ts by declaration

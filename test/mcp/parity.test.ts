@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isKnownScope } from '../../src/platform/auth/scopes.js';
-import { audienceOf, DOOR_SCOPE, type Operation } from '../../src/platform/operations/operation.js';
+import { DOOR_SCOPE, isKnownScope } from '../../src/platform/auth/scopes.js';
+import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
 import { FIXTURES, seedOrg } from '../operations/fixtures.js';
 import { dialects, type Harness, startHarness } from '../support/harness.js';
 import { type Answer, type Call, callMcp, callRest, listTools, mcpArgsOf } from '../support/operations.js';

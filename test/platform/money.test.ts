@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromUnits, unitsFromDecimalText, wholeFromDecimalText } from '../../src/platform/money.js';
+import { fromUnits, unitsFromDecimalText, wholeFromDecimalText } from '../../src/platform/core/money.js';
 
 describe('unitsFromDecimalText', () => {
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WorkLoop } from '../../src/platform/work-loop.js';
+import { WorkLoop } from '../../src/platform/core/work-loop.js';
 import { waitFor } from '../support/wait-for.js';
 
 const LONG = 60_000;

@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { CreatedKey } from '../../src/platform/auth/api-keys.service.js';
-import { ManualClock } from '../../src/platform/clock.js';
+import { ManualClock } from '../../src/platform/core/clock.js';
 import type { ModuleDefinition } from '../../src/platform/module-definition.js';
 import { sharedVendorSim } from './shared-vendor-sim.js';
 import { mkdtempSync, rmSync } from 'node:fs';

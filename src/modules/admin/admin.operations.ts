@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { auditEventSchema, listAuditQuery } from '../../platform/audit/audit.schemas.js';
 import type { AuditService } from '../../platform/audit/audit.service.js';
 import type { ApiKeysService } from '../../platform/auth/api-keys.service.js';
-import { actorOf } from '../../platform/auth/scopes.js';
-import { defineRead, defineSteps, DOOR_SCOPE, type Operation, type OperationHints, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
+import { actorOf, DOOR_SCOPE } from '../../platform/auth/scopes.js';
+import { defineRead, defineSteps, type Operation, type OperationHints, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { createdKeySchema, createKeyBody, createOrgBody, keyParams, keySchema, listKeysQuery, listOrgsQuery, orgSchema, orgsPage, rotateKeyBody } from './admin.schemas.js';
 
@@ -170,7 +170,7 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
           next_cursor: null,
         },
       },
-      handle: (_ctx, { query }) => audit.list(query),
+      handle: async (_ctx, { query }) => audit.list(query, await orgs.idFilter(query.org)),
     }),
   ];
 }

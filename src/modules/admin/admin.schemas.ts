@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { limitParam } from '../../platform/http/pagination.js';
-import { freeText } from '../../platform/http/text-rules.js';
+import { limitParam } from '../../platform/core/pagination.js';
+import { freeText } from '../../platform/core/text-rules.js';
 
 const orgSlug = z.string().min(1).max(100);
 const duration = (what: string) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { identifier } from '../../platform/http/text-rules.js';
+import { identifier } from '../../platform/core/text-rules.js';
 
 const MAX_INVENTORY_ROWS = 10_000;
 

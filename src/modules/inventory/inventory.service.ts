@@ -1,4 +1,4 @@
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Tx } from '../../platform/db/schema.js';
 import type { PublicDelivery } from '../../platform/outbox/deliveries.service.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';

@@ -1,4 +1,4 @@
-import { invalidInput } from '../../platform/http/errors.js';
+import { invalidInput } from '../../platform/core/errors.js';
 import type { FieldDefinition, FieldType, ObjectRow, RowValue } from './objects.schemas.js';
 
 /**

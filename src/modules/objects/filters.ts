@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { invalidInput } from '../../platform/http/errors.js';
+import { invalidInput } from '../../platform/core/errors.js';
 import { isTextSlot, type NumberSlot, type SlotMap, type TextSlot } from './field-slots.js';
 import type { FieldDefinition } from './objects.schemas.js';
 

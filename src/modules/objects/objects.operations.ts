@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
-import { invalidInput } from '../../platform/http/errors.js';
+import { invalidInput } from '../../platform/core/errors.js';
 import { defineRead, defineWrite, type Operation, type OperationScope, type RequestParts } from '../../platform/operations/operation.js';
 import {
   objectParams,

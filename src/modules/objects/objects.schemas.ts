@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limitParam } from '../../platform/http/pagination.js';
+import { limitParam } from '../../platform/core/pagination.js';
 
 const FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'date', 'datetime', 'enum'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];

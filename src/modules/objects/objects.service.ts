@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
 import { hasScope, requireScope } from '../../platform/auth/scopes.js';
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
-import { AppError, conflict, notFound, unprocessable } from '../../platform/http/errors.js';
-import { invalidFromIssues } from '../../platform/http/issues.js';
-import { decodeCursor, limitParam, page } from '../../platform/http/pagination.js';
-import { newId } from '../../platform/ids.js';
+import { AppError, conflict, notFound, unprocessable } from '../../platform/core/errors.js';
+import { invalidFromIssues } from '../../platform/core/issues.js';
+import { decodeCursor, limitParam, page } from '../../platform/core/pagination.js';
+import { newId } from '../../platform/core/ids.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { assignSlots, keyValueOf, type SlotMap, slotValuesOf } from './field-slots.js';
 import { parseFilters } from './filters.js';

@@ -1,5 +1,5 @@
 import type { Tx } from '../../platform/db/schema.js';
-import { conflict } from '../../platform/http/errors.js';
+import { conflict } from '../../platform/core/errors.js';
 import { keyValueOf, type SlotMap, slotValuesOf } from './field-slots.js';
 import type { ObjectRow } from './objects.schemas.js';
 import * as repo from './objects.repository.js';

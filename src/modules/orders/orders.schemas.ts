@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { limitParam } from '../../platform/http/pagination.js';
-import { freeText, identifier } from '../../platform/http/text-rules.js';
-import { toUnits } from '../../platform/money.js';
+import { limitParam } from '../../platform/core/pagination.js';
+import { freeText, identifier } from '../../platform/core/text-rules.js';
+import { toUnits } from '../../platform/core/money.js';
 import { ORDER_STATUSES, TARGET_STATUSES } from './order-status.js';
 
 export const ORDER_SOURCES = ['api', 'mcp', 'edi'] as const;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
-import { conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
-import { errorFromIssues } from '../../platform/http/issues.js';
-import { decodeCursor, page } from '../../platform/http/pagination.js';
-import { newId } from '../../platform/ids.js';
-import { fromUnits, lineTotalUnits, toUnits } from '../../platform/money.js';
+import { conflict, invalidInput, notFound, unprocessable } from '../../platform/core/errors.js';
+import { errorFromIssues } from '../../platform/core/issues.js';
+import { decodeCursor, page } from '../../platform/core/pagination.js';
+import { newId } from '../../platform/core/ids.js';
+import { fromUnits, lineTotalUnits, toUnits } from '../../platform/core/money.js';
 import { type DeliveriesService, type PublicDelivery, toPublicDelivery } from '../../platform/outbox/deliveries.service.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { Product } from '../products/products.schemas.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { createPortalKeyInput, listPortalKeysQuery, portalKeyParams, portalKeySchema } from '../../platform/auth/portal-key.schemas.js';
 import type { PortalKeysService } from '../../platform/auth/portal-keys.service.js';
-import { actorOf } from '../../platform/auth/scopes.js';
-import { defineRead, defineSteps, DOOR_SCOPE, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
+import { actorOf, DOOR_SCOPE } from '../../platform/auth/scopes.js';
+import { defineRead, defineSteps, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
 
 const exampleKey = {
   id: 'pkey_01jx2m8d7k3q9v6t5r4p2n1b0a',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineRead, defineWrite, DOOR_SCOPE, type Operation } from '../../platform/operations/operation.js';
+import { defineRead, defineWrite, type Operation } from '../../platform/operations/operation.js';
+import { DOOR_SCOPE } from '../../platform/auth/scopes.js';
 import { listProductsQuery, skuParams } from '../products/products.schemas.js';
 import type { PortalService } from './portal.service.js';
 import {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { identifier } from '../../platform/http/text-rules.js';
+import { identifier } from '../../platform/core/text-rules.js';
 import { STOCK_STATUSES } from '../products/products.schemas.js';
 import { CLAIM_STATUSES } from '../warranty/claim-states.js';
 import { claimFields } from '../warranty/warranty.schemas.js';

@@ -1,5 +1,5 @@
 import type { Executor, Tx } from '../../platform/db/schema.js';
-import { notFound } from '../../platform/http/errors.js';
+import { notFound } from '../../platform/core/errors.js';
 import type { ListProductsQuery, Product } from '../products/products.schemas.js';
 import type { ProductsService } from '../products/products.service.js';
 import type { CustomerClaimInput, CustomerClaimStatus } from '../warranty/warranty.schemas.js';

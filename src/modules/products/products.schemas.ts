@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { freeText, identifier } from '../../platform/http/text-rules.js';
-import { limitParam } from '../../platform/http/pagination.js';
+import { freeText, identifier } from '../../platform/core/text-rules.js';
+import { limitParam } from '../../platform/core/pagination.js';
 
 export const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
 export const STOCK_STATUSES = ['backorder', 'low_stock', 'in_stock'] as const;

@@ -1,7 +1,7 @@
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
-import { conflict, notFound } from '../../platform/http/errors.js';
-import { decodeCursor, page } from '../../platform/http/pagination.js';
+import { conflict, notFound } from '../../platform/core/errors.js';
+import { decodeCursor, page } from '../../platform/core/pagination.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { z } from 'zod';
 import type { CreateProductInput, ListProductsQuery, Product, UpdateProductInput } from './products.schemas.js';

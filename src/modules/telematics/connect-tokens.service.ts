@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { type Actor, SYSTEM_ACTOR } from '../../platform/audit/actor.js';
+import { type Actor, SYSTEM_ACTOR } from '../../platform/core/actor.js';
 import { recordAudit } from '../../platform/audit/audit.service.js';
 import { sha256Hex } from '../../platform/auth/api-key.js';
-import { invalidFromIssues } from '../../platform/http/issues.js';
-import type { Clock } from '../../platform/clock.js';
+import { invalidFromIssues } from '../../platform/core/issues.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Db } from '../../platform/db/schema.js';
-import { invalidInput, notFound } from '../../platform/http/errors.js';
-import { freeText } from '../../platform/http/text-rules.js';
+import { invalidInput, notFound } from '../../platform/core/errors.js';
+import { freeText } from '../../platform/core/text-rules.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import * as repo from './connect-tokens.repository.js';
 import * as connections from './connections.repository.js';

@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { sha256Hex } from '../../platform/auth/api-key.js';
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Db, Executor } from '../../platform/db/schema.js';
-import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
-import { newId } from '../../platform/ids.js';
-import { invalidFromIssues } from '../../platform/http/issues.js';
+import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/core/errors.js';
+import { newId } from '../../platform/core/ids.js';
+import { invalidFromIssues } from '../../platform/core/issues.js';
 import { maskHint } from '../../platform/secrets/mask.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
 import type { Credentials, ProviderEndpoint } from './adapters/adapter.js';

@@ -1,7 +1,7 @@
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Db, Executor } from '../../platform/db/schema.js';
-import { conflict, invalidInput, notFound } from '../../platform/http/errors.js';
-import { decodeCursor, page } from '../../platform/http/pagination.js';
+import { conflict, invalidInput, notFound } from '../../platform/core/errors.js';
+import { decodeCursor, page } from '../../platform/core/pagination.js';
 import { z } from 'zod';
 import * as repo from './connections.repository.js';
 import { parseCursors } from './polling/cursors.js';

@@ -1,7 +1,7 @@
 import { sha256Hex } from '../../platform/auth/api-key.js';
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Db } from '../../platform/db/schema.js';
-import { AppError, notFound } from '../../platform/http/errors.js';
+import { AppError, notFound } from '../../platform/core/errors.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
 import { type OAuthTokens, VendorRejectedError, VendorUnavailableError } from './adapters/adapter.js';
 import { oauthAdapterFor } from './adapters/index.js';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
 import type { Settle } from '../../platform/operations/operation.js';
-import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/http/errors.js';
+import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/core/errors.js';
 import { enqueueDeliveries, hubDelivery } from '../../platform/outbox/outbox.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
 import { DEFAULT_RATE_LIMIT } from '../../platform/ratelimit/rate-limiter.js';

@@ -1,9 +1,9 @@
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Dialect } from '../../platform/db/database.js';
 import type { Db } from '../../platform/db/schema.js';
-import { AppError } from '../../platform/http/errors.js';
-import type { BackgroundWorker } from '../../platform/module-definition.js';
-import { WorkLoop } from '../../platform/work-loop.js';
+import { AppError } from '../../platform/core/errors.js';
+import type { BackgroundWorker } from '../../platform/core/work-loop.js';
+import { WorkLoop } from '../../platform/core/work-loop.js';
 import type { ConnectionRow } from './connections.repository.js';
 import type { PollService } from './poll.service.js';
 import { claimDueConnections, releaseClaim } from './poller.repository.js';

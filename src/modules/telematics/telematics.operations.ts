@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { actorOf } from '../../platform/auth/scopes.js';
-import { defineRead, defineSteps, DOOR_SCOPE, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
+import { actorOf, DOOR_SCOPE } from '../../platform/auth/scopes.js';
+import { defineRead, defineSteps, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
 import type { ConnectService } from './connect.service.js';
 import type { ConnectTokensService } from './connect-tokens.service.js';
 import type { ConnectionsService } from './connections.service.js';

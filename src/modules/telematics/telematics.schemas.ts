@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { limitParam } from '../../platform/http/pagination.js';
-import { freeText, identifier } from '../../platform/http/text-rules.js';
+import { limitParam } from '../../platform/core/pagination.js';
+import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { PROVIDER_IDS } from './providers.js';
 
 export const CONNECTION_STATUSES = ['active', 'pending_consent', 'consent_expired', 'reauth_required', 'paused'] as const;

@@ -1,4 +1,4 @@
-import { AppError } from '../../platform/http/errors.js';
+import { AppError } from '../../platform/core/errors.js';
 import { VendorRejectedError, VendorUnavailableError } from './adapters/adapter.js';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { limitParam } from '../../platform/http/pagination.js';
-import { freeText, identifier } from '../../platform/http/text-rules.js';
+import { limitParam } from '../../platform/core/pagination.js';
+import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { CLAIM_STATUSES } from './claim-states.js';
 
 const status = z.enum(CLAIM_STATUSES);

@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
-import type { Clock } from '../../platform/clock.js';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
-import { conflict, invalidInput, notFound } from '../../platform/http/errors.js';
-import { decodeCursor, page } from '../../platform/http/pagination.js';
-import { newId } from '../../platform/ids.js';
+import { conflict, invalidInput, notFound } from '../../platform/core/errors.js';
+import { decodeCursor, page } from '../../platform/core/pagination.js';
+import { newId } from '../../platform/core/ids.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { ProductsService } from '../products/products.service.js';
 import { allowedNext, canMove, INITIAL_STATUS } from './claim-states.js';

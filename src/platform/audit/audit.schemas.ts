@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limitParam } from '../http/pagination.js';
+import { limitParam } from '../core/pagination.js';
 
 export const AUDIT_ACTIONS = [
   'org.created',

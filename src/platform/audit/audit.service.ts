@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Db, Executor } from '../db/schema.js';
-import { decodeCursor, page } from '../http/pagination.js';
-import { newId } from '../ids.js';
-import * as orgsRepo from '../orgs/orgs.repository.js';
-import type { Actor } from './actor.js';
+import { decodeCursor, page } from '../core/pagination.js';
+import { newId } from '../core/ids.js';
+import type { Actor } from '../core/actor.js';
 import * as repo from './audit.repository.js';
 import type { AuditAction, AuditEventView, ListAuditQuery } from './audit.schemas.js';
 
@@ -34,8 +33,8 @@ export async function recordAudit(db: Executor, clock: Clock, actor: Actor, entr
 export class AuditService {
   constructor(private readonly db: Db) {}
 
-  async list(query: ListAuditQuery): Promise<{ events: AuditEventView[]; next_cursor: string | null }> {
-    const orgId = await orgsRepo.orgIdFilter(this.db, query.org);
+  /** `orgId`: the org `query.org` names, looked up by the caller (orgs sit above the audit trail they write to). */
+  async list(query: ListAuditQuery, orgId: string | undefined): Promise<{ events: AuditEventView[]; next_cursor: string | null }> {
     const before = decodeCursor(query.cursor, cursorSchema);
     const rows = await repo.listAuditEvents(this.db, { ...(orgId === undefined ? {} : { orgId }), ...(before ? { beforeSeq: before.seq } : {}), limit: query.limit + 1 });
     const { items, next_cursor } = page(rows, query.limit, (row) => ({ seq: row.seq }));

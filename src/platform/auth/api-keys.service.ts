@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { type Actor, SYSTEM_ACTOR } from '../audit/actor.js';
+import { type Actor, SYSTEM_ACTOR } from '../core/actor.js';
 import { recordAudit } from '../audit/audit.service.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/schema.js';
-import { invalidInput, notFound } from '../http/errors.js';
-import { decodeCursor, page } from '../http/pagination.js';
-import { newId } from '../ids.js';
+import { invalidInput, notFound } from '../core/errors.js';
+import { decodeCursor, page } from '../core/pagination.js';
+import { newId } from '../core/ids.js';
 import * as orgsRepo from '../orgs/orgs.repository.js';
 import { displayPrefix, generateApiKey, sha256Hex } from './api-key.js';
 import * as repo from './api-keys.repository.js';

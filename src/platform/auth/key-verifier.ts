@@ -1,6 +1,6 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/schema.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../core/errors.js';
 import { isWellFormedApiKey, sha256Hex } from './api-key.js';
 import { findApiKeyByHash } from './api-keys.repository.js';
 import { PORTAL_KEY_PREFIX, portalKeyRefused } from './portal-key.js';

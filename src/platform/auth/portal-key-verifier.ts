@@ -1,6 +1,6 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/schema.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../core/errors.js';
 import { sha256Hex } from './api-key.js';
 import { isWellFormedPortalKey } from './portal-key.js';
 import { activeOrigins, findPortalKeyByHash } from './portal-keys.repository.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isExactOrigin } from '../http/origin.js';
-import { limitParam } from '../http/pagination.js';
-import { freeText, identifier } from '../http/text-rules.js';
+import { isExactOrigin } from '../../config.js';
+import { limitParam } from '../core/pagination.js';
+import { freeText, identifier } from '../core/text-rules.js';
 import { PORTAL_DEFAULT_IP_RATE_LIMIT, PORTAL_DEFAULT_RATE_LIMIT } from './portal-key.js';
 
 const orgSlug = z.string().min(1).max(100);

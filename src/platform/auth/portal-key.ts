@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../core/errors.js';
 
 export const PORTAL_KEY_PREFIX = 'pk_portal_dealer_';
 const PORTAL_KEY_SHAPE = /^pk_portal_dealer_[A-Za-z0-9_-]{32}$/;

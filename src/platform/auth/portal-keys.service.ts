@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { type Actor, SYSTEM_ACTOR } from '../audit/actor.js';
+import { type Actor, SYSTEM_ACTOR } from '../core/actor.js';
 import { recordAudit } from '../audit/audit.service.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/schema.js';
-import { notFound } from '../http/errors.js';
-import { decodeCursor, page } from '../http/pagination.js';
-import { newId } from '../ids.js';
-import { invalidFromIssues } from '../http/issues.js';
+import { notFound } from '../core/errors.js';
+import { decodeCursor, page } from '../core/pagination.js';
+import { newId } from '../core/ids.js';
+import { invalidFromIssues } from '../core/issues.js';
 import * as orgsRepo from '../orgs/orgs.repository.js';
 import { sha256Hex } from './api-key.js';
 import { generatePortalKey, PORTAL_DEFAULT_IP_RATE_LIMIT, PORTAL_DEFAULT_RATE_LIMIT, portalDisplayPrefix } from './portal-key.js';

@@ -1,5 +1,5 @@
-import type { Actor } from '../audit/actor.js';
-import { AppError, invalidInput } from '../http/errors.js';
+import type { Actor } from '../core/actor.js';
+import { AppError, invalidInput } from '../core/errors.js';
 
 /** The static scopes of spec rule 5; `all` grants exactly these. */
 export const STATIC_SCOPES = [
@@ -38,6 +38,9 @@ export function parseScopes(input: string): string[] {
   }
   return [...out].sort();
 }
+
+/** The pseudo-scope each non-API door grants (operator, public, portal): only the door grants it, never a key. */
+export const DOOR_SCOPE = { operator: 'admin', public: 'public', portal: 'portal' } as const;
 
 export interface AuthContext {
   orgId: string;

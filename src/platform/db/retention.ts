@@ -1,11 +1,6 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import type { Config } from '../../config.js';
-import type { Clock } from '../clock.js';
-import type { BackgroundWorker } from '../module-definition.js';
-import { WorkLoop } from '../work-loop.js';
-import { purgeExpired } from '../operations/idempotency.repository.js';
-import { purgeDelivered } from '../outbox/outbox.repository.js';
-import type { DatabaseHandle } from './database.js';
+import type { Clock } from '../core/clock.js';
+import { type BackgroundWorker, WorkLoop } from '../core/work-loop.js';
 
 /** One kind of row retention removes: deletes at most `limit` rows older than `before` in one statement. */
 export interface PurgeTarget {
@@ -74,19 +69,4 @@ export class RetentionWorker implements BackgroundWorker {
     }
     return report;
   }
-}
-
-/** The platform's retention: delivered outbox rows and expired idempotency records (RETENTION_* settings). */
-export function createRetentionWorker(config: Config, database: DatabaseHandle, clock: Clock, log?: RetentionOptions['log']): RetentionWorker {
-  const { db, dialect } = database;
-  return new RetentionWorker({
-    targets: [
-      { name: 'outbox_delivered', keepMs: config.RETENTION_OUTBOX_DELIVERED_MS, purge: (before, limit) => purgeDelivered(db, dialect, before, limit) },
-      { name: 'idempotency_expired', keepMs: config.RETENTION_IDEMPOTENCY_MS, purge: (before, limit) => purgeExpired(db, dialect, before, limit) },
-    ],
-    clock,
-    intervalMs: config.RETENTION_INTERVAL_MS,
-    batchSize: config.RETENTION_BATCH_SIZE,
-    ...(log ? { log } : {}),
-  });
 }

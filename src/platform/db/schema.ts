@@ -1,5 +1,4 @@
 import type { Generated, Kysely, Transaction } from 'kysely';
-import type { OutboxStatus } from '../outbox/outbox.js';
 
 /**
  * Table types of the platform's own tables, shared by both dialects. Times are ISO 8601 UTC text (sortable on both
@@ -65,27 +64,6 @@ export interface AuditEventsTable {
   request_id: string | null;
 }
 
-/** One delivery waiting for, or done with, its destination (the hub; later a partner URL). */
-export interface OutboxTable {
-  id: string;
-  org_id: string;
-  /** Who receives it: `hub` today; another kind (a partner endpoint) adds its own sender. */
-  destination: string;
-  /** Destination-specific address (a partner id or URL); null for the hub. */
-  target: string | null;
-  type: string;
-  content_type: string;
-  payload: string;
-  status: OutboxStatus;
-  attempts: number;
-  next_attempt_at: string;
-  lease_owner: string | null;
-  lease_until: string | null;
-  last_error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-}
-
 export interface IdempotencyKeysTable {
   org_id: string;
   key: string;
@@ -110,7 +88,6 @@ export interface Database {
   api_keys: ApiKeysTable;
   portal_keys: PortalKeysTable;
   audit_events: AuditEventsTable;
-  outbox: OutboxTable;
   idempotency_keys: IdempotencyKeysTable;
 }
 

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { DOOR_SCOPE } from '../auth/scopes.js';
 import type { onRequestHookHandler } from 'fastify';
-import { adminActorId } from '../audit/actor.js';
-import { DOOR_SCOPE } from '../operations/operation.js';
-import { AppError } from './errors.js';
+import { adminActorId } from '../core/actor.js';
+import { AppError } from '../core/errors.js';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 

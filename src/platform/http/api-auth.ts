@@ -4,7 +4,7 @@ import { portalKeyRefused } from '../auth/portal-key.js';
 import type { AuthContext } from '../auth/scopes.js';
 import type { RateLimiter } from '../ratelimit/rate-limiter.js';
 import type { RateLimitDecision } from '../ratelimit/ratelimit.types.js';
-import { AppError } from './errors.js';
+import { AppError } from '../core/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_STATUS } from './errors.js';
+import { ERROR_STATUS } from '../core/errors.js';
 
 /** Success envelope schema: `{ ok: true, ...payload }`. */
 export function okEnvelope<T extends z.ZodRawShape>(payload: T) {

@@ -5,7 +5,7 @@ import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, Fast
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { DATABASE_RETRY_AFTER_SECONDS, isTransientDatabaseError } from '../db/faults.js';
 import { redactKeys } from './access-log.js';
-import { AppError, type ErrorCode } from './errors.js';
+import { AppError, type ErrorCode } from '../core/errors.js';
 
 /** The realm every 401 challenges with; without a challenge, MCP clients fall back to an OAuth discovery flow. */
 export const AUTH_REALM = 'tire-gateway';

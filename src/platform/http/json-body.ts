@@ -1,4 +1,4 @@
-import { AppError, invalidInput } from './errors.js';
+import { AppError, invalidInput } from '../core/errors.js';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 /** Only escapes can spell a lone surrogate or hide a key name in JSON text: bodies without them skip the walk. */

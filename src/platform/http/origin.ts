@@ -1,15 +1,5 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { AppError } from './errors.js';
-
-/** `https://a.example:8443` as a browser sends it in Origin: no wildcard, path, query or credentials. */
-export function isExactOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value.replace(/\/$/, '').toLowerCase() && !value.includes('*');
-  } catch {
-    return false;
-  }
-}
+import { AppError } from '../core/errors.js';
 
 /** An Origin header as scheme + host + port, the form allowlists are compared in; undefined for `null` or garbage. */
 export function normalizeOrigin(origin: string): string | undefined {

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DOOR_SCOPE } from '../auth/scopes.js';
 import { PORTAL_PATH_PREFIX } from '../auth/portal-key.js';
 import type { PortalKeyVerifier, VerifiedPortalKey } from '../auth/portal-key-verifier.js';
-import { DOOR_SCOPE } from '../operations/operation.js';
 import type { RateLimiter } from '../ratelimit/rate-limiter.js';
 import { enforceRateLimit } from './api-auth.js';
-import { AppError } from './errors.js';
+import { AppError } from '../core/errors.js';
 import { BROWSER_WITHOUT_ORIGIN, type CorsOptions, grantCors, isPlacelessBrowser, normalizeOrigin, originRefused, requestOrigin } from './origin.js';
 
 /** What a dealer page may send and read (the preflight's answer; methods are set per path). */

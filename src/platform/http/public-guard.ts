@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
-import { DOOR_SCOPE } from '../operations/operation.js';
+import { DOOR_SCOPE } from '../auth/scopes.js';
 import type { RateLimiter } from '../ratelimit/rate-limiter.js';
 import { enforceRateLimit } from './api-auth.js';
-import { AppError } from './errors.js';
+import { AppError } from '../core/errors.js';
 import { allowedOrigin, BROWSER_WITHOUT_ORIGIN, type CorsOptions, isPlacelessBrowser } from './origin.js';
 
 export interface PublicGuardOptions {

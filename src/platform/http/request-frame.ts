@@ -1,6 +1,6 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
-import type { HttpMetrics } from '../metrics.js';
+import type { HttpMetrics } from '../core/metrics.js';
 import { type AccessLogger, logIncomingRequest, logRequestCompleted } from './access-log.js';
 import { setFrameHeaders } from './security-headers.js';
 

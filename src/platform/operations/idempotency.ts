@@ -1,7 +1,9 @@
 import { createHash, type Hash } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
+import type { DatabaseHandle } from '../db/database.js';
+import type { PurgeTarget } from '../db/retention.js';
 import type { Db, Executor } from '../db/schema.js';
-import { AppError, invalidInput } from '../http/errors.js';
+import { AppError, invalidInput } from '../core/errors.js';
 import * as repo from './idempotency.repository.js';
 
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -148,3 +150,8 @@ function isOutcome(body: string | null): boolean {
 }
 
 const inFlight = (key: string) => new AppError('idempotency_in_flight', `a request with Idempotency-Key ${key} is in progress`);
+
+/** What retention removes of the idempotency store: records past their expiry, `keepMs` after (RETENTION_IDEMPOTENCY_MS). */
+export function idempotencyRetention({ db, dialect }: DatabaseHandle, keepMs: number): PurgeTarget {
+  return { name: 'idempotency_expired', keepMs, purge: (before, limit) => repo.purgeExpired(db, dialect, before, limit) };
+}

@@ -1,5 +1,6 @@
 import { PORTAL_PATH_PREFIX } from '../auth/portal-key.js';
-import { audienceOf, DOOR_SCOPE, type Operation } from './operation.js';
+import { audienceOf, type Operation } from './operation.js';
+import { DOOR_SCOPE } from '../auth/scopes.js';
 import type { OpenApiTag } from './openapi.js';
 
 /** An operation with the OpenAPI tag of the module that owns it. */

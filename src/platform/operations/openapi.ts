@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorEnvelope } from '../http/envelope.js';
-import { ERROR_STATUS, type ErrorCode } from '../http/errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { type Audience, audienceOf, type Operation, scopeText, takesIdempotencyKey } from './operation.js';
 import { portableSchema } from './portable-schema.js';
 

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AuthContext } from '../auth/scopes.js';
 import type { Db, Executor, Tx } from '../db/schema.js';
-import type { ErrorCode } from '../http/errors.js';
+import type { ErrorCode } from '../core/errors.js';
 import type { PublicDelivery } from '../outbox/deliveries.service.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
@@ -38,11 +38,8 @@ export type OperationScope = string | { describe: string; visibleTo: (auth: Auth
  */
 export type Audience = 'api' | 'operator' | 'public' | 'portal';
 
-/** The pseudo-scope each non-API door grants. */
 /** Why an operator operation is not an MCP tool (agents hold API keys, not the operator's token). */
 export const OPERATOR_NOT_A_TOOL = "an operator call made with GATEWAY_ADMIN_TOKEN, not with an organisation's API key";
-
-export const DOOR_SCOPE = { operator: 'admin', public: 'public', portal: 'portal' } as const;
 
 /** Where an operation is deliberately absent, and why (shown to the parity test and the docs). */
 export interface DoorException {

@@ -1,5 +1,5 @@
 import type { Executor, OrgsTable } from '../db/schema.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../core/errors.js';
 
 export type OrgRow = OrgsTable;
 

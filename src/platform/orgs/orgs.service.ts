@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { type Actor, SYSTEM_ACTOR } from '../audit/actor.js';
+import { type Actor, SYSTEM_ACTOR } from '../core/actor.js';
 import { recordAudit } from '../audit/audit.service.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Db, Executor, Tx } from '../db/schema.js';
-import { conflict, invalidInput, notFound } from '../http/errors.js';
-import { decodeCursor, page } from '../http/pagination.js';
-import { newId } from '../ids.js';
+import { conflict, invalidInput, notFound } from '../core/errors.js';
+import { decodeCursor, page } from '../core/pagination.js';
+import { newId } from '../core/ids.js';
 import type { OrgSettings, OrgSettingsGroup, StoredSettings } from './org-settings.js';
 import * as repo from './orgs.repository.js';
 
@@ -64,6 +64,11 @@ export class OrgsService {
     const rows = await repo.listOrgs(this.db, { ...(after ? { afterSlug: after.slug } : {}), limit: query.limit + 1 });
     const { items, next_cursor } = page(rows, query.limit, (row) => ({ slug: row.slug }));
     return { orgs: items, next_cursor };
+  }
+
+  /** The id of the org a list's `org` filter names (404 for none), or undefined when there is no filter. */
+  idFilter(slug: string | undefined): Promise<string | undefined> {
+    return repo.orgIdFilter(this.db, slug);
   }
 
   async bySlug(slug: string): Promise<OrgView> {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Config } from '../../config.js';
 import type { DatabaseHandle } from '../db/database.js';
 import { DeliveryWorker } from './delivery-worker.js';

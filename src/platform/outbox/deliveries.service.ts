@@ -1,7 +1,7 @@
 import type { Db, Executor } from '../db/schema.js';
-import { invalidInput, notFound } from '../http/errors.js';
+import { invalidInput, notFound } from '../core/errors.js';
 import type { OrgsService } from '../orgs/orgs.service.js';
-import { DUE_NOW, type OutboxStatus } from './outbox.js';
+import { DUE_NOW, type OutboxStatus } from './outbox.tables.js';
 import * as repo from './outbox.repository.js';
 
 export interface DeliveryView {

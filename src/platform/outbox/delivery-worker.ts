@@ -1,14 +1,14 @@
 import { hostname } from 'node:os';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Dialect } from '../db/database.js';
 import type { Db } from '../db/schema.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 import type { DeliverySender, SendOutcome } from './delivery-sender.js';
 import { backoffDelayMs } from './hub-client.js';
 import type { OutboxMetrics } from './outbox.metrics.js';
 import type { DeliveryLease } from './outbox.js';
 import * as repo from './outbox.repository.js';
-import { WorkLoop } from '../work-loop.js';
+import { WorkLoop } from '../core/work-loop.js';
 
 export interface DeliveryWorkerOptions {
   db: Db;

@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
 import { z } from 'zod';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../core/clock.js';
 
 /** The gateway's side of the hub contract (DESIGN.md, "The hub contract"). */
 

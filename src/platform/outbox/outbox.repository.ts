@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Dialect } from '../db/database.js';
-import type { Db, Executor, OutboxTable } from '../db/schema.js';
-import { DUE_NOW, type OutboxStatus } from './outbox.js';
+import type { Db, Executor } from '../db/schema.js';
+import { DUE_NOW, type OutboxStatus, type OutboxTable } from './outbox.tables.js';
 
 export type OutboxRow = OutboxTable;
 

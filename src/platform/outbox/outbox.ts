@@ -1,22 +1,20 @@
+import type { DatabaseHandle } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
+import type { PurgeTarget } from '../db/retention.js';
 import type { Tx } from '../db/schema.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
+import { purgeDelivered } from './outbox.repository.js';
+import { DUE_NOW } from './outbox.tables.js';
 
 /**
  * The transactional outbox: a change and the delivery that announces it are written in one
  * transaction, and the delivery worker sends them after commit.
  */
 
-export const OUTBOX_STATUSES = ['queued', 'delivering', 'delivered', 'rejected'] as const;
-export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
-
 /** Destination kinds; each has a sender registered with the delivery worker. */
 export const HUB_DESTINATION = 'hub';
 /** A trading partner's endpoint: the payload is POSTed as is to the URL in `target` (EDI documents). */
 export const PARTNER_DESTINATION = 'partner';
-
-/** next_attempt_at of a delivery nobody has tried yet: due at once, whatever clock the worker runs on. */
-export const DUE_NOW = '1970-01-01T00:00:00.000Z';
 
 export interface DeliveryInput {
   orgId: string;
@@ -131,4 +129,9 @@ export function hubDelivery(event: HubEvent): DeliveryInput {
   const id = event.id ?? newId('evt', event.at);
   const payload = JSON.stringify({ id, type: event.type, org_id: event.orgId, occurred_at: createdAt, data: event.data });
   return { orgId: event.orgId, destination: HUB_DESTINATION, target: null, type: event.type, contentType: 'application/json', payload, id, createdAt };
+}
+
+/** What retention removes of the outbox: delivered rows `keepMs` after delivery (RETENTION_OUTBOX_DELIVERED_MS). */
+export function outboxRetention({ db, dialect }: DatabaseHandle, keepMs: number): PurgeTarget {
+  return { name: 'outbox_delivered', keepMs, purge: (before, limit) => purgeDelivered(db, dialect, before, limit) };
 }

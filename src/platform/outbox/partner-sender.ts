@@ -1,5 +1,5 @@
 import { Agent } from 'undici';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '../core/clock.js';
 import type { DeliverySender, SendOutcome } from './delivery-sender.js';
 import { parseRetryAfterMs } from './hub-client.js';
 import { PARTNER_DESTINATION } from './outbox.js';

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import { MemoryRateLimitStore } from './memory-store.js';
 import type { RateLimitDecision, RateLimitStore } from './ratelimit.types.js';
 import { RedisRateLimitStore } from './redis-store.js';

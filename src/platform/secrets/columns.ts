@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/schema.js';
-import type { EncryptedColumn } from './vault.js';
+
+/** A column of vault ciphertexts a module declares (`secrets rotate` re-encrypts it); the AAD of each value is its row's id. */
+export interface EncryptedColumn {
+  table: string;
+  idColumn: string;
+  column: string;
+}
 
 export interface EncryptedValue {
   /** The row's id as stored (text or a number). */

@@ -1,7 +1,7 @@
 import type { Executor } from '../db/schema.js';
 import { countUnder } from './columns.js';
 import { listKeys } from './secret-keys.repository.js';
-import type { EncryptedColumn } from './vault.js';
+import type { EncryptedColumn } from './columns.js';
 
 export interface SecretKeyStatus {
   id: string;

@@ -1,18 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Clock } from '../clock.js';
+import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/schema.js';
-import { newId } from '../ids.js';
+import { newId } from '../core/ids.js';
 import { type Kek, deriveKek, seal, unseal } from './aead.js';
-import { prefixOf, replaceValue, valuesNotUnder } from './columns.js';
+import { type EncryptedColumn, prefixOf, replaceValue, valuesNotUnder } from './columns.js';
 import { type SecretKeyRow, findCurrentKey, findKey, insertFirstKey, listKeys, rewrapKey, switchCurrentKey } from './secret-keys.repository.js';
-
-/** A column of vault ciphertexts a module declares (`secrets rotate` re-encrypts it); the AAD of each value is its row's id. */
-export interface EncryptedColumn {
-  table: string;
-  idColumn: string;
-  column: string;
-}
 
 export interface VaultSecrets {
   /** GATEWAY_SECRET (or the generated one, see resolveGatewaySecret). */

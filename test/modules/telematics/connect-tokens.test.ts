@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/platform/auth/api-key.js';
-import { AppError } from '../../../src/platform/http/errors.js';
+import { AppError } from '../../../src/platform/core/errors.js';
 import { CONNECT_TOKEN_LIFETIME_MS } from '../../../src/modules/telematics/connect-tokens.service.js';
 import { PROVIDERS } from '../../../src/modules/telematics/providers.js';
 import { useInProcessCli } from '../../support/cli.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CONSENT_LIFETIME_MS } from '../../../src/modules/telematics/connect.service.js';
 import { parsePollInterval } from '../../../src/modules/telematics/connections.service.js';
-import { AppError } from '../../../src/platform/http/errors.js';
-import type { ManualClock } from '../../../src/platform/clock.js';
+import { AppError } from '../../../src/platform/core/errors.js';
+import type { ManualClock } from '../../../src/platform/core/clock.js';
 import { startVendorSim, type VendorSim } from '../../../src/sim/vendor-sim.js';
 import { useInProcessCli } from '../../support/cli.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OAUTH_CALLBACK_PATH } from '../../../src/modules/telematics/connect.service.js';
-import type { ManualClock } from '../../../src/platform/clock.js';
+import type { ManualClock } from '../../../src/platform/core/clock.js';
 import { WRONG_PASSWORD } from '../../../src/sim/vendor-sim/context.js';
 import type { VendorSim } from '../../../src/sim/vendor-sim.js';
 import { dialects, HARNESS_ADMIN_TOKEN, type Harness } from '../../support/harness.js';

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { findProvider } from '../../../src/modules/telematics/providers.js';
-import { ManualClock } from '../../../src/platform/clock.js';
+import { ManualClock } from '../../../src/platform/core/clock.js';
 import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
 import { startVendorSim, type VendorSim } from '../../../src/sim/vendor-sim.js';
 import { type DialectName, type Harness, startHarness } from '../../support/harness.js';

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { createGateway } from '../../../src/gateway.js';
-import { ManualClock } from '../../../src/platform/clock.js';
+import { ManualClock } from '../../../src/platform/core/clock.js';
 import { expectError } from '../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 

@@ -4,7 +4,7 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestFrame, requestLogFactory } from '../../../src/platform/http/request-frame.js';
 import { requestIdFor } from '../../../src/platform/http/request-id.js';
-import { httpMetricsOf, registerMetricsRoute } from '../../../src/platform/metrics.js';
+import { httpMetricsOf, registerMetricsRoute } from '../../../src/platform/core/metrics.js';
 
 interface Line {
   level: number;

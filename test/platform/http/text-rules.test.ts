@@ -2,8 +2,8 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { assertNoNul, findUnsafeText } from '../../../src/platform/http/nul-guard.js';
-import { freeText, identifier } from '../../../src/platform/http/text-rules.js';
+import { assertNoNul, findUnsafeText } from '../../../src/platform/core/nul-guard.js';
+import { freeText, identifier } from '../../../src/platform/core/text-rules.js';
 
 /** The refused ranges as the rules state them, kept apart from the implementation's pattern on purpose. */
 const CONTROL: [number, number][] = [[0x00, 0x1f], [0x7f, 0x9f]];

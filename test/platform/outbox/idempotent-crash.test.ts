@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/platform/clock.js';
+import { ManualClock } from '../../../src/platform/core/clock.js';
 import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
 import { orderPayload, seedCatalog } from '../../modules/orders/orders-support.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';

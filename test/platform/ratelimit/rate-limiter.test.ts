@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/platform/clock.js';
+import { ManualClock } from '../../../src/platform/core/clock.js';
 import type { RateLimitDecision, RateLimitStore } from '../../../src/platform/ratelimit/ratelimit.types.js';
 import { createRateLimitStore, DEFAULT_RATE_LIMIT, RateLimiter } from '../../../src/platform/ratelimit/rate-limiter.js';
 import { storeCases } from './store-cases.js';

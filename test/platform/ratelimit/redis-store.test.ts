@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/platform/clock.js';
+import { ManualClock } from '../../../src/platform/core/clock.js';
 import { MemoryRateLimitStore } from '../../../src/platform/ratelimit/memory-store.js';
 import type { RateLimitDecision } from '../../../src/platform/ratelimit/ratelimit.types.js';
 import { createRateLimitStore, RateLimiter } from '../../../src/platform/ratelimit/rate-limiter.js';

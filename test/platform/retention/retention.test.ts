@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../../src/platform/db/database.js';
-import { createRetentionWorker } from '../../../src/platform/db/retention.js';
-import type { OutboxTable } from '../../../src/platform/db/schema.js';
+import { createRetentionWorker } from '../../../src/gateway.js';
+import type { OutboxTable } from '../../../src/platform/outbox/outbox.tables.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 import { waitFor } from '../../support/wait-for.js';
 

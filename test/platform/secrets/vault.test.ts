@@ -8,7 +8,8 @@ import { type DatabaseHandle, openDatabase } from '../../../src/platform/db/data
 import type { Db } from '../../../src/platform/db/schema.js';
 import { deriveKek } from '../../../src/platform/secrets/aead.js';
 import { secretsStatus } from '../../../src/platform/secrets/status.js';
-import { type EncryptedColumn, SecretVault, type VaultSecrets } from '../../../src/platform/secrets/vault.js';
+import type { EncryptedColumn } from '../../../src/platform/secrets/columns.js';
+import { SecretVault, type VaultSecrets } from '../../../src/platform/secrets/vault.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 
 const SCRATCH: EncryptedColumn = { table: 'vault_scratch', idColumn: 'id', column: 'secret' };

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../src/platform/clock.js';
+import { ManualClock } from '../../../src/platform/core/clock.js';
 import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
 import { startVendorSim, type VendorSim } from '../../../src/sim/vendor-sim.js';
 import { orderPayload, seedCatalog } from '../../modules/orders/orders-support.js';

@@ -1,7 +1,7 @@
-import type { Clock } from '../../../platform/clock.js';
+import type { Clock } from '../../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
-import { ERROR_STATUS } from '../../../platform/http/errors.js';
-import { newId } from '../../../platform/ids.js';
+import { ERROR_STATUS } from '../../../platform/core/errors.js';
+import { newId } from '../../../platform/core/ids.js';
 import type { Settle } from '../../../platform/operations/operation.js';
 import {
   type DocumentDetail,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../../../platform/http/errors.js';
-import { limitParam } from '../../../platform/http/pagination.js';
-import { freeText, identifier } from '../../../platform/http/text-rules.js';
+import { ERROR_STATUS, type ErrorCode } from '../../../platform/core/errors.js';
+import { limitParam } from '../../../platform/core/pagination.js';
+import { freeText, identifier } from '../../../platform/core/text-rules.js';
 import { partySchema } from '../partners/partners.schemas.js';
 
 /** POST /v1/edi takes interchanges up to this size (the app-wide JSON limit is far smaller). */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Clock } from '../../../platform/clock.js';
+import type { Clock } from '../../../platform/core/clock.js';
 import type { Db, Executor } from '../../../platform/db/schema.js';
 import type { Settle } from '../../../platform/operations/operation.js';
-import { AppError, notFound } from '../../../platform/http/errors.js';
-import { decodeCursor, page } from '../../../platform/http/pagination.js';
+import { AppError, notFound } from '../../../platform/core/errors.js';
+import { decodeCursor, page } from '../../../platform/core/pagination.js';
 import type { DeliveriesService } from '../../../platform/outbox/deliveries.service.js';
 import type { OrdersService, OrderStatusListener } from '../../orders/orders.service.js';
 import {

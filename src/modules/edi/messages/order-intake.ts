@@ -1,5 +1,5 @@
 import type { Tx } from '../../../platform/db/schema.js';
-import { AppError } from '../../../platform/http/errors.js';
+import { AppError } from '../../../platform/core/errors.js';
 import type { OrdersService } from '../../orders/orders.service.js';
 import type { DocumentDetail, DocumentStatus, EdiError, StoredLine } from './messages.schemas.js';
 import { judgePoLines } from './order-lines.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../../platform/db/schema.js';
-import { unitsFromDecimalText, wholeFromDecimalText } from '../../../platform/money.js';
+import { unitsFromDecimalText, wholeFromDecimalText } from '../../../platform/core/money.js';
 import type { LineRequest, OrdersService, PricedLine } from '../../orders/orders.service.js';
 import type { EdiError, StoredLine } from './messages.schemas.js';
 import type { PoLine } from './purchase-order.js';

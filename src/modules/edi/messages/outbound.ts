@@ -1,5 +1,5 @@
 import type { Tx } from '../../../platform/db/schema.js';
-import { newId } from '../../../platform/ids.js';
+import { newId } from '../../../platform/core/ids.js';
 import { type DeliveryInput, enqueueDeliveries, hubDelivery, PARTNER_DESTINATION } from '../../../platform/outbox/outbox.js';
 import { sha256Hex } from './interchange-bytes.js';
 import * as messages from './messages.repository.js';

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorCode } from '../../../platform/http/errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../../../platform/core/errors.js';
 import { echoText, type ParseResult, parseX12 } from '../x12/index.js';
 import type { InterchangeEntry, StoredAnswer } from './messages.schemas.js';
 

@@ -1,5 +1,5 @@
-import type { Clock } from '../../../platform/clock.js';
-import { unprocessable } from '../../../platform/http/errors.js';
+import type { Clock } from '../../../platform/core/clock.js';
+import { unprocessable } from '../../../platform/core/errors.js';
 import type { OrderStatus } from '../../orders/order-status.js';
 import type { OrderData, ShipmentInput } from '../../orders/orders.schemas.js';
 import type { OrderStatusListener, OrderUnits } from '../../orders/orders.service.js';

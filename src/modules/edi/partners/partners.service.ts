@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Clock } from '../../../platform/clock.js';
+import type { Clock } from '../../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
-import { conflict, invalidInput, notFound } from '../../../platform/http/errors.js';
-import { newId } from '../../../platform/ids.js';
+import { conflict, invalidInput, notFound } from '../../../platform/core/errors.js';
+import { newId } from '../../../platform/core/ids.js';
 import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
 import { type DocumentProfile, documentProfileSchema, type Party, REQUIRABLE_856 } from './partners.schemas.js';
 import * as repo from './partners.repository.js';

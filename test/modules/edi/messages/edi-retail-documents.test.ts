@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unitsToDecimal } from '../../../../src/modules/edi/messages/status-documents.js';
-import { AppError } from '../../../../src/platform/http/errors.js';
+import { AppError } from '../../../../src/platform/core/errors.js';
 import { expectError } from '../../../support/auth-checks.js';
 import { useInProcessCli } from '../../../support/cli.js';
 import { dialects, type Harness, startHarness } from '../../../support/harness.js';

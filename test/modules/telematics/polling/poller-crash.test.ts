@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../../../src/platform/clock.js';
+import { ManualClock } from '../../../../src/platform/core/clock.js';
 import { startHubSim, type HubSim } from '../../../../src/sim/hub-sim.js';
 import { startVendorSim, type VendorSim } from '../../../../src/sim/vendor-sim.js';
 import { childEnv, requireBuild, type ServeProcess, startServe } from '../../../platform/outbox/process-support.js';

@@ -59,3 +59,11 @@ export class WorkLoop {
     });
   }
 }
+
+/** Work a module does in the background of a serving process, claimed with leases so any number of processes can run it. */
+export interface BackgroundWorker {
+  name: string;
+  start(): void;
+  /** Stops claiming, lets work in flight finish and release its claims. */
+  stop(): Promise<void>;
+}

@@ -1,9 +1,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import type { OperationEntry } from '../operations/module.js';
-import { type PageRoute, pagePaths } from './html-page.js';
-import { buildOpenApiDocument, type OpenApiTag } from '../operations/openapi.js';
+import type { OperationEntry } from './module.js';
+import { type PageRoute, pagePaths } from '../http/html-page.js';
+import { buildOpenApiDocument, type OpenApiTag } from './openapi.js';
 
 const DESCRIPTION = [
   'Org-scoped REST resources of the tire and equipment gateway. Every `/v1` call needs `Authorization: Bearer <API key>`',
