@@ -54,26 +54,12 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   /** The gateway's public URL (OAuth redirect URIs are built on it); default http://HOST:PORT. */
   PUBLIC_URL: z.string().url().optional(),
-  /** A JSON file with a `providers` section: base URLs and OAuth clients per telematics provider. */
-  PROVIDERS_CONFIG: z.string().optional(),
-  /** Points every telematics provider at the vendor simulator (`<url>/<provider>`), whatever else is configured. */
-  VENDOR_SIM_URL: z.string().url().optional(),
   /** SQLite's page cache per process, in MB. */
   SQLITE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(DEFAULT_SQLITE_CACHE_MB),
   /** FULL: an answered write survives power loss (group commit shares the sync); NORMAL: it survives a process crash only. */
   SQLITE_SYNCHRONOUS: z.enum(SQLITE_SYNCHRONOUS).default('FULL'),
   /** PostgreSQL connections per process. */
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(DEFAULT_DATABASE_POOL_SIZE),
-  VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  /** Requests per minute to one vendor from all processes together (per provider: PROVIDERS_CONFIG, PROVIDER_<ID>_RATE_LIMIT_PER_MINUTE). */
-  VENDOR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(600),
-  /** Telematics polls in flight per process, all providers together, and per provider. */
-  POLLER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
-  POLLER_PER_PROVIDER: z.coerce.number().int().min(1).max(64).default(4),
-  /** How often an idle poller looks for due connections. */
-  POLLER_IDLE_MS: z.coerce.number().int().positive().default(1000),
-  /** How long a poll holds its connection without progress (each batch written renews it); then another process may. */
-  POLL_LEASE_MS: z.coerce.number().int().positive().default(2 * 60 * 1000),
   /** How long SQLite waits for another connection's write lock before the request fails with 503. */
   SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   /** How long `serve` may take to drain requests and stop workers after SIGTERM/SIGINT; past it, it exits with 1. */
@@ -92,27 +78,37 @@ const envSchema = z.object({
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
 });
 
-export type Config = z.infer<typeof envSchema>;
+/** The environment as given: module settings are read from it by their modules (parseEnv). */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+export type Config = z.infer<typeof envSchema> & {
+  /** The environment the config was read from: each module reads its own settings from it. */
+  environment: Environment;
+};
 
 export class ConfigError extends Error {}
 
 /** A configured dependency (database, Redis) that cannot be used at start: one clear line, like bad config. */
 export class StartupError extends Error {}
 
-/** Parses the environment once; a bad value fails start with one clear line. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const first = parsed.error.issues[0];
-    throw new ConfigError(`invalid configuration: ${first?.path.join('.') ?? '?'}: ${first?.message ?? 'invalid'}`);
-  }
-  if (parsed.data.OUTBOX_LEASE_MS <= parsed.data.HUB_BATCH_TIMEOUT_MS || parsed.data.OUTBOX_LEASE_MS <= parsed.data.HUB_TIMEOUT_MS) {
+/** Settings read from the environment with `schema`; a bad value throws one clear line naming the variable. */
+export function parseEnv<T extends z.ZodType>(schema: T, env: Environment): z.output<T> {
+  const parsed = schema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const first = parsed.error.issues[0];
+  throw new ConfigError(`invalid configuration: ${first?.path.join('.') ?? '?'}: ${first?.message ?? 'invalid'}`);
+}
+
+/** Parses the gateway's own settings once; a bad value fails start with one clear line. */
+export function loadConfig(env: Environment = process.env): Config {
+  const parsed = parseEnv(envSchema, env);
+  if (parsed.OUTBOX_LEASE_MS <= parsed.HUB_BATCH_TIMEOUT_MS || parsed.OUTBOX_LEASE_MS <= parsed.HUB_TIMEOUT_MS) {
     throw new ConfigError('invalid configuration: OUTBOX_LEASE_MS must be longer than HUB_BATCH_TIMEOUT_MS and HUB_TIMEOUT_MS');
   }
-  if (isPostgresUrl(parsed.data.DATABASE_URL) && !parsed.data.GATEWAY_SECRET) {
+  if (isPostgresUrl(parsed.DATABASE_URL) && !parsed.GATEWAY_SECRET) {
     throw new ConfigError('invalid configuration: GATEWAY_SECRET is required with PostgreSQL (at least 32 characters)');
   }
-  return parsed.data;
+  return { ...parsed, environment: env };
 }
 
 export function isPostgresUrl(url: string): boolean {

@@ -1,6 +1,7 @@
 import { type Config, StartupError } from './config.js';
 import { AuditService } from './platform/audit/audit.service.js';
 import { ApiKeysService } from './platform/auth/api-keys.service.js';
+import type { ScopeCatalog } from './platform/auth/scopes.js';
 import { KeyVerifier } from './platform/auth/key-verifier.js';
 import { PortalKeyVerifier } from './platform/auth/portal-key-verifier.js';
 import { PortalKeysService } from './platform/auth/portal-keys.service.js';
@@ -19,7 +20,7 @@ import { pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { sql } from 'kysely';
 import { MODULES } from './modules/index.js';
-import { buildServices, type ModuleDefinition, type Services } from './platform/module-definition.js';
+import { buildServices, type ModuleDefinition, scopesOf, type Services } from './platform/module-definition.js';
 import type { BackgroundWorker } from './platform/core/work-loop.js';
 import { type OperationEntry, operationsOf, tagsOf } from './platform/operations/module.js';
 import { idempotencyRetention, IdempotencyStore } from './platform/operations/idempotency.js';
@@ -48,6 +49,8 @@ export interface Gateway {
   /** Every module's operations (REST, MCP and OpenAPI are generated from them) and the modules' OpenAPI tags. */
   operations: OperationEntry[];
   tags: OpenApiTag[];
+  /** Every scope a key can hold, as the modules declare them. */
+  scopes: ScopeCatalog;
   /** The one way either door calls an operation. */
   invoker: OperationInvoker;
   /** Encrypts secrets at rest under GATEWAY_SECRET. */
@@ -118,12 +121,13 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const vault = new SecretVault(db, clock, { secret, previous: config.GATEWAY_SECRET_PREVIOUS });
   // A wrong GATEWAY_SECRET fails start, not the first decrypt; unmigrated, the table may not exist yet.
   if (opts.migrate ?? true) await startOrExplain('GATEWAY_SECRET', () => database.close(), () => vault.currentKeyId());
+  const scopes = scopesOf(modules);
   const orgs = new OrgsService(db, clock, modules.flatMap((m) => (m.settings ? [m.settings] : [])));
   const metrics = createMetricsRegistry();
   registerDatabaseMetrics(metrics, database);
   // On stderr: CLI commands print their output on stdout.
   const delivery = createDeliveryWorker(config, database, clock, metrics, pino({ level: config.LOG_LEVEL, name: 'delivery-worker' }, pino.destination(2)));
-  const platform = { orgs, apiKeys: new ApiKeysService(db, clock), portalKeys: new PortalKeysService(db, clock), deliveries: new DeliveriesService(db, orgs), audit: new AuditService(db) };
+  const platform = { orgs, apiKeys: new ApiKeysService(db, clock, scopes), portalKeys: new PortalKeysService(db, clock), deliveries: new DeliveriesService(db, orgs), audit: new AuditService(db) };
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
@@ -142,8 +146,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     limiter,
     metrics,
     delivery,
-    operations: operationsOf(modules, services),
+    operations: operationsOf(modules, services, scopes),
     tags: tagsOf(modules),
+    scopes,
     invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
     vault,
     workers,

@@ -5,6 +5,7 @@ import type { PageRoute } from './http/html-page.js';
 import type { StaticFile } from './http/static-files.js';
 import type { AuditService } from './audit/audit.service.js';
 import type { ApiKeysService } from './auth/api-keys.service.js';
+import { ScopeCatalog, type ScopePattern } from './auth/scopes.js';
 import type { PortalKeysService } from './auth/portal-keys.service.js';
 import type { Clock } from './core/clock.js';
 import type { BackgroundWorker } from './core/work-loop.js';
@@ -61,6 +62,10 @@ export interface ModuleDefinition extends OperationSource<Services> {
    * one it has run). Take `Kysely<unknown>`: a migration must not change with today's table types.
    */
   migrations?: Record<string, Migration>;
+  /** The scopes its operations need that a key is granted by name, each with what it opens (`all` grants these). */
+  scopes?: Readonly<Record<string, string>>;
+  /** Scopes it grants by a pattern (objects:<key>:read), checked where it decides per record. */
+  scopePatterns?: readonly ScopePattern[];
   /** The columns of its tables that hold vault ciphertexts: the ones `secrets rotate` re-encrypts. */
   encryptedColumns?: readonly EncryptedColumn[];
   /** Its background workers (the telematics poller): `serve` starts them, closing the gateway stops them. */
@@ -73,6 +78,18 @@ export interface ModuleDefinition extends OperationSource<Services> {
   settings?: OrgSettingsGroup;
   /** Builds its services and registers its hooks on other services' (it calls services, never another module's tables). */
   services?(context: ModuleContext): Partial<Services>;
+}
+
+/** Every scope the modules declare; a scope declared twice stops start-up. */
+export function scopesOf(modules: readonly ModuleDefinition[]): ScopeCatalog {
+  const described: Record<string, string> = {};
+  for (const m of modules) {
+    for (const [scope, description] of Object.entries(m.scopes ?? {})) {
+      if (scope in described) throw new Error(`scope ${scope} is declared twice (again by module ${m.name})`);
+      described[scope] = description;
+    }
+  }
+  return new ScopeCatalog(described, modules.flatMap((m) => m.scopePatterns ?? []));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOOR_SCOPE, isKnownScope } from '../../src/platform/auth/scopes.js';
+import { DOOR_SCOPE } from '../../src/platform/auth/scopes.js';
 import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
 import { FIXTURES, seedOrg } from '../operations/fixtures.js';
 import { dialects, type Harness, startHarness } from '../support/harness.js';
@@ -50,7 +50,7 @@ describe.each(dialects)('REST and MCP parity over the operation list (%s)', (dia
       expect(op.name).toMatch(/^[a-z][a-z0-9]*(_[a-z0-9]+)+$/);
       const audience = audienceOf(op);
       if (audience !== 'api') expect(op.scope, op.name).toBe(DOOR_SCOPE[audience]);
-      else if (typeof op.scope === 'string') expect(isKnownScope(op.scope), `${op.name}: ${op.scope}`).toBe(true);
+      else if (typeof op.scope === 'string') expect(h.gateway.scopes.isKnown(op.scope), `${op.name}: ${op.scope}`).toBe(true);
     }
   });
 

@@ -10,6 +10,7 @@ declare module '../../platform/module-definition.js' {
 
 export const inventoryModule: ModuleDefinition = {
   name: 'inventory',
+  scopes: { 'inventory:write': 'send stock levels' },
   tag: { name: 'inventory', description: 'Stock levels reported by partners: applied to the catalog and forwarded to the hub.' },
   // No tables of its own: stock levels are the catalog's (products), and every report goes to the hub.
   services: ({ clock, services }) => ({ inventory: new InventoryService(clock, services.products) }),

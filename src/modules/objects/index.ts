@@ -1,3 +1,4 @@
+import { OBJECT_SCOPE } from './objects.schemas.js';
 import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { objectsOperations } from './objects.operations.js';
 import { ObjectsService } from './objects.service.js';
@@ -12,6 +13,8 @@ declare module '../../platform/module-definition.js' {
 
 export const objectsModule: ModuleDefinition = {
   name: 'objects',
+  // Each object names its own scopes: granted by name, checked per object by the service.
+  scopePatterns: [{ pattern: OBJECT_SCOPE, text: 'objects:<key>:read|write', description: "read or write one custom object's rows" }],
   tag: {
     name: 'objects',
     description:

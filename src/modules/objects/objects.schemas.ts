@@ -7,6 +7,8 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 /** Same shape as the key part of `objects:<key>:read`, so an object's own scopes are always grantable. */
 const OBJECT_KEY = /^[a-z][a-z0-9_-]{0,62}$/;
 const FIELD_NAME = /^[a-z][a-z0-9_]{0,62}$/;
+/** The scopes objects are granted by: objects:<key>:read and objects:<key>:write. */
+export const OBJECT_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:(read|write)$/;
 const OBJECT_READ_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:read$/;
 const OBJECT_WRITE_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:write$/;
 /** Query parameters of GET /v1/objects/:key that are not filters. */

@@ -12,6 +12,7 @@ declare module '../../platform/module-definition.js' {
 
 export const ordersModule: ModuleDefinition = {
   name: 'orders',
+  scopes: { 'orders:read': 'read orders', 'orders:write': 'create orders and move their status' },
   tag: {
     name: 'orders',
     description: 'Sales orders: lines priced against the catalog, a status workflow, and every creation and change forwarded to the hub.',

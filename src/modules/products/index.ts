@@ -13,6 +13,7 @@ declare module '../../platform/module-definition.js' {
 
 export const productsModule: ModuleDefinition = {
   name: 'products',
+  scopes: { 'products:read': 'read the catalog', 'products:write': 'create and update products' },
   tag: { name: 'products', description: 'The catalog: products with stock quantity and a stock status derived from per-organisation thresholds.' },
   settings: stockSettings,
   services: ({ clock, services: { orgs } }) => {

@@ -12,6 +12,7 @@ import { keepHubRejections } from './hub-rejections.js';
 import { TelematicsPoller } from './poller.js';
 import { pino } from 'pino';
 import { VendorRateGate } from './polling/rate-gate.js';
+import { telematicsSettings } from './telematics.settings.js';
 import { ProviderEndpoints } from './provider-endpoints.js';
 import { telematicsOperations } from './telematics.operations.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -34,14 +35,16 @@ declare module '../../platform/module-definition.js' {
  */
 export const telematicsModule: ModuleDefinition = {
   name: 'telematics',
+  scopes: { 'telematics:read': 'read telematics connections', 'telematics:write': 'poll a connection now and replay a window' },
   tag: { name: 'telematics', description: 'Linked telematics accounts: the public connect endpoint, connect tokens and connection reads.' },
   services: ({ config, db, dialect, clock, vault, delivery, limiter, services: { orgs } }) => {
     delivery.onRejected(TELEMATICS_EVENT, (rejections) => keepHubRejections(db, rejections));
-    const endpoints = new ProviderEndpoints(config);
+    const settings = telematicsSettings(config.environment);
+    const endpoints = new ProviderEndpoints(settings, config.environment);
     const publicUrl = (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
     const connect = new ConnectService(db, clock, vault, endpoints, publicUrl);
     const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
-    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, new VendorRateGate(limiter), config.POLL_LEASE_MS);
+    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, new VendorRateGate(limiter), settings.POLL_LEASE_MS);
     const log = pino({ level: config.LOG_LEVEL, name: 'telematics-poller' }, pino.destination(2));
     return {
       connectTokens: new ConnectTokensService(db, clock, orgs),
@@ -50,9 +53,9 @@ export const telematicsModule: ModuleDefinition = {
       oauthConsent,
       polling,
       poller: new TelematicsPoller(db, dialect, clock, polling, {
-        concurrency: config.POLLER_CONCURRENCY,
-        perProvider: config.POLLER_PER_PROVIDER,
-        idleMs: config.POLLER_IDLE_MS,
+        concurrency: settings.POLLER_CONCURRENCY,
+        perProvider: settings.POLLER_PER_PROVIDER,
+        idleMs: settings.POLLER_IDLE_MS,
         // On stderr, like the delivery worker: CLI commands print their output on stdout.
         log: (message, err) => log.warn({ err }, message),
       }),

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type Config, ConfigError } from '../../config.js';
+import { ConfigError, type Environment } from '../../config.js';
+import type { TelematicsSettings } from './telematics.settings.js';
+import { firstIssueText } from '../../platform/core/issues.js';
 import type { ProviderEndpoint } from './adapters/adapter.js';
 import { findProvider, PROVIDERS, type Provider } from './providers.js';
 
@@ -35,10 +37,7 @@ function fromFile(path: string): Record<string, ProviderSettings> {
     throw new ConfigError(`invalid configuration: PROVIDERS_CONFIG: cannot read ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const parsed = configFile.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new ConfigError(`invalid configuration: PROVIDERS_CONFIG: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
-  }
+  if (!parsed.success) throw new ConfigError(`invalid configuration: PROVIDERS_CONFIG: ${firstIssueText(parsed.error.issues)}`);
   for (const id of Object.keys(parsed.data.providers)) {
     if (!findProvider(id)) throw new ConfigError(`invalid configuration: PROVIDERS_CONFIG: unknown provider ${id}`);
   }
@@ -68,7 +67,7 @@ function fromEnv(provider: Provider, env: NodeJS.ProcessEnv): ProviderSettings {
 export class ProviderEndpoints {
   private readonly byId: Map<string, ProviderEndpoint>;
 
-  constructor(config: Pick<Config, 'PROVIDERS_CONFIG' | 'VENDOR_SIM_URL' | 'VENDOR_TIMEOUT_MS' | 'VENDOR_RATE_LIMIT_PER_MINUTE'>, env: NodeJS.ProcessEnv = process.env) {
+  constructor(config: Pick<TelematicsSettings, 'PROVIDERS_CONFIG' | 'VENDOR_SIM_URL' | 'VENDOR_TIMEOUT_MS' | 'VENDOR_RATE_LIMIT_PER_MINUTE'>, env: Environment = process.env) {
     const file = config.PROVIDERS_CONFIG ? fromFile(config.PROVIDERS_CONFIG) : {};
     this.byId = new Map();
     for (const provider of PROVIDERS) {

@@ -13,6 +13,7 @@ declare module '../../platform/module-definition.js' {
 
 export const warrantyModule: ModuleDefinition = {
   name: 'warranty',
+  scopes: { 'warranty:read': 'read warranty claims', 'warranty:write': 'file and move warranty claims' },
   tag: {
     name: 'warranty',
     description:

@@ -9,7 +9,7 @@ import { newId } from '../core/ids.js';
 import * as orgsRepo from '../orgs/orgs.repository.js';
 import { displayPrefix, generateApiKey, sha256Hex } from './api-key.js';
 import * as repo from './api-keys.repository.js';
-import { parseScopes } from './scopes.js';
+import type { ScopeCatalog } from './scopes.js';
 
 export interface CreatedKey {
   id: string;
@@ -82,12 +82,16 @@ function toView(row: repo.ApiKeyListRow, now: string): KeyView {
 
 /** Operator-side key management (CLI and /admin/v1/keys): issue (one-time reveal), list, revoke, rotate; each change audited. */
 export class ApiKeysService {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly scopes: ScopeCatalog,
+  ) {}
 
   async create(input: CreateKeyInput, actor: Actor = SYSTEM_ACTOR): Promise<CreatedKey> {
     const org = await orgsRepo.findOrgBySlug(this.db, input.orgSlug);
     if (!org) throw notFound(`org ${input.orgSlug}`);
-    const scopes = parseScopes(input.scopes);
+    const scopes = this.scopes.parse(input.scopes);
     if (input.rateLimit !== undefined && (!Number.isInteger(input.rateLimit) || input.rateLimit < 1)) {
       throw invalidInput('rate limit must be a positive whole number of requests per minute');
     }

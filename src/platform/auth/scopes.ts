@@ -1,42 +1,44 @@
 import type { Actor } from '../core/actor.js';
 import { AppError, invalidInput } from '../core/errors.js';
 
-/** The static scopes of spec rule 5; `all` grants exactly these. */
-export const STATIC_SCOPES = [
-  'products:read',
-  'products:write',
-  'orders:read',
-  'orders:write',
-  'inventory:write',
-  'warranty:read',
-  'warranty:write',
-  'telematics:read',
-  'telematics:write',
-  'edi:read',
-  'edi:write',
-] as const;
-
-export type StaticScope = (typeof STATIC_SCOPES)[number];
-
-const STATIC_SET: ReadonlySet<string> = new Set(STATIC_SCOPES);
-/** Dynamic-object scopes are granted by name: objects:<key>:read|write. */
-const OBJECT_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:(read|write)$/;
-
-export function isKnownScope(scope: string): boolean {
-  return STATIC_SET.has(scope) || OBJECT_SCOPE.test(scope);
+/** Scopes a module grants by name that follow a pattern (`objects:<key>:read`), with the pattern as people read it. */
+export interface ScopePattern {
+  pattern: RegExp;
+  text: string;
+  description: string;
 }
 
-/** Parses `a,b,c` or `all` into a sorted, de-duplicated scope list; unknown scopes are refused. */
-export function parseScopes(input: string): string[] {
-  const parts = input.split(',').map((s) => s.trim()).filter(Boolean);
-  if (parts.length === 0) throw invalidInput('at least one scope is required');
-  const out = new Set<string>();
-  for (const part of parts) {
-    if (part === 'all') STATIC_SCOPES.forEach((s) => out.add(s));
-    else if (isKnownScope(part)) out.add(part);
-    else throw invalidInput(`unknown scope: ${part}`);
+/**
+ * Every scope a key can hold, as the modules declare them: static ones (each with what it opens; `all` grants exactly
+ * these) and patterns. Built once from the module list, so keys, the OpenAPI document and the tests read one list.
+ */
+export class ScopeCatalog {
+  /** The static scopes, sorted. */
+  readonly static: readonly string[];
+
+  constructor(
+    readonly described: Readonly<Record<string, string>>,
+    readonly patterns: readonly ScopePattern[],
+  ) {
+    this.static = Object.keys(described).sort();
   }
-  return [...out].sort();
+
+  isKnown(scope: string): boolean {
+    return Object.hasOwn(this.described, scope) || this.patterns.some((p) => p.pattern.test(scope));
+  }
+
+  /** Parses `a,b,c` or `all` into a sorted, de-duplicated scope list; unknown scopes are refused. */
+  parse(input: string): string[] {
+    const parts = input.split(',').map((s) => s.trim()).filter(Boolean);
+    if (parts.length === 0) throw invalidInput('at least one scope is required');
+    const out = new Set<string>();
+    for (const part of parts) {
+      if (part === 'all') this.static.forEach((s) => out.add(s));
+      else if (this.isKnown(part)) out.add(part);
+      else throw invalidInput(`unknown scope: ${part}`);
+    }
+    return [...out].sort();
+  }
 }
 
 /** The pseudo-scope each non-API door grants (operator, public, portal): only the door grants it, never a key. */

@@ -1,6 +1,6 @@
 import { PORTAL_PATH_PREFIX } from '../auth/portal-key.js';
 import { audienceOf, type Operation } from './operation.js';
-import { DOOR_SCOPE } from '../auth/scopes.js';
+import { DOOR_SCOPE, type ScopeCatalog } from '../auth/scopes.js';
 import type { OpenApiTag } from './openapi.js';
 
 /** An operation with the OpenAPI tag of the module that owns it. */
@@ -21,8 +21,11 @@ export function tagsOf<S>(modules: readonly OperationSource<S>[]): OpenApiTag[] 
   return modules.flatMap((m) => (m.operations === undefined || m.tag === undefined ? [] : [m.tag]));
 }
 
-/** Every module's operations in list order; a name defined twice, or operations without a tag, stop start-up. */
-export function operationsOf<S>(modules: readonly OperationSource<S>[], services: S): OperationEntry[] {
+/**
+ * Every module's operations in list order; a name defined twice, operations without a tag, or an API operation needing
+ * a scope no module declares stop start-up.
+ */
+export function operationsOf<S>(modules: readonly OperationSource<S>[], services: S, scopes: ScopeCatalog): OperationEntry[] {
   const entries = modules.flatMap((m) => {
     const operations = m.operations?.(services) ?? [];
     if (operations.length > 0 && m.tag === undefined) throw new Error(`a module serving ${operations[0]?.name ?? ''} has no OpenAPI tag`);
@@ -33,6 +36,9 @@ export function operationsOf<S>(modules: readonly OperationSource<S>[], services
     if (names.has(operation.name)) throw new Error(`operation ${operation.name} is defined twice`);
     names.add(operation.name);
     checkDoor(operation);
+    if (audienceOf(operation) === 'api' && typeof operation.scope === 'string' && !scopes.isKnown(operation.scope)) {
+      throw new Error(`operation ${operation.name} needs scope ${operation.scope}, which no module declares`);
+    }
   }
   return entries;
 }

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { ScopeCatalog } from '../auth/scopes.js';
 import type { OperationEntry } from './module.js';
 import { type PageRoute, pagePaths } from '../http/html-page.js';
 import { buildOpenApiDocument, type OpenApiTag } from './openapi.js';
@@ -57,6 +58,7 @@ export interface ApiDocsOptions {
   tags: OpenApiTag[];
   /** HTML pages (OAuth redirects back), documented beside the operations under their module's tag. */
   pages: readonly PageRoute[];
+  scopes: ScopeCatalog;
 }
 
 /** GET /openapi.json, the document generated from the operation list, and interactive docs on it at GET /docs. */
@@ -70,6 +72,7 @@ export async function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions
     operations: opts.operations.map((e) => e.operation),
     tagOf: (op) => tagOf.get(op.name) ?? 'other',
     extraPaths: { '/healthz': HEALTHZ, ...pagePaths(opts.pages) },
+    scopes: opts.scopes,
   });
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ScopeCatalog } from '../auth/scopes.js';
 import { errorEnvelope } from '../http/envelope.js';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { type Audience, audienceOf, type Operation, scopeText, takesIdempotencyKey } from './operation.js';
@@ -19,6 +20,17 @@ export interface OpenApiOptions {
   operations: Operation[];
   /** Routes outside the operation list (health, metrics): written by hand, path -> path item. */
   extraPaths: Record<string, Json>;
+  /** The scopes keys are granted: listed in the API key scheme's description. */
+  scopes: ScopeCatalog;
+}
+
+/** The API key scheme's description, with every scope a key can be granted and what it opens. */
+function apiKeyDescription(scopes: ScopeCatalog): string {
+  const lines = [
+    ...scopes.static.map((scope) => `- \`${scope}\`: ${scopes.described[scope] ?? ''}`),
+    ...scopes.patterns.map((p) => `- \`${p.text}\`: ${p.description}`),
+  ];
+  return ['An API key (`trk_live_…`) issued by the operator, with scopes (`all` grants every static one):', ...lines].join('\n');
 }
 
 const REF_PREFIX = '#/components/schemas/';
@@ -251,7 +263,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions & { tagOf: (op: Operat
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key (`trk_live_…`) issued by the operator.' },
+        bearerAuth: { type: 'http', scheme: 'bearer', description: apiKeyDescription(opts.scopes) },
         adminToken: { type: 'http', scheme: 'bearer', description: "The operator's (the hub's) GATEWAY_ADMIN_TOKEN, for /admin/v1 only." },
         portalKey: { type: 'apiKey', in: 'header', name: 'X-Portal-Key', description: 'A dealer site\'s browser-safe portal key (`pk_portal_dealer_…`), for /api/portal/v1 only.' },
       },

@@ -52,8 +52,11 @@ describe('OpenAPI document', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('declares the bearer scheme', () => {
+  it('declares the bearer scheme, with every scope the modules declare', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const { description } = doc.components.securitySchemes.bearerAuth as { description: string };
+    expect(h.gateway.scopes.static).toContain('telematics:write');
+    for (const scope of [...h.gateway.scopes.static, 'objects:<key>:read|write']) expect(description).toContain(`\`${scope}\``);
   });
 
   it('documents every /v1 operation with summary, tags, bearer security, schemas and the error envelope', () => {

@@ -15,6 +15,7 @@ declare module '../../../platform/module-definition.js' {
 /** X12 interchanges in (850s become orders, 997/TA1 answers), 855/856/810 out as orders move, and the log of both. */
 export const ediMessagesModule: ModuleDefinition = {
   name: 'edi-messages',
+  scopes: { 'edi:read': 'read the EDI message log', 'edi:write': 'send X12 interchanges' },
   tag: {
     name: 'edi',
     description:

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { type Environment, parseEnv } from '../../config.js';
+
+/** The telematics module's settings from the environment: vendors, their budgets and the poller (README, Configuration). */
+const telematicsEnv = z.object({
+  /** A JSON file with a `providers` section: base URLs and OAuth clients per telematics provider. */
+  PROVIDERS_CONFIG: z.string().optional(),
+  /** Points every telematics provider at the vendor simulator (`<url>/<provider>`), whatever else is configured. */
+  VENDOR_SIM_URL: z.string().url().optional(),
+  VENDOR_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Requests per minute to one vendor from all processes together (per provider: PROVIDERS_CONFIG, PROVIDER_<ID>_RATE_LIMIT_PER_MINUTE). */
+  VENDOR_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(600),
+  /** Telematics polls in flight per process, all providers together, and per provider. */
+  POLLER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  POLLER_PER_PROVIDER: z.coerce.number().int().min(1).max(64).default(4),
+  /** How often an idle poller looks for due connections. */
+  POLLER_IDLE_MS: z.coerce.number().int().positive().default(1000),
+  /** How long a poll holds its connection without progress (each batch written renews it); then another process may. */
+  POLL_LEASE_MS: z.coerce.number().int().positive().default(2 * 60 * 1000),
+});
+
+export type TelematicsSettings = z.output<typeof telematicsEnv>;
+
+/** Reads the module's settings; a bad value fails start with one clear line, like the gateway's own. */
+export function telematicsSettings(env: Environment): TelematicsSettings {
+  return parseEnv(telematicsEnv, env);
+}
