@@ -4,7 +4,8 @@ import type { AuthContext } from '../platform/auth/scopes.js';
 import { hasScope } from '../platform/auth/scopes.js';
 import { redactKeys } from '../platform/http/access-log.js';
 import { toAppError } from '../platform/http/error-handler.js';
-import { AppError, ERROR_STATUS, invalidInput } from '../platform/core/errors.js';
+import { AppError, ERROR_STATUS } from '../platform/core/errors.js';
+import { invalidFromIssues } from '../platform/core/issues.js';
 import { checkKeyFormat } from '../platform/operations/idempotency.js';
 import type { OperationInvoker } from '../platform/operations/invoke.js';
 import { portableSchema } from '../platform/operations/portable-schema.js';
@@ -67,10 +68,7 @@ function splitArgs(op: Operation, args: Record<string, unknown>): RequestParts {
   if (op.mcp) {
     // An operation's own MCP shape is judged by its own schema before it is mapped back to REST's parts.
     const parsed = op.mcp.input.safeParse(args);
-    if (!parsed.success) {
-      const details = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
-      throw invalidInput(`invalid arguments: ${details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`, details);
-    }
+    if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'arguments');
     return op.mcp.toParts(parsed.data);
   }
   const params: Record<string, unknown> = {};

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fastify, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { issueDetails, issuesText } from '../platform/core/issues.js';
 
 /** The hub's side of the contract in DESIGN.md ("The hub contract"), with switches to make it misbehave. */
 
@@ -227,14 +228,14 @@ export async function startHubSim(opts: HubSimOptions = {}): Promise<HubSim> {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string' || key === '') return reply.code(400).send({ error: 'Idempotency-Key header is required' });
     const parsed = batchSchema.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
+    if (!parsed.success) return reply.code(400).send({ error: issuesText(issueDetails(parsed.error.issues)) });
     return ingest(parsed.data.events);
   });
 
   app.get('/v1/events', async (request: FastifyRequest, reply: FastifyReply) => {
     if (!authorized(request)) return reply.code(401).send({ error: 'invalid or missing bearer token' });
     const query = listQuerySchema.safeParse(request.query);
-    if (!query.success) return reply.code(400).send({ error: z.prettifyError(query.error) });
+    if (!query.success) return reply.code(400).send({ error: issuesText(issueDetails(query.error.issues)) });
     const { type, org_id: orgId } = query.data;
     const events = stored.filter((e) => (type === undefined || e.type === type) && (orgId === undefined || e.org_id === orgId));
     return { events, count: events.length };
@@ -242,7 +243,7 @@ export async function startHubSim(opts: HubSimOptions = {}): Promise<HubSim> {
 
   app.post('/_sim/mode', async (request: FastifyRequest, reply: FastifyReply) => {
     const parsed = modeSchema.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
+    if (!parsed.success) return reply.code(400).send({ error: issuesText(issueDetails(parsed.error.issues)) });
     const next = parsed.data;
     if (next.kind === 'down') {
       // Over HTTP nobody could bring it back up, so the outage must end by itself.
@@ -261,7 +262,7 @@ export async function startHubSim(opts: HubSimOptions = {}): Promise<HubSim> {
 
   app.post('/_sim/reject', async (request: FastifyRequest, reply: FastifyReply) => {
     const parsed = rejectSchema.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
+    if (!parsed.success) return reply.code(400).send({ error: issuesText(issueDetails(parsed.error.issues)) });
     sim.rejectType(parsed.data.type, parsed.data.reason);
     return { ok: true, rejecting: rejection };
   });

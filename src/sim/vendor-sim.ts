@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fastify, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { issueDetails, issuesText } from '../platform/core/issues.js';
 import { findProvider, PROVIDERS, type ProviderGroup } from '../modules/telematics/providers.js';
 import { registerAggregatorRoutes } from './vendor-sim/aggregators.js';
 import { registerAuthRoutes } from './vendor-sim/auth.js';
@@ -204,7 +205,7 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
 
   app.post('/_sim/mode', (request, reply) => {
     const parsed = setModeSchema.safeParse(request.body);
-    if (!parsed.success) return reply.code(400).send({ error: z.prettifyError(parsed.error) });
+    if (!parsed.success) return reply.code(400).send({ error: issuesText(issueDetails(parsed.error.issues)) });
     if (parsed.data.provider !== '*' && findProvider(parsed.data.provider) === undefined) return reply.code(400).send({ error: `unknown provider ${parsed.data.provider}` });
     setMode(parsed.data.provider, parsed.data.mode);
     return { ok: true, provider: parsed.data.provider, mode: parsed.data.mode };

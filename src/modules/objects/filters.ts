@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalidInput } from '../../platform/core/errors.js';
+import { type IssueDetail, issuesText } from '../../platform/core/issues.js';
 import { isTextSlot, type NumberSlot, type SlotMap, type TextSlot } from './field-slots.js';
 import type { FieldDefinition } from './objects.schemas.js';
 
@@ -55,7 +56,7 @@ function coerce(f: FieldDefinition, raw: string): { value: string | number } | {
  */
 export function parseFilters(shape: FilterShape, params: Record<string, string | string[]>): RowFilters {
   const filters: RowFilters = { text: [], number: [] };
-  const problems: { path: string; message: string }[] = [];
+  const problems: IssueDetail[] = [];
   const filterable = shape.fields.filter((f) => f.name === shape.key_field || shape.slots[f.name]).map((f) => f.name);
   for (const [name, given] of Object.entries(params)) {
     const field = shape.fields.find((f) => f.name === name);
@@ -84,7 +85,7 @@ export function parseFilters(shape: FilterShape, params: Record<string, string |
     }
   }
   if (problems.length > 0) {
-    throw invalidInput(`invalid filter: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, problems);
+    throw invalidInput(`invalid filter: ${issuesText(problems)}`, problems);
   }
   return filters;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
-import { invalidInput } from '../../platform/core/errors.js';
+import { invalidFromIssues } from '../../platform/core/issues.js';
 import { defineRead, defineWrite, type Operation, type OperationScope, type RequestParts } from '../../platform/operations/operation.js';
 import {
   objectParams,
@@ -27,10 +27,7 @@ function objectScope(kind: 'read' | 'write'): OperationScope {
 function queryParts(args: unknown): RequestParts {
   // Checked here as well as by the tool layer: an argument this shape does not know must not drop a filter silently.
   const parsed = queryRowsArgs.safeParse(args);
-  if (!parsed.success) {
-    const details = parsed.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
-    throw invalidInput(`invalid arguments: ${details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`, details);
-  }
+  if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'arguments');
   const { object, filters, limit, cursor } = parsed.data;
   const query: Record<string, string> = Object.fromEntries(Object.entries(filters ?? {}).map(([field, value]) => [field, String(value)]));
   if (limit !== undefined) query.limit = String(limit);

@@ -17,10 +17,20 @@ export function issuesText(details: readonly IssueDetail[]): string {
   return details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
 }
 
+/** The first issue alone as `<path>: <message>`, for a one-line refusal (a configuration file, a stored setting). */
+export function firstIssueText(issues: readonly z.core.$ZodIssue[]): string {
+  return issuesText(issueDetails(issues.slice(0, 1)));
+}
+
 /** The 400 for a schema's issues: `invalid <what>: <path>: <message>; ...`, each as `{ path, message }` in details. */
 export function invalidFromIssues(issues: readonly z.core.$ZodIssue[], what: string, pathPrefix: readonly string[] = []): AppError {
   const details = issueDetails(issues, pathPrefix);
   return invalidInput(`invalid ${what}: ${issuesText(details)}`, details);
+}
+
+/** The 400 for issues whose messages name their field themselves (a CLI flag): the messages alone, `; `-joined. */
+export function invalidFromMessages(issues: readonly z.core.$ZodIssue[]): AppError {
+  return invalidInput(issues.map((issue) => issue.message).join('; '));
 }
 
 /** The same with another error code (a 422 for EDI input the order rules refuse, say). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { firstIssueText } from '../core/issues.js';
 
 /** An org's settings as stored: text values by setting name. */
 export type StoredSettings = Readonly<Record<string, string>>;
@@ -46,10 +47,7 @@ export function defineOrgSettings<S extends Record<string, SettingSchema>>(
     read: (stored) => schema.parse(stored),
     problem(stored) {
       const parsed = schema.safeParse(stored);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        return `invalid setting ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`;
-      }
+      if (!parsed.success) return `invalid setting ${firstIssueText(parsed.error.issues)}`;
       return rule?.(parsed.data);
     },
   };

@@ -3,6 +3,7 @@ import type { Clock } from '../../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
 import { conflict, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { newId } from '../../../platform/core/ids.js';
+import { invalidFromMessages } from '../../../platform/core/issues.js';
 import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
 import { type DocumentProfile, documentProfileSchema, type Party, REQUIRABLE_856 } from './partners.schemas.js';
 import * as repo from './partners.repository.js';
@@ -106,7 +107,7 @@ function mergeProfile(current: DocumentProfile, p: z.infer<typeof profileInput>)
 
 function parseProfileInput(raw: PartnerProfileInput): z.infer<typeof profileInput> {
   const parsed = profileInput.safeParse(raw);
-  if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => i.message).join('; '));
+  if (!parsed.success) throw invalidFromMessages(parsed.error.issues);
   return parsed.data;
 }
 
@@ -183,7 +184,7 @@ export class EdiPartnersService {
 
   async create(raw: CreatePartnerInput): Promise<PartnerView> {
     const parsed = createInput.safeParse(raw);
-    if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => i.message).join('; '));
+    if (!parsed.success) throw invalidFromMessages(parsed.error.issues);
     const input = parsed.data;
     const documents = mergeProfile({}, parseProfileInput(raw));
     const org = await this.orgs.bySlug(input.org);
@@ -228,7 +229,7 @@ export class EdiPartnersService {
   /** Adds an interchange id partners may address the org under (ISA07/ISA08); our documents keep coming from the main one. */
   async addInterchangeId(orgSlug: string, isa: string): Promise<InterchangeIdView> {
     const parsed = isaSchema('--isa').safeParse(isa);
-    if (!parsed.success) throw invalidInput(parsed.error.issues.map((i) => i.message).join('; '));
+    if (!parsed.success) throw invalidFromMessages(parsed.error.issues);
     const { qualifier, id } = parsed.data;
     const org = await this.orgs.bySlug(orgSlug);
     const profile = await repo.findProfile(this.db, org.id);
