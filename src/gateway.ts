@@ -16,7 +16,7 @@ import { RateLimiter, createRateLimitStore } from './platform/ratelimit/rate-lim
 import { createDeliveryWorker } from './platform/outbox/create-delivery-worker.js';
 import { DeliveriesService } from './platform/outbox/deliveries.service.js';
 import type { DeliveryWorker } from './platform/outbox/delivery-worker.js';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import type { Registry } from 'prom-client';
 import { sql } from 'kysely';
 import { MODULES } from './modules/index.js';
@@ -44,6 +44,8 @@ export interface Gateway {
   portalVerifier: PortalKeyVerifier;
   limiter: RateLimiter;
   metrics: Registry;
+  /** The process's logger (stderr, LOG_LEVEL): the delivery worker, retention and each module log on a child named for them. */
+  log: Logger;
   /** Hub delivery: `serve` starts it; services use it to deliver right after commit. */
   delivery: DeliveryWorker;
   /** Every module's operations (REST, MCP and OpenAPI are generated from them) and the modules' OpenAPI tags. */
@@ -92,7 +94,7 @@ async function startOrExplain<T>(what: string, cleanup: () => Promise<void>, ste
 }
 
 /** Retention over the platform's tables: the outbox purges its delivered rows, the idempotency store its expired records. */
-export function createRetentionWorker(config: Config, database: DatabaseHandle, clock: Clock, log?: (message: string, err?: unknown) => void): RetentionWorker {
+export function createRetentionWorker(config: Config, database: DatabaseHandle, clock: Clock, log?: Logger): RetentionWorker {
   return new RetentionWorker({
     targets: [outboxRetention(database, config.RETENTION_OUTBOX_DELIVERED_MS), idempotencyRetention(database, config.RETENTION_IDEMPOTENCY_MS)],
     clock,
@@ -125,17 +127,17 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const orgs = new OrgsService(db, clock, modules.flatMap((m) => (m.settings ? [m.settings] : [])));
   const metrics = createMetricsRegistry();
   registerDatabaseMetrics(metrics, database);
-  // On stderr: CLI commands print their output on stdout.
-  const delivery = createDeliveryWorker(config, database, clock, metrics, pino({ level: config.LOG_LEVEL, name: 'delivery-worker' }, pino.destination(2)));
+  // On stderr: CLI commands print their output on stdout. Workers and modules log on children named for them.
+  const log = pino({ level: config.LOG_LEVEL }, pino.destination(2));
+  const delivery = createDeliveryWorker(config, database, clock, metrics, log.child({ name: 'delivery-worker' }));
   const platform = { orgs, apiKeys: new ApiKeysService(db, clock, scopes), portalKeys: new PortalKeysService(db, clock), deliveries: new DeliveriesService(db, orgs), audit: new AuditService(db) };
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
   const limiter = new RateLimiter(rateLimitStore, clock);
-  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter }, platform);
+  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log }, platform);
   const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
-  const retentionLog = pino({ level: config.LOG_LEVEL, name: 'retention' }, pino.destination(2));
-  const retention = createRetentionWorker(config, database, clock, (message, err) => retentionLog.warn({ err }, message));
+  const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }));
   return {
     config,
     database,
@@ -145,6 +147,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     portalVerifier: new PortalKeyVerifier(db, clock, config.KEY_CACHE_TTL_MS),
     limiter,
     metrics,
+    log,
     delivery,
     operations: operationsOf(modules, services, scopes),
     tags: tagsOf(modules),

@@ -1,4 +1,5 @@
 import type { Migration } from 'kysely';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Dialect } from './db/database.js';
 import type { PageRoute } from './http/html-page.js';
@@ -46,6 +47,8 @@ export interface ModuleContext {
   vault: SecretVault;
   /** The gateway's sliding-window limiter (shared through Redis when configured): for budgets that span processes. */
   limiter: RateLimiter;
+  /** The process's logger (stderr, at LOG_LEVEL), named for the module: stdout is CLI commands' output. */
+  log: Logger;
   services: Services;
 }
 
@@ -106,7 +109,7 @@ export function buildServices(modules: readonly ModuleDefinition[], pieces: Omit
       },
     });
     // Every member it reads is checked by the proxy above.
-    const own = m.services?.({ ...pieces, services: earlier as Services }) ?? {};
+    const own = m.services?.({ ...pieces, log: pieces.log.child({ name: m.name }), services: earlier as Services }) ?? {};
     for (const name of Object.keys(own)) if (name in built) throw new Error(`module ${m.name} provides services.${name} again`);
     Object.assign(built, own);
   }

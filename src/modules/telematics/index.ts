@@ -10,7 +10,6 @@ import { OAuthConsentService } from './oauth-consent.service.js';
 import { PollService, TELEMATICS_EVENT } from './poll.service.js';
 import { keepHubRejections } from './hub-rejections.js';
 import { TelematicsPoller } from './poller.js';
-import { pino } from 'pino';
 import { VendorRateGate } from './polling/rate-gate.js';
 import { telematicsSettings } from './telematics.settings.js';
 import { ProviderEndpoints } from './provider-endpoints.js';
@@ -37,7 +36,7 @@ export const telematicsModule: ModuleDefinition = {
   name: 'telematics',
   scopes: { 'telematics:read': 'read telematics connections', 'telematics:write': 'poll a connection now and replay a window' },
   tag: { name: 'telematics', description: 'Linked telematics accounts: the public connect endpoint, connect tokens and connection reads.' },
-  services: ({ config, db, dialect, clock, vault, delivery, limiter, services: { orgs } }) => {
+  services: ({ config, db, dialect, clock, vault, delivery, limiter, log, services: { orgs } }) => {
     delivery.onRejected(TELEMATICS_EVENT, (rejections) => keepHubRejections(db, rejections));
     const settings = telematicsSettings(config.environment);
     const endpoints = new ProviderEndpoints(settings, config.environment);
@@ -45,7 +44,6 @@ export const telematicsModule: ModuleDefinition = {
     const connect = new ConnectService(db, clock, vault, endpoints, publicUrl);
     const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
     const polling = new PollService(db, clock, vault, endpoints, oauthConsent, new VendorRateGate(limiter), settings.POLL_LEASE_MS);
-    const log = pino({ level: config.LOG_LEVEL, name: 'telematics-poller' }, pino.destination(2));
     return {
       connectTokens: new ConnectTokensService(db, clock, orgs),
       connections: new ConnectionsService(db, clock),
@@ -56,8 +54,7 @@ export const telematicsModule: ModuleDefinition = {
         concurrency: settings.POLLER_CONCURRENCY,
         perProvider: settings.POLLER_PER_PROVIDER,
         idleMs: settings.POLLER_IDLE_MS,
-        // On stderr, like the delivery worker: CLI commands print their output on stdout.
-        log: (message, err) => log.warn({ err }, message),
+        log,
       }),
     };
   },

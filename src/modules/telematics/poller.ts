@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Clock } from '../../platform/core/clock.js';
 import type { Dialect } from '../../platform/db/database.js';
 import type { Db } from '../../platform/db/schema.js';
@@ -15,7 +16,7 @@ export interface PollerOptions {
   perProvider: number;
   /** How long to wait before looking again when nothing was due. */
   idleMs: number;
-  log: (message: string, err?: unknown) => void;
+  log: Logger;
 }
 
 /**
@@ -37,7 +38,7 @@ export class TelematicsPoller implements BackgroundWorker {
     private readonly polling: PollService,
     private readonly o: PollerOptions,
   ) {
-    this.loop = new WorkLoop(async () => (await this.tick()) > 0, { idleMs: o.idleMs, onError: (err) => this.o.log('claiming due connections failed', err) });
+    this.loop = new WorkLoop(async () => (await this.tick()) > 0, { idleMs: o.idleMs, onError: (err) => this.o.log.warn({ err }, 'claiming due connections failed') });
   }
 
   start(): void {
@@ -93,7 +94,7 @@ export class TelematicsPoller implements BackgroundWorker {
         // The poll recorded its failure on the connection (breaker, last_error); here only the provider-wide wait.
         const retryAfter = err instanceof AppError ? Number(err.headers?.['retry-after'] ?? 0) : 0;
         if (retryAfter > 0) this.waitUntil.set(row.provider, this.clock.now().getTime() + retryAfter * 1000);
-        if (!(err instanceof AppError)) this.o.log(`poll of ${row.id} failed unexpectedly`, err);
+        if (!(err instanceof AppError)) this.o.log.warn({ err }, `poll of ${row.id} failed unexpectedly`);
       })
       .finally(() => {
         this.inFlight.delete(row.id);

@@ -1,4 +1,5 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import { type BackgroundWorker, WorkLoop } from '../core/work-loop.js';
 
@@ -18,7 +19,7 @@ export interface RetentionOptions {
   clock: Clock;
   intervalMs: number;
   batchSize: number;
-  log?: (message: string, err?: unknown) => void;
+  log?: Logger;
 }
 
 /**
@@ -38,7 +39,7 @@ export class RetentionWorker implements BackgroundWorker {
     };
     this.loop = new WorkLoop(purgeThenWait, {
       idleMs: o.intervalMs,
-      onError: (err) => this.o.log?.('retention purge failed; retrying at the next interval', err),
+      onError: (err) => this.o.log?.warn({ err }, 'retention purge failed; retrying at the next interval'),
     });
   }
 

@@ -10,7 +10,7 @@ import { PartnerSender } from './partner-sender.js';
 import { registerOutboxMetrics } from './outbox.metrics.js';
 
 /** The process's delivery worker, not yet started (`serve` starts it). Without HUB_URL hub deliveries wait; partner endpoints need no setting. */
-export function createDeliveryWorker(config: Config, database: DatabaseHandle, clock: Clock, registry: Registry, logger: Logger): DeliveryWorker {
+export function createDeliveryWorker(config: Config, database: DatabaseHandle, clock: Clock, registry: Registry, log: Logger): DeliveryWorker {
   const hub = config.HUB_URL
     ? [new HubSender(new HubClient({ url: config.HUB_URL, timeoutMs: config.HUB_TIMEOUT_MS, clock, ...(config.HUB_TOKEN ? { token: config.HUB_TOKEN } : {}) }))]
     : [];
@@ -26,6 +26,6 @@ export function createDeliveryWorker(config: Config, database: DatabaseHandle, c
     concurrency: config.OUTBOX_CONCURRENCY,
     immediateTimeoutMs: config.HUB_TIMEOUT_MS,
     batchTimeoutMs: config.HUB_BATCH_TIMEOUT_MS,
-    log: (message, err) => (err === undefined ? logger.warn(message) : logger.warn({ err }, message)),
+    log,
   });
 }

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import type { Dialect } from '../db/database.js';
 import type { Db } from '../db/schema.js';
@@ -24,7 +25,7 @@ export interface DeliveryWorkerOptions {
   immediateTimeoutMs: number;
   /** Timeout of a background batch (HUB_BATCH_TIMEOUT_MS). */
   batchTimeoutMs: number;
-  log?: (message: string, err?: unknown) => void;
+  log: Logger;
 }
 
 /** A delivery a destination rejected for good, as a listener sees it. */
@@ -79,7 +80,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
       const { handled, failing } = await this.drainBatches();
       return handled > 0 && !failing;
     };
-    this.lanes = Array.from({ length: o.concurrency }, () => new WorkLoop(drain, { idleMs: o.pollMs, onError: (err) => this.o.log?.('delivery batch failed; retrying after a pause', err) }));
+    this.lanes = Array.from({ length: o.concurrency }, () => new WorkLoop(drain, { idleMs: o.pollMs, onError: (err) => this.o.log.warn({ err }, 'delivery batch failed; retrying after a pause') }));
   }
 
   /**
@@ -101,7 +102,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
     for (const [type, rejections] of byType) {
       for (const listener of this.rejectionListeners.get(type) ?? []) {
         // A listener's failure must not undo the outcome already recorded: it is logged, not thrown.
-        await listener(rejections).catch((err: unknown) => this.o.log?.(`rejection listener for ${type} failed`, err));
+        await listener(rejections).catch((err: unknown) => this.o.log.warn({ err }, `rejection listener for ${type} failed`));
       }
     }
   }
@@ -130,7 +131,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
       await repo.releaseLeases(this.o.db, this.workerId, this.o.clock.now().toISOString());
     } catch (err) {
       // The database is gone: the leases run out by themselves (OUTBOX_LEASE_MS).
-      this.o.log?.('could not release outbox leases', err);
+      this.o.log.warn({ err }, 'could not release outbox leases');
     }
     await Promise.all(this.o.senders.map((s) => s.close()));
   }
@@ -189,7 +190,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
     try {
       return new Map((await repo.findStates(this.o.db, ids)).map((s) => [s.id, s]));
     } catch (err) {
-      this.o.log?.('could not read delivery state', err);
+      this.o.log.warn({ err }, 'could not read delivery state');
       return new Map();
     }
   }
@@ -207,7 +208,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
         try {
           await this.sendImmediately(group.flatMap((g) => g.ids));
         } catch (err) {
-          this.o.log?.('immediate delivery failed; the worker will retry', err);
+          this.o.log.warn({ err }, 'immediate delivery failed; the worker will retry');
         } finally {
           for (const g of group) g.done();
         }
