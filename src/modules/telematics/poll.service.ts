@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../platform/core/clock.js';
+import { leaseOwnerId } from '../../platform/core/ids.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
 import type { Settle } from '../../platform/operations/operation.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/core/errors.js';
@@ -57,7 +57,7 @@ function notPollable(row: repo.ConnectionRow, now: Date): string | undefined {
  */
 export class PollService {
   /** This process, as the holder of the claims it takes. */
-  readonly owner = `poll:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly owner = leaseOwnerId('poll');
 
   constructor(
     private readonly db: Db,

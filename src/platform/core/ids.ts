@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { hostname } from 'node:os';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -26,4 +27,12 @@ export function newId(prefix: string, at: Date): string {
     time = Math.floor(time / 32);
   }
   return `${prefix}_${head}${randomChars(16)}`;
+}
+
+/**
+ * Who holds a lease (an outbox delivery, a telematics connection): `<kind>:<host>:<pid>:<random>`, unique to one holder
+ * in one process, and naming the machine and process for an operator reading the table.
+ */
+export function leaseOwnerId(kind: string): string {
+  return `${kind}:${hostname()}:${process.pid}:${randomChars(8)}`;
 }

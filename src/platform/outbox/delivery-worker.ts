@@ -1,9 +1,8 @@
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import type { Dialect } from '../db/database.js';
 import type { Db } from '../db/schema.js';
-import { newId } from '../core/ids.js';
+import { leaseOwnerId } from '../core/ids.js';
 import type { DeliverySender, SendOutcome } from './delivery-sender.js';
 import { backoffDelayMs } from './hub-client.js';
 import type { OutboxMetrics } from './outbox.metrics.js';
@@ -57,9 +56,9 @@ export interface DeliverAfterCommit {
  * makes its rows due again, so nothing is lost and the destination's dedup absorbs the replay.
  */
 export class DeliveryWorker implements DeliverAfterCommit {
-  private readonly workerId: string;
+  private readonly workerId = leaseOwnerId('delivery');
   /** The owner of the leases written with a change (leaseForNow); under workerId, so closing releases them too. */
-  private readonly nowOwner: string;
+  private readonly nowOwner = `${this.workerId}:now`;
   private claimSeq = 0;
   private closing = false;
   /** Batches in flight at once: each lane claims, sends and records one batch at a time. */
@@ -73,8 +72,6 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private readonly rejectionListeners = new Map<string, RejectionListener[]>();
 
   constructor(private readonly o: DeliveryWorkerOptions) {
-    this.workerId = `${hostname()}:${process.pid}:${newId('w', o.clock.now()).slice(-8)}`;
-    this.nowOwner = `${this.workerId}:now`;
     // A round that handled nothing, or whose destination is failing, waits a poll interval instead of spinning.
     const drain = async (): Promise<boolean> => {
       const { handled, failing } = await this.drainBatches();
