@@ -6,7 +6,7 @@ import { AppError, conflict, invalidInput, notFound, unprocessable } from '../..
 import { enqueueDeliveries, hubDelivery } from '../../platform/outbox/outbox.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
 import { DEFAULT_RATE_LIMIT } from '../../platform/ratelimit/rate-limiter.js';
-import { type Credentials, VendorRejectedError } from './adapters/adapter.js';
+import { type Credentials, retryAfterOf, VendorRejectedError } from './adapters/adapter.js';
 import * as repo from './connections.repository.js';
 import { statusOf } from './connections.service.js';
 import type { OAuthConsentService } from './oauth-consent.service.js';
@@ -76,7 +76,12 @@ export class PollService {
    */
   async run(orgId: string, id: string, settle: Settle): Promise<PollResult> {
     const row = await this.claim(orgId, id);
-    return this.pollClaimed(row, settle);
+    try {
+      return await this.pollClaimed(row, settle);
+    } catch (err) {
+      if (err instanceof VendorRejectedError) throw conflict(`${row.provider} refused the stored credentials; the connection now needs reconnecting (reauth_required)`);
+      throw vendorError(err, row.provider);
+    }
   }
 
   /**
@@ -112,7 +117,7 @@ export class PollService {
 
   /**
    * One scheduled or manual poll of a connection this process holds; records the outcome and frees the claim. A manual
-   * poll's answer is settled in its last transaction.
+   * poll's answer is settled in its last transaction. A failure is recorded, then thrown as it came (the vendor's error).
    */
   async pollClaimed(row: repo.ConnectionRow, settle?: Settle): Promise<PollResult> {
     const started = this.clock.now();
@@ -153,8 +158,7 @@ export class PollService {
       return { events_enqueued: enqueued, cursors };
     } catch (err) {
       await this.recordFailure(row, started, err, trial);
-      if (err instanceof VendorRejectedError) throw conflict(`${row.provider} refused the stored credentials; the connection now needs reconnecting (reauth_required)`);
-      throw vendorError(err, row.provider);
+      throw err;
     }
   }
 
@@ -212,7 +216,7 @@ export class PollService {
       return;
     }
     const breaker = afterFailure(trial ? { ...breakerOf(row), state: 'half_open' } : breakerOf(row), now);
-    const retryAfter = (err as { retryAfterSeconds?: number }).retryAfterSeconds;
+    const retryAfter = retryAfterOf(err);
     const nextPoll = Math.max(now.getTime() + row.poll_interval_s * 1000, breaker.open_until ? Date.parse(breaker.open_until) : 0, retryAfter ? now.getTime() + retryAfter * 1000 : 0);
     await repo.finishPoll(this.db, row.id, this.owner, {
       breaker_state: breaker.state,

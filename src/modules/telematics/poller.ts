@@ -5,6 +5,7 @@ import type { Db } from '../../platform/db/schema.js';
 import { AppError } from '../../platform/core/errors.js';
 import type { BackgroundWorker } from '../../platform/core/work-loop.js';
 import { WorkLoop } from '../../platform/core/work-loop.js';
+import { retryAfterOf, VendorRejectedError, VendorUnavailableError } from './adapters/adapter.js';
 import type { ConnectionRow } from './connections.repository.js';
 import type { PollService } from './poll.service.js';
 import { claimDueConnections, releaseClaim } from './poller.repository.js';
@@ -92,9 +93,10 @@ export class TelematicsPoller implements BackgroundWorker {
       .then(() => undefined)
       .catch((err: unknown) => {
         // The poll recorded its failure on the connection (breaker, last_error); here only the provider-wide wait.
-        const retryAfter = err instanceof AppError ? Number(err.headers?.['retry-after'] ?? 0) : 0;
+        const retryAfter = retryAfterOf(err) ?? 0;
         if (retryAfter > 0) this.waitUntil.set(row.provider, this.clock.now().getTime() + retryAfter * 1000);
-        if (!(err instanceof AppError)) this.o.log.warn({ err }, `poll of ${row.id} failed unexpectedly`);
+        const foreseen = err instanceof AppError || err instanceof VendorRejectedError || err instanceof VendorUnavailableError;
+        if (!foreseen) this.o.log.warn({ err }, `poll of ${row.id} failed unexpectedly`);
       })
       .finally(() => {
         this.inFlight.delete(row.id);

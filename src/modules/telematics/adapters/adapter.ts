@@ -37,12 +37,27 @@ export class VendorUnavailableError extends Error {
   constructor(
     message: string,
     readonly kind: 'timeout' | 'failed',
-    /** Seconds the vendor asked us to wait (429/503 Retry-After), when it said. */
-    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'VendorUnavailableError';
   }
+}
+
+/** The vendor asked us to wait: a 429 or 503, or another 5xx with a Retry-After. Unavailable like any other failure. */
+export class VendorAskedToWaitError extends VendorUnavailableError {
+  constructor(
+    message: string,
+    /** Seconds its Retry-After asked for; undefined when it did not say. */
+    readonly retryAfterSeconds: number | undefined,
+  ) {
+    super(message, 'failed');
+    this.name = 'VendorAskedToWaitError';
+  }
+}
+
+/** How long a vendor's failure asked us to wait (its Retry-After, in seconds), if it did. */
+export function retryAfterOf(err: unknown): number | undefined {
+  return err instanceof VendorAskedToWaitError ? err.retryAfterSeconds : undefined;
 }
 
 /** OAuth tokens as stored (encrypted) for a connection. */

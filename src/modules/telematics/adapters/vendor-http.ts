@@ -1,10 +1,11 @@
 import { Agent, errors, request } from 'undici';
 import type { ProviderEndpoint } from './adapter.js';
-import { VendorRejectedError, VendorUnavailableError } from './adapter.js';
+import { VendorAskedToWaitError, VendorRejectedError, VendorUnavailableError } from './adapter.js';
 
 /**
  * The one way adapters call a vendor: a per-call deadline, and every failure mapped to VendorRejectedError (the
- * vendor refused what the fleet gave us) or VendorUnavailableError (timeout, refused connection, 5xx, 429, garbage).
+ * vendor refused what the fleet gave us), VendorAskedToWaitError (429, 503, a 5xx with Retry-After) or
+ * VendorUnavailableError (timeout, refused connection, other 5xx, garbage).
  * Messages name the provider and the status, never credentials, tokens or the vendor's body.
  */
 
@@ -73,11 +74,10 @@ function failureOf(providerId: string, req: VendorRequest, response: VendorRespo
   if (status === 401 || status === 403) return new VendorRejectedError(req.rejected);
   if (status === 400 && REFUSING_OAUTH_ERRORS.has(oauthErrorOf(response.body) ?? '')) return new VendorRejectedError(req.rejected);
   const wait = status === 429 || status >= 500 ? retryAfterSeconds(response.headers['retry-after']) : undefined;
-  if (status === 429 || status === 503) {
-    const said = status === 429 ? 'is rate limiting the gateway' : 'is unavailable';
-    return new VendorUnavailableError(`${providerId} ${said} (HTTP ${status})`, 'failed', wait);
-  }
-  return new VendorUnavailableError(`${providerId} answered HTTP ${status}`, 'failed', wait);
+  if (status === 429) return new VendorAskedToWaitError(`${providerId} is rate limiting the gateway (HTTP 429)`, wait);
+  if (status === 503) return new VendorAskedToWaitError(`${providerId} is unavailable (HTTP 503)`, wait);
+  const message = `${providerId} answered HTTP ${status}`;
+  return wait === undefined ? new VendorUnavailableError(message, 'failed') : new VendorAskedToWaitError(message, wait);
 }
 
 /** A 2xx answer with its whole body, or the error the caller should surface. */

@@ -203,11 +203,11 @@ describe('ISO errors', () => {
     }
   });
 
-  it('surfaces 429 and 5xx as VendorUnavailableError with the Retry-After', async () => {
+  it('surfaces 429 and 503 as VendorAskedToWaitError with the Retry-After, another 5xx as VendorUnavailableError', async () => {
     sim.setMode('vendor1_livelink', { kind: 'rate_limited', retryAfterSeconds: 30 });
-    expect(await failure(() => readAll(provider('vendor1_livelink')))).toMatchObject({ name: 'VendorUnavailableError', kind: 'failed', retryAfterSeconds: 30 });
+    expect(await failure(() => readAll(provider('vendor1_livelink')))).toMatchObject({ name: 'VendorAskedToWaitError', kind: 'failed', retryAfterSeconds: 30 });
     sim.setMode('vendor5_visionlink', { kind: 'rate_limited', retryAfterSeconds: 12 });
-    expect(await failure(() => readAll(provider('vendor5_visionlink')))).toMatchObject({ name: 'VendorUnavailableError', retryAfterSeconds: 12 });
+    expect(await failure(() => readAll(provider('vendor5_visionlink')))).toMatchObject({ name: 'VendorAskedToWaitError', retryAfterSeconds: 12 });
     sim.setMode('vendor13', { kind: 'fail', status: 502 });
     expect(await failure(() => readAll(provider('vendor13')))).toMatchObject({ name: 'VendorUnavailableError', kind: 'failed' });
   });
