@@ -20,7 +20,7 @@ import { registerStaticFiles } from './platform/http/static-files.js';
 import { corsPreflight, type CorsOptions } from './platform/http/origin.js';
 import { httpMetricsOf, registerMetricsRoute } from './platform/core/metrics.js';
 
-export interface AppOptions {
+interface AppOptions {
   /** Pino logger options; tests pass false, or a stream to read what was logged. */
   logger?: false | { level: string; stream?: NodeJS.WritableStream };
 }

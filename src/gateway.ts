@@ -70,7 +70,7 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export interface GatewayOptions {
+interface GatewayOptions {
   clock?: Clock;
   /** PostgreSQL schema to run in (tests isolate themselves this way). */
   databaseSchema?: string;

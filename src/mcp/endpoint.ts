@@ -6,14 +6,14 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 
-export interface McpExchange {
+interface McpExchange {
   authInfo: AuthInfo;
   /** The JSON body when it parsed; otherwise the SDK reads the raw body and answers the parse error itself. */
   parsedBody?: unknown;
 }
 
 /** Serves one /mcp POST in whichever protocol era the client speaks. */
-export interface McpEndpoint {
+interface McpEndpoint {
   handle(request: Request, exchange: McpExchange): Promise<Response>;
   close(): Promise<void>;
 }

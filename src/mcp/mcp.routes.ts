@@ -10,7 +10,7 @@ import type { OperationTool } from './operation-tools.js';
 import { parseJsonBody, toWebRequest } from './web-request.js';
 import { refusePollutingKeys } from '../platform/http/json-body.js';
 
-export interface McpRoutesOptions {
+interface McpRoutesOptions {
   tools: OperationTool[];
   /** The same key check and rate limit as REST, built with source 'mcp'. */
   authenticate: ReturnType<typeof apiKeyAuth>;

@@ -24,7 +24,7 @@ const idempotencyKeyArg = z
   );
 
 /** What a failed call carries in structuredContent, beside the `<code>: <message>` text. */
-export const toolErrorSchema = z
+const toolErrorSchema = z
   .strictObject({
     code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]).describe('stable error code, as in REST'),
     status: z.number().int().describe('the HTTP status REST answers with'),

@@ -32,10 +32,10 @@ export interface Services {
   audit: AuditService;
 }
 
-export type PlatformServices = Pick<Services, 'orgs' | 'apiKeys' | 'portalKeys' | 'deliveries' | 'audit'>;
+type PlatformServices = Pick<Services, 'orgs' | 'apiKeys' | 'portalKeys' | 'deliveries' | 'audit'>;
 
 /** What a module builds its services from: platform pieces, and the services of the modules listed before it. */
-export interface ModuleContext {
+interface ModuleContext {
   config: Config;
   db: Db;
   /** Which database: claims with leases differ (`FOR UPDATE SKIP LOCKED` on PostgreSQL). */

@@ -8,7 +8,7 @@ import { issueDetails, issuesText } from '../platform/core/issues.js';
 
 const MAX_BATCH = 500;
 
-export interface HubSimEvent {
+interface HubSimEvent {
   id: string;
   type: string;
   org_id: string;
@@ -16,7 +16,7 @@ export interface HubSimEvent {
   data: unknown;
 }
 
-export type HubSimMode =
+type HubSimMode =
   | { kind: 'up' }
   | { kind: 'down'; forMs?: number }
   | { kind: 'slow'; delayMs: number }
@@ -24,13 +24,13 @@ export type HubSimMode =
   /** `delayMs`: each 429 comes after that long, as from a hub that thought about it first. */
   | { kind: 'rate_limited'; retryAfterSeconds: number; count?: number; delayMs?: number };
 
-export interface HubSimOptions {
+interface HubSimOptions {
   port?: number;
   host?: string;
   token?: string;
 }
 
-export interface HubSimStats {
+interface HubSimStats {
   mode: HubSimMode;
   /** Requests (batches) answered. */
   received: number;

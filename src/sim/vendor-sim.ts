@@ -17,14 +17,14 @@ import { registerTpmsRoutes } from './vendor-sim/tpms.js';
  * of them refuse, fail, stall or rate-limit. Stub providers have no API (404). Admin routes live under `/_sim/`.
  */
 
-export type VendorSimMode =
+type VendorSimMode =
   | { kind: 'up' }
   | { kind: 'reject' }
   | { kind: 'fail'; status?: 500 | 502 | 503 }
   | { kind: 'slow'; delayMs: number }
   | { kind: 'rate_limited'; retryAfterSeconds: number };
 
-export interface VendorSimOptions {
+interface VendorSimOptions {
   port?: number;
   host?: string;
   /** Machines per provider (default 25). */

@@ -7,7 +7,7 @@ import { defineRead, defineSteps, type Operation, type OperationHints, OPERATOR_
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { createdKeySchema, createKeyBody, createOrgBody, keyParams, keySchema, listKeysQuery, listOrgsQuery, orgSchema, orgsPage, rotateKeyBody } from './admin.schemas.js';
 
-export interface AdminOperationServices {
+interface AdminOperationServices {
   orgs: OrgsService;
   apiKeys: ApiKeysService;
   audit: AuditService;

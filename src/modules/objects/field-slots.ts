@@ -9,7 +9,7 @@ export const TEXT_SLOTS = ['s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8'] as co
 export const NUMBER_SLOTS = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'n8'] as const;
 export type TextSlot = (typeof TEXT_SLOTS)[number];
 export type NumberSlot = (typeof NUMBER_SLOTS)[number];
-export type Slot = TextSlot | NumberSlot;
+type Slot = TextSlot | NumberSlot;
 export type SlotMap = Record<string, Slot>;
 export type SlotValues = { [K in TextSlot]: string | null } & { [K in NumberSlot]: number | null };
 

@@ -12,13 +12,13 @@ export const OBJECT_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:(read|write)$/;
 const OBJECT_READ_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:read$/;
 const OBJECT_WRITE_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:write$/;
 /** Query parameters of GET /v1/objects/:key that are not filters. */
-export const RESERVED_FIELD_NAMES = ['limit', 'cursor'] as const;
+const RESERVED_FIELD_NAMES = ['limit', 'cursor'] as const;
 /** Key fields are compared as text; a float or a boolean makes a poor identity. */
 const KEY_FIELD_TYPES: readonly FieldType[] = ['string', 'integer', 'enum', 'date'];
 /** A filterable string lands in a btree entry; PostgreSQL caps those near 2.7 kB. */
 export const FILTERABLE_STRING_MAX = 500;
 
-export const fieldSchema = z
+const fieldSchema = z
   .strictObject({
     name: z.string().regex(FIELD_NAME, 'must be lowercase letters, digits and underscores, starting with a letter (1-63 chars)'),
     type: z.enum(FIELD_TYPES).describe('date is YYYY-MM-DD; datetime is ISO 8601 with a time zone, stored in UTC'),
@@ -77,33 +77,33 @@ export const definitionInput = z
   });
 
 
-export const objectDefinitionSchema = z
-  .object({
-    key: z.string(),
-    label: z.string(),
-    read_scope: z.string(),
-    write_scope: z.string().nullable(),
-    key_field: z.string().nullable(),
-    fields: z.array(fieldSchema),
-    version: z.number().int(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .meta({ id: 'ObjectDefinition' });
-
-export type ObjectDefinition = z.infer<typeof objectDefinitionSchema>;
+/** An object's definition as the service keeps and shows it. */
+export interface ObjectDefinition {
+  key: string;
+  label: string;
+  read_scope: string;
+  write_scope: string | null;
+  key_field: string | null;
+  fields: FieldDefinition[];
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
 
 export type RowValue = string | number | boolean;
 export type ObjectRow = Record<string, RowValue | null>;
 
-export const rowErrorSchema = z.object({ row: z.number().int(), field: z.string().nullable(), message: z.string() });
-export type RowError = z.infer<typeof rowErrorSchema>;
+export interface RowError {
+  row: number;
+  field: string | null;
+  message: string;
+}
 
 /**
  * An object key as a caller sends it (path parameter, MCP `object`). Stricter than the identifier rule: keys are
  * defined as slugs (OBJECT_KEY, ASCII only), so nothing else can name an object and no invisible character gets through.
  */
-export const objectKeySchema = z
+const objectKeySchema = z
   .string()
   .regex(OBJECT_KEY, {
     error: 'object must be an object key: lowercase letters, digits, _ and -, starting with a letter (1-63 characters)',

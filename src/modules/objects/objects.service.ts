@@ -33,7 +33,7 @@ interface LoadedObject {
   slots: SlotMap;
 }
 
-export interface DefineResult {
+interface DefineResult {
   definition: ObjectDefinition;
   created: boolean;
   rows_checked: number;

@@ -70,7 +70,7 @@ function errorsOf(error: z.ZodError, row: number, objectKey: string): RowError[]
   });
 }
 
-export interface CheckedRows {
+interface CheckedRows {
   rows: ObjectRow[];
   errors: RowError[];
 }

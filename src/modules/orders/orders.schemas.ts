@@ -5,7 +5,7 @@ import { toUnits } from '../../platform/core/money.js';
 import { ORDER_STATUSES, TARGET_STATUSES } from './order-status.js';
 
 export const ORDER_SOURCES = ['api', 'mcp', 'edi'] as const;
-export const DELIVERY_STATUSES = ['queued', 'delivered', 'rejected'] as const;
+const DELIVERY_STATUSES = ['queued', 'delivered', 'rejected'] as const;
 
 /** A REST or MCP order carries at most this many lines; an EDI 850 may carry more. */
 const MAX_API_LINES = 500;
@@ -67,7 +67,7 @@ const orderLineSchema = z.object({
   line_total: z.number().describe('quantity x unit_price, rounded half up to cents'),
 });
 
-export const orderDataSchema = z.object({
+const orderDataSchema = z.object({
   id: z.string().describe('ord_ followed by 26 characters'),
   po_number: z.string(),
   status: z.enum(ORDER_STATUSES).describe('submitted -> confirmed -> processing -> shipped -> delivered; or cancelled'),
@@ -118,7 +118,7 @@ export function gs1CheckDigitOk(digits: string): boolean {
   return (10 - (sum % 10)) % 10 === Number(digits[digits.length - 1]);
 }
 
-export const WEIGHT_UNITS = ['LB', 'KG'] as const;
+const WEIGHT_UNITS = ['LB', 'KG'] as const;
 const MAX_PACKS = 1000;
 const MAX_WEIGHT = 1_000_000;
 
@@ -146,7 +146,7 @@ const packInput = z.strictObject({
     .describe('What the pack holds: order lines and quantities; each line_no at most once per pack.'),
 });
 
-export const shipmentInput = z
+const shipmentInput = z
   .strictObject({
     carrier: z
       .string()
@@ -187,4 +187,3 @@ export const setStatusInput = z.strictObject({
   status: z.enum(TARGET_STATUSES).describe('The status to move to: confirmed, processing, shipped, delivered or cancelled (never submitted).'),
   shipment: shipmentInput.optional(),
 });
-export type SetStatusInput = z.infer<typeof setStatusInput>;

@@ -26,7 +26,7 @@ import {
 } from './orders.schemas.js';
 import * as repo from './orders.repository.js';
 
-export type OrderSource = (typeof ORDER_SOURCES)[number];
+type OrderSource = (typeof ORDER_SOURCES)[number];
 
 /**
  * Runs inside the transaction of a status change, after the order row moved and before commit: what a
@@ -35,7 +35,7 @@ export type OrderSource = (typeof ORDER_SOURCES)[number];
 export type OrderStatusListener = (tx: Tx, change: OrderStatusChange) => Promise<void>;
 
 /** One status change as listeners see it: the org first, like every repository call they make with it. */
-export interface OrderStatusChange {
+interface OrderStatusChange {
   orgId: string;
   order: OrderData;
   from: OrderStatus;
@@ -93,17 +93,17 @@ export interface PricedLine {
   unitPriceUnits: number;
 }
 
-export interface LineProblem {
+interface LineProblem {
   code: 'unknown_sku' | 'inactive_sku' | 'invalid_quantity' | 'invalid_price';
   /** The line's field at fault, as on the wire. */
   field: 'sku' | 'quantity' | 'unit_price';
   message: string;
 }
 
-export type LineVerdict = { ok: true; line: PricedLine } | { ok: false; problem: LineProblem };
+type LineVerdict = { ok: true; line: PricedLine } | { ok: false; problem: LineProblem };
 
 /** An EDI order whose lines were judged already (judgeLines): creating it reads the catalog no more. */
-export type PricedOrderInput = OrderHeader & { priced: PricedLine[] };
+type PricedOrderInput = OrderHeader & { priced: PricedLine[] };
 
 const MAX_UNIT_PRICE_UNITS = toUnits(MAX_UNIT_PRICE) ?? 0;
 

@@ -5,7 +5,7 @@ import { CLAIM_STATUSES } from '../warranty/claim-states.js';
 import { claimFields } from '../warranty/warranty.schemas.js';
 
 /** Most SKUs one availability call takes. */
-export const MAX_AVAILABILITY_SKUS = 100;
+const MAX_AVAILABILITY_SKUS = 100;
 
 const availability = z
   .enum(STOCK_STATUSES)
@@ -27,7 +27,7 @@ export const portalProductsOutput = z.object({
   next_cursor: z.string().nullable().describe('cursor of the next page; null on the last'),
 });
 
-export const skuAvailabilitySchema = z.object({ sku: z.string().describe('the SKU as the catalog spells it'), availability });
+const skuAvailabilitySchema = z.object({ sku: z.string().describe('the SKU as the catalog spells it'), availability });
 
 export const availabilityQuery = z.strictObject({
   skus: z

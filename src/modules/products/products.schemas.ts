@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { limitParam } from '../../platform/core/pagination.js';
 
-export const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
+const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
 export const STOCK_STATUSES = ['backorder', 'low_stock', 'in_stock'] as const;
 export type ProductStatus = (typeof PRODUCT_STATUSES)[number];
 
 // A SKU travels in URL paths and EDI segments: identifier rules (no whitespace, control or invisible characters).
-export const skuSchema = identifier(64, 'sku').describe('Stock keeping unit, 1-64 characters without spaces; unique per organisation, case-insensitively.');
+const skuSchema = identifier(64, 'sku').describe('Stock keeping unit, 1-64 characters without spaces; unique per organisation, case-insensitively.');
 
 const stockQty = z.number().int().min(-1_000_000_000).max(1_000_000_000);
 const status = z.enum(PRODUCT_STATUSES);

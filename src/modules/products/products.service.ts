@@ -8,7 +8,7 @@ import type { CreateProductInput, ListProductsQuery, Product, UpdateProductInput
 import * as repo from './products.repository.js';
 import { deriveStockStatus, type StockSettings, stockSettings, thresholdsOf } from './stock-status.js';
 
-export function toProduct(row: repo.ProductRow): Product {
+function toProduct(row: repo.ProductRow): Product {
   return {
     sku: row.sku,
     name: row.name,

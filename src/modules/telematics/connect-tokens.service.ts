@@ -13,7 +13,7 @@ import * as repo from './connect-tokens.repository.js';
 import * as connections from './connections.repository.js';
 import { findProvider, PROVIDER_IDS } from './providers.js';
 
-export const CONNECT_TOKEN_PREFIX = 'ct_';
+const CONNECT_TOKEN_PREFIX = 'ct_';
 /** Spec section 8: a connect token lives 15 minutes and is used once. */
 export const CONNECT_TOKEN_LIFETIME_MS = 15 * 60 * 1000;
 
@@ -23,10 +23,10 @@ const issueInput = z.strictObject({
   label: freeText(100, { trim: true, min: 1, what: 'label' }).optional(),
   connection: z.string().min(1, { error: 'connection must be a connection id (con_…)' }).max(100).optional(),
 });
-export type IssueConnectTokenInput = z.input<typeof issueInput>;
+type IssueConnectTokenInput = z.input<typeof issueInput>;
 
 /** The token itself is shown this once; only its hash is stored. */
-export interface IssuedConnectToken {
+interface IssuedConnectToken {
   connect_token: string;
   expires_at: string;
   org: string;

@@ -11,8 +11,8 @@ import type { Connection, ConnectionStatus, ListConnectionsQuery } from './telem
 const cursorSchema = z.object({ id: z.string() });
 
 /** A poll interval is at least 60 s and the provider's own minimum (issue 9/12), and at most a day. */
-export const MIN_POLL_INTERVAL_S = 60;
-export const MAX_POLL_INTERVAL_S = 24 * 3600;
+const MIN_POLL_INTERVAL_S = 60;
+const MAX_POLL_INTERVAL_S = 24 * 3600;
 
 const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600 };
 
@@ -24,7 +24,7 @@ export function parsePollInterval(text: string): number {
 }
 
 /** Seconds as the shortest exact form (`300` -> `5m`), for messages. */
-export function formatInterval(seconds: number): string {
+function formatInterval(seconds: number): string {
   if (seconds === 0) return '0s';
   if (seconds % 3600 === 0) return `${seconds / 3600}h`;
   if (seconds % 60 === 0) return `${seconds / 60}m`;
@@ -32,7 +32,7 @@ export function formatInterval(seconds: number): string {
 }
 
 /** What `connections set` changes: any of the interval and one of pause / resume. */
-export interface PollingChange {
+interface PollingChange {
   intervalSeconds?: number | undefined;
   pause?: boolean | undefined;
   resume?: boolean | undefined;

@@ -2,7 +2,7 @@ import type { Db } from '../../platform/db/schema.js';
 import type { Rejection } from '../../platform/outbox/delivery-worker.js';
 
 /** How many of the hub's refusals a connection keeps (the newest). */
-export const KEPT_REJECTIONS = 20;
+const KEPT_REJECTIONS = 20;
 
 interface Kept {
   event_id: string;

@@ -11,13 +11,13 @@ import type { ProviderEndpoints } from './provider-endpoints.js';
 import { findProvider } from './providers.js';
 
 /** What the fleet owner's browser is shown after the vendor sends it back. */
-export interface ConsentPage {
+interface ConsentPage {
   status: number;
   title: string;
   message: string;
 }
 
-export interface CallbackQuery {
+interface CallbackQuery {
   state?: string | undefined;
   code?: string | undefined;
   error?: string | undefined;

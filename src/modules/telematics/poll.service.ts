@@ -22,12 +22,12 @@ import type { ReaderContext, VendorReader } from './polling/reader.js';
 
 export const TELEMATICS_EVENT = 'telematics.event';
 
-export interface PollResult {
+interface PollResult {
   events_enqueued: number;
   cursors: Cursors;
 }
 
-export interface ReplayResult {
+interface ReplayResult {
   events_enqueued: number;
   from: string;
   to: string;

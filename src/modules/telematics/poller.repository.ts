@@ -3,7 +3,7 @@ import type { Dialect } from '../../platform/db/database.js';
 import type { Db, Executor } from '../../platform/db/schema.js';
 import type { ConnectionRow } from './connections.repository.js';
 
-export interface ClaimDueOptions {
+interface ClaimDueOptions {
   owner: string;
   nowIso: string;
   leaseUntil: string;

@@ -10,7 +10,7 @@ import type { ConnectionRow } from './connections.repository.js';
 import type { PollService } from './poll.service.js';
 import { claimDueConnections, releaseClaim } from './poller.repository.js';
 
-export interface PollerOptions {
+interface PollerOptions {
   /** Polls in flight in this process, all providers together. */
   concurrency: number;
   /** Polls in flight in this process for one provider (vendors limit concurrent calls per client). */

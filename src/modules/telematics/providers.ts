@@ -14,12 +14,12 @@ export type ProviderGroup = 'iso15143' | 'oem_oauth' | 'aggregator' | 'tpms' | '
  * - `session_login`: a login call with username/password answers a session token used as a bearer;
  * - `none`: not connectable here (stubs).
  */
-export type AuthStyle = 'basic' | 'oauth_password' | 'oauth_client_credentials' | 'oauth_authorization_code' | 'api_key' | 'session_login' | 'none';
+type AuthStyle = 'basic' | 'oauth_password' | 'oauth_client_credentials' | 'oauth_authorization_code' | 'api_key' | 'session_login' | 'none';
 
 /** What the fleet owner posts as `credentials` for the provider. */
 export type CredentialKind = 'username_password' | 'api_key' | 'none';
 
-export type DataFormat = 'xml' | 'json';
+type DataFormat = 'xml' | 'json';
 
 export interface Provider {
   id: string;

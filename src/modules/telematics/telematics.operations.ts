@@ -19,8 +19,8 @@ import {
 } from './telematics.schemas.js';
 
 /** Spec section 8: POST /connect takes at most 16 KB and 10 requests per minute per client IP. */
-export const CONNECT_MAX_BODY_BYTES = 16 * 1024;
-export const CONNECT_PER_IP_PER_MINUTE = 10;
+const CONNECT_MAX_BODY_BYTES = 16 * 1024;
+const CONNECT_PER_IP_PER_MINUTE = 10;
 
 const exampleConnection = {
   id: 'con_01jx2m8d7k3q9v6t5r4p2n1b0a',
@@ -41,7 +41,7 @@ const exampleConnection = {
   updated_at: '2026-06-01T12:00:00.000Z',
 };
 
-export interface TelematicsOperationServices {
+interface TelematicsOperationServices {
   connections: ConnectionsService;
   connect: ConnectService;
   connectTokens: ConnectTokensService;

@@ -3,7 +3,7 @@ import { limitParam } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { PROVIDER_IDS } from './providers.js';
 
-export const CONNECTION_STATUSES = ['active', 'pending_consent', 'consent_expired', 'reauth_required', 'paused'] as const;
+const CONNECTION_STATUSES = ['active', 'pending_consent', 'consent_expired', 'reauth_required', 'paused'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
 const label = freeText(100, { trim: true, min: 1, what: 'label' });
@@ -118,7 +118,7 @@ const zonedInstant = (what: string) =>
 const bothInstants = (w: { from: unknown; to: unknown }) => w.from instanceof Date && w.to instanceof Date;
 
 /** Spec section 8: a replay window is at most 31 days. */
-export const REPLAY_MAX_DAYS = 31;
+const REPLAY_MAX_DAYS = 31;
 
 export const replayBody = z
   .strictObject({

@@ -11,7 +11,7 @@ const EXCLUDED_LETTER = /^[GIOQSZ]$/;
 const MIN_BODY = 4;
 const MAX_BODY = 9;
 
-export type DotCheck = { ok: true; value: string } | { ok: false; message: string };
+type DotCheck = { ok: true; value: string } | { ok: false; message: string };
 
 /** ISO week of the year for the "not made in the future" check. */
 function isoWeek(at: Date): { year: number; week: number } {

@@ -3,7 +3,7 @@
 import type { AuthContext } from '../../platform/auth/scopes.js';
 import type { ClaimStatus } from './claim-states.js';
 
-export interface WarrantyClaimCountersTable {
+interface WarrantyClaimCountersTable {
   org_id: string;
   last_number: number;
 }

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { AuditEventsTable, Executor } from '../db/schema.js';
 
-export type AuditEventListRow = Selectable<AuditEventsTable> & { org_slug: string | null };
+type AuditEventListRow = Selectable<AuditEventsTable> & { org_slug: string | null };
 
 export async function insertAuditEvent(db: Executor, row: Insertable<AuditEventsTable>): Promise<void> {
   await db.insertInto('audit_events').values(row).execute();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limitParam } from '../core/pagination.js';
 
-export const AUDIT_ACTIONS = [
+const AUDIT_ACTIONS = [
   'org.created',
   'key.created',
   'key.revoked',

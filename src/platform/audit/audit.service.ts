@@ -9,7 +9,7 @@ import type { AuditAction, AuditEventView, ListAuditQuery } from './audit.schema
 
 const cursorSchema = z.object({ seq: z.number().int() });
 
-export interface AuditEntry {
+interface AuditEntry {
   action: AuditAction;
   target: string;
   orgId: string | null;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-export const API_KEY_PREFIX = 'trk_live_';
+const API_KEY_PREFIX = 'trk_live_';
 const API_KEY_SHAPE = /^trk_live_[A-Za-z0-9_-]{32}$/;
 
 export function generateApiKey(): string {

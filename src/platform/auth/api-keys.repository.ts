@@ -1,6 +1,6 @@
 import type { ApiKeysTable, Executor } from '../db/schema.js';
 
-export type ApiKeyRow = ApiKeysTable;
+type ApiKeyRow = ApiKeysTable;
 export type ApiKeyListRow = ApiKeyRow & { org_slug: string };
 
 export async function insertApiKey(db: Executor, row: ApiKeyRow): Promise<void> {

@@ -19,7 +19,7 @@ export interface CreatedKey {
   expires_at: string | null;
 }
 
-export interface KeyView {
+interface KeyView {
   id: string;
   org: string;
   name: string | null;
@@ -38,7 +38,7 @@ const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_00
 const MAX_DURATION_MS = 3650 * UNIT_MS.d;
 
 /** `30d`, `12h`, `90m` -> milliseconds. */
-export function parseDuration(text: string): number {
+function parseDuration(text: string): number {
   const m = DURATION.exec(text.trim());
   if (!m) throw invalidInput(`invalid duration "${text}" (use e.g. 30d, 12h, 90m)`);
   const ms = Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
@@ -48,7 +48,7 @@ export function parseDuration(text: string): number {
   return ms;
 }
 
-export interface CreateKeyInput {
+interface CreateKeyInput {
   orgSlug: string;
   scopes: string;
   name?: string;
@@ -56,7 +56,7 @@ export interface CreateKeyInput {
   rateLimit?: number;
 }
 
-export interface ListKeysQuery {
+interface ListKeysQuery {
   org?: string | undefined;
   limit: number;
   cursor?: string | undefined;

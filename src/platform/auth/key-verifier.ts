@@ -6,7 +6,7 @@ import { findApiKeyByHash } from './api-keys.repository.js';
 import { PORTAL_KEY_PREFIX, portalKeyRefused } from './portal-key.js';
 import { TtlCache } from './ttl-cache.js';
 
-export interface VerifiedKey {
+interface VerifiedKey {
   keyId: string;
   orgId: string;
   scopes: ReadonlySet<string>;

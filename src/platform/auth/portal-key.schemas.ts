@@ -28,7 +28,6 @@ export const createPortalKeyInput = z.strictObject({
     .optional()
     .describe(`Requests per minute per client IP on this key, 1-100000 (default ${PORTAL_DEFAULT_IP_RATE_LIMIT}).`),
 });
-export type CreatePortalKeyInput = z.infer<typeof createPortalKeyInput>;
 
 export const portalKeySchema = z
   .object({

@@ -37,7 +37,7 @@ export function fromUnits(units: number): number {
 }
 
 /** Rounds units to whole cents, halves away from zero. */
-export function roundToCents(units: bigint): bigint {
+function roundToCents(units: bigint): bigint {
   const half = UNITS_PER_CENT / 2n;
   const shifted = units >= 0n ? units + half : units - half;
   return (shifted / UNITS_PER_CENT) * UNITS_PER_CENT;

@@ -1,10 +1,9 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { invalidInput } from './errors.js';
 
 const MAX_DEPTH = 32;
 
 /** Where a string breaks the rule (a dotted path such as `body.lines.0.sku`) and what is wrong with it. */
-export interface UnsafeText {
+interface UnsafeText {
   path: string;
   problem: string;
 }
@@ -44,17 +43,7 @@ export function findUnsafeText(value: unknown, label = ''): UnsafeText | undefin
   return walk(value, label, 0);
 }
 
-/**
- * preValidation hook: NUL and lone surrogates in path parameters, the query or a JSON body are a 400 naming where,
- * on both dialects alike. Raw byte bodies (X12) are stored as bytes and pass.
- */
-export function rejectNulCharacters(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  const found =
-    walk(request.params, 'path', 0) ?? walk(request.query, 'query', 0) ?? (typeof request.body === 'string' ? undefined : walk(request.body, 'body', 0));
-  done(found ? unsafeTextError(found) : undefined);
-}
-
-/** The same rule for inputs that do not come through a route's body (MCP tool arguments). */
+/** The same rule as a 400 naming where: the invoker checks every operation's input with it, on both doors. */
 export function assertNoNul(value: unknown, label: string): void {
   const found = walk(value, label, 0);
   if (found) throw unsafeTextError(found);

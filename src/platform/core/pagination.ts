@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalidInput } from './errors.js';
 
 /** Opaque cursor: base64url JSON of the last row's sort key. */
-export function encodeCursor(value: unknown): string {
+function encodeCursor(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
 }
 

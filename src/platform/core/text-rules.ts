@@ -54,7 +54,7 @@ export function identifier(max: number, what: string) {
     .regex(IDENTIFIER_PATTERN, { error: (issue) => describeFirst(issue.input, what, IDENTIFIER_RULES) });
 }
 
-export interface FreeTextOptions {
+interface FreeTextOptions {
   /** Minimum length (after trimming when `trim` is set); default 0. */
   min?: number;
   /** Trim surrounding whitespace before the length checks; default false. */

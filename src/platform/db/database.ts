@@ -36,7 +36,7 @@ class PreparingClient extends pg.Client {
   }
 }
 
-export interface OpenDatabaseOptions {
+interface OpenDatabaseOptions {
   /** PostgreSQL only: run every session in this schema (tests isolate themselves this way). */
   schema?: string;
   poolSize?: number;

@@ -3,7 +3,7 @@ import { migrations as baseline } from './migrations/index.js';
 import type { Db } from './schema.js';
 
 /** Whatever brings migrations of its own: a module (see ModuleDefinition.migrations). */
-export interface MigrationSource {
+interface MigrationSource {
   name: string;
   migrations?: Record<string, Migration>;
 }

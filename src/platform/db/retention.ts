@@ -12,9 +12,9 @@ export interface PurgeTarget {
 }
 
 /** What one purge run did, per target: rows deleted and the statements it took. */
-export type RetentionReport = Record<string, { deleted: number; batches: number }>;
+type RetentionReport = Record<string, { deleted: number; batches: number }>;
 
-export interface RetentionOptions {
+interface RetentionOptions {
   targets: readonly PurgeTarget[];
   clock: Clock;
   intervalMs: number;

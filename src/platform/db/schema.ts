@@ -12,7 +12,7 @@ export interface OrgsTable {
   created_at: string;
 }
 
-export interface OrgSettingsTable {
+interface OrgSettingsTable {
   org_id: string;
   key: string;
   value: string;

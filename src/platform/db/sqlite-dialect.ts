@@ -20,7 +20,7 @@ import { StatementCache } from './sqlite-statement-cache.js';
 /** Transactions per group commit at most: bounds how long the last member of a full batch waits. */
 export const GROUP_COMMIT_MAX_MEMBERS = 64;
 
-export interface SqliteConnections {
+interface SqliteConnections {
   /** Where every write and every transaction runs. */
   write: Database.Database;
   /** A read-only connection to the same file for reads outside transactions; absent for `:memory:`. */

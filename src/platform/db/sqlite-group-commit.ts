@@ -29,7 +29,7 @@ export interface GroupCommitStats {
   members: number;
 }
 
-export interface GroupCommitOptions {
+interface GroupCommitOptions {
   /** Members per batch before it commits without waiting for the turn to end. */
   maxMembers: number;
   /** Runs just before each COMMIT (the read snapshot ends there). */

@@ -12,7 +12,7 @@ declare module 'fastify' {
   }
 }
 
-export interface ApiAuthOptions {
+interface ApiAuthOptions {
   verifier: KeyVerifier;
   limiter: RateLimiter;
   defaultLimitPerMinute: number;

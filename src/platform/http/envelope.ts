@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from '../core/errors.js';
 
-/** Success envelope schema: `{ ok: true, ...payload }`. */
-export function okEnvelope<T extends z.ZodRawShape>(payload: T) {
-  return z.object({ ok: z.literal(true), ...payload });
-}
-
+/** The error envelope `{ ok: false, status, error, code, request_id, details? }`, as the OpenAPI document shows it. */
 export const errorEnvelope = z
   .object({
     ok: z.literal(false),
@@ -16,11 +12,3 @@ export const errorEnvelope = z
     details: z.unknown().optional(),
   })
   .meta({ id: 'Error' });
-
-/** The error responses every authenticated route can give, for the OpenAPI document. */
-export const authErrorResponses = {
-  400: errorEnvelope,
-  401: errorEnvelope,
-  403: errorEnvelope,
-  429: errorEnvelope,
-} as const;

@@ -2,15 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { DATABASE_RETRY_AFTER_SECONDS, isTransientDatabaseError } from '../db/faults.js';
 import { redactKeys } from './access-log.js';
 import { AppError, type ErrorCode } from '../core/errors.js';
 
 /** The realm every 401 challenges with; without a challenge, MCP clients fall back to an OAuth discovery flow. */
-export const AUTH_REALM = 'tire-gateway';
+const AUTH_REALM = 'tire-gateway';
 
-export interface ErrorBody {
+interface ErrorBody {
   ok: false;
   status: number;
   error: string;
@@ -19,7 +18,7 @@ export interface ErrorBody {
   details?: unknown;
 }
 
-export function errorBody(err: AppError, requestId: string): ErrorBody {
+function errorBody(err: AppError, requestId: string): ErrorBody {
   return {
     ok: false,
     status: err.status,
@@ -33,16 +32,7 @@ export function errorBody(err: AppError, requestId: string): ErrorBody {
 /** Maps whatever was thrown to one AppError: ours as is, Fastify's by status, anything else as internal. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  const fe = err as Partial<FastifyError> & { validation?: unknown };
-  if (hasZodFastifySchemaValidationErrors(err)) {
-    const details = err.validation.map((v) => ({
-      path: v.instancePath.replace(/^\//, '').replaceAll('/', '.'),
-      message: v.message ?? 'invalid',
-    }));
-    const where = err.validationContext ?? 'body';
-    return new AppError('invalid_input', `invalid ${where}: ${details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')}`, details);
-  }
-  if (isResponseSerializationError(err)) return new AppError('internal', 'internal error');
+  const fe = err as Partial<FastifyError>;
   switch (fe.code) {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('invalid_input', 'request body is empty but content-type is application/json');

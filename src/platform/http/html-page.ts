@@ -14,7 +14,7 @@ export interface PageRoute {
   render(query: Record<string, string | undefined>): Promise<PageAnswer>;
 }
 
-export interface PageAnswer {
+interface PageAnswer {
   status: number;
   title: string;
   message: string;
@@ -23,7 +23,7 @@ export interface PageAnswer {
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 
-export function htmlPage(answer: PageAnswer): string {
+function htmlPage(answer: PageAnswer): string {
   const title = escapeHtml(answer.title);
   return [
     '<!doctype html>',

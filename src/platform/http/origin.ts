@@ -41,7 +41,7 @@ export interface CorsOptions {
 }
 
 /** Whether a normalised origin is allowed: a fixed list, or a lookup (the origins of every active portal key). */
-export type OriginList = readonly string[] | ((origin: string) => Promise<boolean>);
+type OriginList = readonly string[] | ((origin: string) => Promise<boolean>);
 
 type OriginVerdict = { kind: 'none' } | { kind: 'listed'; origin: string } | { kind: 'refused' };
 

@@ -15,7 +15,7 @@ export const PORTAL_CORS: CorsOptions = {
   maxAgeSeconds: 600,
 };
 
-export interface PortalAuthOptions {
+interface PortalAuthOptions {
   verifier: PortalKeyVerifier;
   limiter: RateLimiter;
 }

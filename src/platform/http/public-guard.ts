@@ -5,7 +5,7 @@ import { enforceRateLimit } from './api-auth.js';
 import { AppError } from '../core/errors.js';
 import { allowedOrigin, BROWSER_WITHOUT_ORIGIN, type CorsOptions, isPlacelessBrowser } from './origin.js';
 
-export interface PublicGuardOptions {
+interface PublicGuardOptions {
   /** Browser origins that may call (exact scheme + host + port). */
   origins: readonly string[];
   cors: CorsOptions;

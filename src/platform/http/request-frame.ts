@@ -11,7 +11,7 @@ type BaseLogger = FastifyBaseLogger & AccessLogger & { isLevelEnabled(level: str
  * `request.log` without a pino child per request: the child (bound to the request id) is made the first time the
  * request logs at an enabled level, which most requests never do.
  */
-export class RequestLog implements FastifyBaseLogger {
+class RequestLog implements FastifyBaseLogger {
   private made: FastifyBaseLogger | undefined;
 
   constructor(

@@ -8,7 +8,7 @@ export type StoredSettings = Readonly<Record<string, string>>;
 export type OrgSettings = Readonly<Record<string, unknown>>;
 
 /** One setting's schema: it reads the stored text (so numbers coerce), and carries its default and description. */
-export type SettingSchema = z.ZodDefault<z.ZodType>;
+type SettingSchema = z.ZodDefault<z.ZodType>;
 
 /** Declares one per-org setting: how its stored text reads, its value when none is stored, and what it means. */
 export function setting<T extends z.ZodType>(schema: T, defaultValue: z.core.util.NoUndefined<z.output<T>>, description: string): z.ZodDefault<T> {
@@ -16,7 +16,7 @@ export function setting<T extends z.ZodType>(schema: T, defaultValue: z.core.uti
 }
 
 /** What an operator is told about one setting. */
-export interface SettingInfo {
+interface SettingInfo {
   /** `<area>.<name>` (`stock.low_threshold`). */
   name: string;
   description: string;

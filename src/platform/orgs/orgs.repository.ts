@@ -1,7 +1,7 @@
 import type { Executor, OrgsTable } from '../db/schema.js';
 import { notFound } from '../core/errors.js';
 
-export type OrgRow = OrgsTable;
+type OrgRow = OrgsTable;
 
 export async function insertOrg(db: Executor, row: OrgRow): Promise<void> {
   await db.insertInto('orgs').values(row).execute();

@@ -11,7 +11,7 @@ import * as repo from './orgs.repository.js';
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
-export interface OrgView {
+interface OrgView {
   id: string;
   slug: string;
   name: string;
@@ -19,7 +19,7 @@ export interface OrgView {
 }
 
 /** Runs in the settings transaction, so data derived from settings never disagrees with them. */
-export type SettingsListener<T extends OrgSettings> = (tx: Tx, orgId: string, values: T) => Promise<void>;
+type SettingsListener<T extends OrgSettings> = (tx: Tx, orgId: string, values: T) => Promise<void>;
 
 /** Operator-side org management (CLI); not reachable through the org-scoped API. */
 export class OrgsService {

@@ -10,7 +10,7 @@ import type { DeliveryLease } from './outbox.js';
 import * as repo from './outbox.repository.js';
 import { WorkLoop } from '../core/work-loop.js';
 
-export interface DeliveryWorkerOptions {
+interface DeliveryWorkerOptions {
   db: Db;
   dialect: Dialect;
   clock: Clock;
@@ -37,7 +37,7 @@ export interface Rejection {
   at: string;
 }
 
-export type RejectionListener = (rejections: readonly Rejection[]) => Promise<void>;
+type RejectionListener = (rejections: readonly Rejection[]) => Promise<void>;
 
 /** The worker's side of "deliver after commit": services call it with the ids they just queued. */
 export interface DeliverAfterCommit {

@@ -16,12 +16,12 @@ export interface HubEvent {
   data: unknown;
 }
 
-export type HubSendResult =
+type HubSendResult =
   | { kind: 'ok'; accepted: string[]; duplicates: string[]; rejected: { id: string; reason: string }[] }
   | { kind: 'retry'; reason: string; retryAfterMs?: number }
   | { kind: 'failed'; status: number; reason: string };
 
-export interface HubClientOptions {
+interface HubClientOptions {
   url: string;
   token?: string;
   timeoutMs: number;

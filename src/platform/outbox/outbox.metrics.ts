@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/schema.js';
 import { queueStats, type QueueStats } from './outbox.repository.js';
 
-export type DeliveryOutcome = 'delivered' | 'duplicate' | 'rejected' | 'retry';
+type DeliveryOutcome = 'delivered' | 'duplicate' | 'rejected' | 'retry';
 
 export interface OutboxMetrics {
   count(destination: string, outcome: DeliveryOutcome, n: number): void;

@@ -3,7 +3,7 @@ import type { Dialect } from '../db/database.js';
 import type { Db, Executor } from '../db/schema.js';
 import { DUE_NOW, type OutboxStatus, type OutboxTable } from './outbox.tables.js';
 
-export type OutboxRow = OutboxTable;
+type OutboxRow = OutboxTable;
 
 /** What a sender needs of a claimed delivery. */
 export interface ClaimedDelivery {
@@ -26,7 +26,7 @@ const REJECTED = sql<boolean>`status = 'rejected'`;
 
 const CLAIMED_COLUMNS = ['id', 'org_id', 'destination', 'type', 'target', 'content_type', 'payload', 'attempts'] as const;
 
-export interface ClaimOptions {
+interface ClaimOptions {
   destination: string;
   owner: string;
   now: string;

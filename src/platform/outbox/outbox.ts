@@ -90,7 +90,7 @@ export function sendAfterCommit(tx: Tx, unit: AfterCommit): void {
  * it after commit (sendAfterCommit), queued for the drain otherwise. An id already queued is kept as it is (replays are
  * no-ops).
  */
-export async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
+async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
   const unit = afterCommitOf.get(tx);
   const lease = unit?.leaseFor(input.destination);
   await insertDelivery.result(tx, deliveryRow(input, lease));

@@ -9,7 +9,7 @@ import { windowStartOf } from './sliding-window.js';
 export const DEFAULT_RATE_LIMIT = 600;
 export const DEFAULT_WINDOW_MS = 60_000;
 
-export interface RateLimiterOptions {
+interface RateLimiterOptions {
   windowMs?: number;
 }
 
@@ -47,7 +47,7 @@ export class RateLimiter {
   }
 }
 
-export interface RateLimitStoreOptions {
+interface RateLimitStoreOptions {
   /** Redis key namespace; lets several gateways or test runs share one server. */
   keyPrefix?: string;
   /** Receives ioredis connection errors; without a listener ioredis prints every reconnect failure. */

@@ -37,12 +37,12 @@ export function rollWindow(stored: WindowState | undefined, nowMs: number, windo
 }
 
 /** Ms into the state's window; 0 when the window was kept ahead of a lagging clock. */
-export function elapsedIn(state: WindowState, nowMs: number): number {
+function elapsedIn(state: WindowState, nowMs: number): number {
   return Math.max(0, nowMs - state.windowStart);
 }
 
 /** The estimate times windowMs: previous * (windowMs - elapsed) + current * windowMs, an exact integer. */
-export function scaledEstimate(state: WindowState, nowMs: number, windowMs: number): number {
+function scaledEstimate(state: WindowState, nowMs: number, windowMs: number): number {
   return state.previous * (windowMs - elapsedIn(state, nowMs)) + state.current * windowMs;
 }
 

@@ -8,7 +8,7 @@ export interface EncryptedColumn {
   column: string;
 }
 
-export interface EncryptedValue {
+interface EncryptedValue {
   /** The row's id as stored (text or a number). */
   id: string | number;
   value: string;

@@ -3,7 +3,7 @@ import { countUnder } from './columns.js';
 import { listKeys } from './secret-keys.repository.js';
 import type { EncryptedColumn } from './columns.js';
 
-export interface SecretKeyStatus {
+interface SecretKeyStatus {
   id: string;
   /** The key-encryption key wrapping it: one id on every key once a change of GATEWAY_SECRET is complete. */
   kek_id: string;

@@ -14,7 +14,7 @@ export interface VaultSecrets {
   previous?: string | undefined;
 }
 
-export interface VaultOptions {
+interface VaultOptions {
   /** How long a process keeps encrypting under the key it read as current; `rotate` waits this long before re-encrypting. */
   currentKeyRefreshMs?: number;
 }

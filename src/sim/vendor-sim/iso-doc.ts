@@ -1,6 +1,6 @@
 /** A tiny element tree rendered either as ISO 15143-3 XML or as the JSON shape AEMP feeds use for the same data. */
 
-export type Leaf = string | number | boolean;
+type Leaf = string | number | boolean;
 
 export interface El {
   name: string;

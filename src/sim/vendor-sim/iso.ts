@@ -25,7 +25,7 @@ import { el, leaf, toJson, toXml, type El } from './iso-doc.js';
  *
  * "placeholder": UnitInstallDateTime is always, and every sixth machine's Location datetime is, `0001-01-01T00:00:00`.
  */
-export interface IsoVariant {
+interface IsoVariant {
   namespace: 'aemp2' | 'jcma';
   datetime: 'attribute' | 'element';
   links: 'standard' | 'last_next_to_0' | 'last_next_to_1' | 'empty_page_next';
@@ -41,7 +41,7 @@ const v = (namespace: IsoVariant['namespace'], datetime: IsoVariant['datetime'],
   unknownTimes,
 });
 
-export const ISO_VARIANTS: Readonly<Record<string, IsoVariant>> = {
+const ISO_VARIANTS: Readonly<Record<string, IsoVariant>> = {
   vendor1_livelink: v('aemp2', 'attribute', 'standard', 'z'),
   vendor2_machineiq: v('aemp2', 'attribute', 'standard', 'fractional_z'),
   vendor3_himate: v('jcma', 'element', 'last_next_to_0', 'z', true),

@@ -14,7 +14,7 @@ interface CodeGrant {
   expiresAt: number;
 }
 
-export interface IssuedTokens {
+interface IssuedTokens {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
@@ -22,7 +22,7 @@ export interface IssuedTokens {
 }
 
 /** Why a code exchange failed, for the error_description. */
-export type CodeProblem = 'unknown_code' | 'expired_code' | 'redirect_uri_mismatch' | 'client_mismatch' | 'pkce_mismatch';
+type CodeProblem = 'unknown_code' | 'expired_code' | 'redirect_uri_mismatch' | 'client_mismatch' | 'pkce_mismatch';
 
 const opaque = (prefix: string): string => `${prefix}_${randomBytes(18).toString('base64url')}`;
 

@@ -48,7 +48,7 @@ import {
   type X12Issue,
 } from '../x12/index.js';
 
-export interface IntakeDeps extends OrderIntakeDeps {
+interface IntakeDeps extends OrderIntakeDeps {
   db: Db;
   clock: Clock;
   partners: EdiPartnersService;

@@ -63,7 +63,7 @@ const acknowledgmentSchema = z.object({
   x12: z.string().describe('the 997 interchange as X12 text'),
 });
 
-export const interchangeAckSchema = z
+const interchangeAckSchema = z
   .object({
     code: z.enum(['A', 'E', 'R']).describe('TA104: A accepted, E accepted with errors noted, R rejected'),
     note: z.string().describe("TA105 note code: '000' no error, '025' duplicate control number, ..."),
@@ -81,10 +81,9 @@ const interchangeResultSchema = z.object({
   documents: z.array(documentSchema).describe('one per transaction set, in the order sent'),
   interchange_ack: interchangeAckSchema.optional().describe('the TA1, when the partner asked for one (ISA14 1) or the envelope was rejected'),
 });
-export type InterchangeResult = z.infer<typeof interchangeResultSchema>;
 
 /** One interchange of a body that carried several, answered as if it had come alone. */
-export const interchangeEntrySchema = z
+const interchangeEntrySchema = z
   .object({
     message_id: z.string().describe('the interchange as its own stored inbound EDI message'),
     control_number: z.string().nullable().describe('ISA13; null when the ISA could not be read'),

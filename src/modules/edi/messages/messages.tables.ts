@@ -40,7 +40,7 @@ export interface EdiMessagesTable {
 }
 
 /** One piece of a received body's bytes, in `seq` order from 0. */
-export interface EdiMessageChunksTable {
+interface EdiMessageChunksTable {
   message_id: string;
   seq: number;
   org_id: string;

@@ -7,7 +7,7 @@ import type { PoLine } from './purchase-order.js';
 /** Units of measure (355) that count single items: EA each, PC piece, UN unit. A case or a pair cannot be taken as a count. */
 const EACH_UNITS = new Set(['', 'EA', 'PC', 'UN']);
 
-export interface PoLineVerdicts {
+interface PoLineVerdicts {
   /** The lines the order takes, in 850 order. */
   priced: PricedLine[];
   errors: EdiError[];

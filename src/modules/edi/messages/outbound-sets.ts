@@ -81,7 +81,7 @@ export interface ShipmentData {
   packs?: { sscc: string; items: { line: OutboundLine; quantity: string }[] }[];
 }
 
-export interface ShipNotice {
+interface ShipNotice {
   /** BSN02: one shipment per order, so the order id. */
   shipmentId: string;
   poNumber: string;
@@ -136,7 +136,7 @@ export function shipNotice(notice: ShipNotice): Body {
   return body;
 }
 
-export interface Invoice {
+interface Invoice {
   /** BIG02 (AN 1/22). */
   invoiceNumber: string;
   /** CCYYMMDD */

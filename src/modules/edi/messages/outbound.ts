@@ -7,7 +7,7 @@ import type { OurInterchangeProfile, TradingPartner } from '../partners/partners
 import type { Body } from './outbound-sets.js';
 import { buildInterchange, chooseDelimiters, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, scrub } from '../x12/index.js';
 
-export type GroupVersion = '004010' | '005010';
+type GroupVersion = '004010' | '005010';
 export type OutboundType = '855' | '856' | '810' | '997';
 
 /** GS01 of each document the gateway sends. */
@@ -59,7 +59,7 @@ export function wrapSet(type: OutboundType, body: Body, env: Envelope): string {
   );
 }
 
-export interface OutboundRecord {
+interface OutboundRecord {
   orgId: string;
   partner: TradingPartner;
   // A TA1 has no functional group, so it is no OutboundType of wrapSet.

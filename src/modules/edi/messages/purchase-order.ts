@@ -18,7 +18,7 @@ export interface PoLine {
 }
 
 /** What the gateway takes from an 850: the header it maps onto an order, and its lines. */
-export interface PurchaseOrder {
+interface PurchaseOrder {
   /** BEG01 */
   purpose: string;
   /** BEG03 */

@@ -1,7 +1,7 @@
 import type { Executor } from '../../../platform/db/schema.js';
 import type { EdiShipmentsTable } from './messages.tables.js';
 
-export type ShipmentRow = EdiShipmentsTable;
+type ShipmentRow = EdiShipmentsTable;
 
 /** One shipment per order: a second move to shipped cannot happen (shipped only moves on to delivered). */
 export async function insertShipment(db: Executor, row: ShipmentRow): Promise<void> {

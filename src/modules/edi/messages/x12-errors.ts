@@ -35,7 +35,7 @@ export function summarize(total: number, errors: readonly EdiError[], what: stri
 }
 
 /** Findings listed in an answer's `errors` (every document still lists its own): a body of 40,000 bad sets stays readable. */
-export const MAX_LISTED_ERRORS = 1000;
+const MAX_LISTED_ERRORS = 1000;
 
 /** The first MAX_LISTED_ERRORS findings, then one entry saying how many more there are. */
 export function listErrors(issues: readonly X12Issue[]): EdiError[] {

@@ -128,7 +128,7 @@ const createInput = z.object({
     .refine((list) => new Set(list).size === list.length, '--sku-qualifiers lists a code twice')
     .optional(),
 });
-export type CreatePartnerInput = z.input<typeof createInput> & PartnerProfileInput;
+type CreatePartnerInput = z.input<typeof createInput> & PartnerProfileInput;
 
 export interface PartnerView {
   id: string;
@@ -162,7 +162,7 @@ function toView(row: repo.PartnerRow, org: string, profile: repo.ProfileRow | un
 }
 
 /** One interchange id the org is addressed under; `main` is the one its documents come from (edi_profiles). */
-export interface InterchangeIdView {
+interface InterchangeIdView {
   org: string;
   isa: string;
   main: boolean;

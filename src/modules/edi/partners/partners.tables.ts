@@ -12,7 +12,7 @@ export interface EdiProfilesTable {
 }
 
 /** A further interchange id (ISA07/ISA08) partners may address the org under; edi_profiles holds the main one. */
-export interface EdiInterchangeIdsTable {
+interface EdiInterchangeIdsTable {
   org_id: string;
   isa_qualifier: string;
   isa_id: string;

@@ -3,9 +3,9 @@ import { chooseDelimiters, echoX12, echoX12Id, scrub } from './x12.delimiters.js
 import { buildInterchange, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, type Party } from './x12.writer.js';
 import type { Delimiters, FunctionalGroup, Interchange, PartialInterchange, TransactionSet, X12Issue } from './x12.types.js';
 
-export type AckCode = 'A' | 'E' | 'P' | 'R';
+type AckCode = 'A' | 'E' | 'P' | 'R';
 
-export interface Ack997Options {
+interface Ack997Options {
   /** Called once per 997 produced (one interchange each); the caller owns and persists its counters. */
   nextControlNumbers: () => { interchange: number; group: number };
   ourIdentity: Party;

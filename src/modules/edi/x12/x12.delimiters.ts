@@ -76,7 +76,7 @@ export function echoX12Id(value: string, max: number): string {
 
 /** Echoed values in JSON answers and error messages are cut here, with this marker after the cut. */
 export const JSON_ECHO_MAX = 80;
-export const ECHO_MARKER = '…';
+const ECHO_MARKER = '…';
 
 /** Received data echoed into JSON (error values, control numbers): no control characters, `max` characters then '…'. */
 export function echoText(value: string, max = JSON_ECHO_MAX): string {

@@ -1,7 +1,7 @@
 import type { ElementRule } from './x12.schema.js';
 import { X12_CODES } from './x12.types.js';
 
-export interface ElementProblem {
+interface ElementProblem {
   code: string;
   message: string;
 }

@@ -3,16 +3,16 @@ import { X12_CODES, type Delimiters, type X12Issue } from './x12.types.js';
 /** Widths of ISA01..ISA16; the ISA is fixed-length so its 4th character names the element separator. */
 export const ISA_WIDTHS: readonly number[] = [2, 10, 2, 10, 2, 15, 2, 15, 6, 4, 1, 5, 9, 1, 1, 1];
 /** ISA segment length including its terminator. */
-export const ISA_LENGTH = 106;
+const ISA_LENGTH = 106;
 /** Interchange control versions this gateway accepts (ISA12): every version whose ISA has this layout. */
-export const ISA_VERSION_RANGE = { min: '00200', max: '00801' } as const;
+const ISA_VERSION_RANGE = { min: '00200', max: '00801' } as const;
 
 /** True for a 5-digit ISA12 from 00200 to 00801 (the same fixed ISA; ISA11 is the repetition separator from 00402). */
-export function isSupportedIsaVersion(version: string): boolean {
+function isSupportedIsaVersion(version: string): boolean {
   return /^\d{5}$/.test(version) && version >= ISA_VERSION_RANGE.min && version <= ISA_VERSION_RANGE.max;
 }
 
-export interface IsaHeader {
+interface IsaHeader {
   isa: string[];
   delimiters: Delimiters;
   /** Index just after the ISA terminator. */

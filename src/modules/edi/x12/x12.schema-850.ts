@@ -17,7 +17,7 @@ const s = seg;
 const lm = (): LoopRule => loop('LM', 'O', N, [s('LM', 'M'), s('LQ', 'M', N)]);
 
 /** Text segments at a place in the loop: 004010 has MSG; 005010 has MTX (and keeps MSG for partners moving up). */
-export type TextSegments = (max: number) => StructureRule[];
+type TextSegments = (max: number) => StructureRule[];
 
 /**
  * The 850's loops and segments. 004010 and 005010 differ only in their text segments and in what the N9 loops of the

@@ -1,11 +1,11 @@
 /** Table notation for transaction set structures, written the way the X12 standard tables read. */
 
-export type Requirement = 'M' | 'O';
-export type ElementRequirement = 'M' | 'O' | 'X';
+type Requirement = 'M' | 'O';
+type ElementRequirement = 'M' | 'O' | 'X';
 /** X12 data element types; 'C' is a composite, checked for presence only. */
-export type ElementType = 'AN' | 'ID' | 'N0' | 'N2' | 'R' | 'DT' | 'TM' | 'C';
+type ElementType = 'AN' | 'ID' | 'N0' | 'N2' | 'R' | 'DT' | 'TM' | 'C';
 
-export interface SegmentRule {
+interface SegmentRule {
   readonly kind: 'segment';
   readonly id: string;
   readonly req: Requirement;

@@ -6,12 +6,12 @@ const SPACE = 32;
 const TAB = 9;
 
 /** True for the line breaks tolerated around segment terminators. */
-export function isLineBreak(code: number): boolean {
+function isLineBreak(code: number): boolean {
   return code === LF || code === CR;
 }
 
 /** Whitespace that may sit between a segment terminator and the next segment id ("~ \n", "~\r\n", indentation). */
-export function isLayoutSpace(code: number): boolean {
+function isLayoutSpace(code: number): boolean {
   return code === LF || code === CR || code === SPACE || code === TAB;
 }
 
@@ -44,7 +44,7 @@ export function segmentIdAt(source: string, a: number, b: number, element: strin
 }
 
 /** Materializes the segments stored in source[start, end); positions count from firstPosition like the parser does. */
-export function scanSegments(
+function scanSegments(
   source: string,
   start: number,
   end: number,
@@ -74,7 +74,7 @@ export function scanSegments(
 }
 
 /** Envelope data the parser collects for one set, plus where its text lies in the source. */
-export interface SetLocation {
+interface SetLocation {
   id: string;
   controlNumber: string;
   st: string[];

@@ -2,7 +2,7 @@ import type { SyntaxRule } from './x12.schema.js';
 import { X12_CODES } from './x12.types.js';
 
 /** One broken relational condition, pointing at the element the partner has to fix. */
-export interface SyntaxProblem {
+interface SyntaxProblem {
   /** 1-based element position (AK401). */
   element: number;
   /** 'AK403:2' (conditional required element missing) or 'AK403:10' (exclusion condition violated). */

@@ -71,7 +71,7 @@ export interface Interchange {
 /** What parseX12 could read of an interchange it rejects: everything but a trustworthy trailer. */
 export type PartialInterchange = Omit<Interchange, 'iea'> & { iea?: string[] };
 
-export type X12IssueLevel = 'interchange' | 'group' | 'set' | 'segment' | 'element';
+type X12IssueLevel = 'interchange' | 'group' | 'set' | 'segment' | 'element';
 
 /**
  * One finding. `code` is `<X12 element>:<value>` so it maps straight onto an acknowledgment:

@@ -54,13 +54,13 @@ export interface TableUse {
   note?: string;
 }
 
-export interface SetValidation {
+interface SetValidation {
   issues: X12Issue[];
   /** undefined for sets the gateway has no table for at all (envelope checks only). */
   table: TableUse | undefined;
 }
 
-export interface InterchangeValidation {
+interface InterchangeValidation {
   issues: X12Issue[];
   /** One entry per checked set, in interchange order; `fallback` marks sets checked against another version's table. */
   tables: TableUse[];
@@ -291,7 +291,7 @@ function versionOfSet(set: TransactionSet): string {
  * table that was. A version without a table of its own is checked against the nearest one with only the findings
  * that hold in every version (`table.fallback`); a set id without any table gets no findings and no table.
  */
-export function checkTransactionSet(set: TransactionSet, opts: { groupControl?: string; version?: string } = {}): SetValidation {
+function checkTransactionSet(set: TransactionSet, opts: { groupControl?: string; version?: string } = {}): SetValidation {
   const version = opts.version ?? versionOfSet(set);
   const chosen = chooseTable(set.id, version);
   if (chosen === undefined) return { issues: [], table: undefined };

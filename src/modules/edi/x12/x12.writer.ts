@@ -5,14 +5,14 @@ import type { Delimiters } from './x12.types.js';
 export type X12Value = string | readonly string[];
 
 /** A transaction set to write: ST elements and the body between ST and SE; SE is computed. */
-export interface SetInput {
+interface SetInput {
   /** ST01..ST03 */
   st: readonly string[];
   /** Segments between ST and SE, each an element array with the segment id first. */
   segments: readonly (readonly X12Value[])[];
 }
 
-export interface GroupInput {
+interface GroupInput {
   /** GS01..GS08; GE is computed from GS06 and the set count. */
   gs: readonly string[];
   sets: readonly SetInput[];
@@ -24,7 +24,7 @@ export interface InterchangeInput {
   groups: readonly GroupInput[];
 }
 
-export interface WriteOptions {
+interface WriteOptions {
   /** Put a line break after every segment terminator (readable files; parsers tolerate it). */
   newline?: boolean;
 }
@@ -33,7 +33,7 @@ export const DEFAULT_DELIMITERS_00401: Delimiters = { element: '*', component: '
 export const DEFAULT_DELIMITERS_00501: Delimiters = { element: '*', component: '>', repetition: '^', segment: '~' };
 
 /** Throws when the delimiters cannot produce a parseable interchange (writer input errors are programming errors). */
-export function assertDelimiters(d: Delimiters): void {
+function assertDelimiters(d: Delimiters): void {
   const all = [d.element, d.component, d.segment, ...(d.repetition === null ? [] : [d.repetition])];
   for (const ch of all) {
     const usable = isUsableDelimiter(ch) || (ch === d.segment && (ch === '\n' || ch === '\r'));

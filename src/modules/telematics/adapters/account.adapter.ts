@@ -3,7 +3,7 @@ import { authHeaders, refusedMessage } from './vendor-auth.js';
 import { callVendor, parseJson } from './vendor-http.js';
 
 /** Where a JSON vendor says who the credentials belong to, and how to read the account name from its answer. */
-export interface AccountCall {
+interface AccountCall {
   path: string;
   name(body: unknown): string | undefined;
 }

@@ -19,7 +19,7 @@ export interface ProviderEndpoint {
 export type Credentials = Readonly<Record<string, string>>;
 
 /** What the vendor told us about the account the credentials open (shown nowhere but logs at debug; may be empty). */
-export interface VerifiedAccount {
+interface VerifiedAccount {
   /** The vendor's account or fleet name when it says one. */
   accountName?: string;
 }

@@ -11,7 +11,7 @@ import { VendorAskedToWaitError, VendorRejectedError, VendorUnavailableError } f
 
 const agent = new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 10_000 } });
 
-export interface VendorRequest {
+interface VendorRequest {
   method?: 'GET' | 'POST';
   /** Appended to endpoint.baseUrl. */
   path: string;
@@ -23,7 +23,7 @@ export interface VendorRequest {
   rejected: string;
 }
 
-export interface VendorResponse {
+interface VendorResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
@@ -104,7 +104,7 @@ export async function callVendor(providerId: string, endpoint: ProviderEndpoint,
 }
 
 /** A 2xx answer whose body is read chunk by chunk. */
-export interface VendorStream {
+interface VendorStream {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   /** Each wait for the next chunk has the endpoint's timeout (the caller's own work between chunks does not count); leaving the loop early closes the answer. */

@@ -40,7 +40,7 @@ const feed = (path: string, items: (body: unknown) => unknown[] | undefined, rea
   events: (ctx, item) => eventsOf(ctx, read(item)),
 });
 
-export const AGGREGATOR_FEEDS: Readonly<Record<string, readonly JsonFeed[]>> = {
+const AGGREGATOR_FEEDS: Readonly<Record<string, readonly JsonFeed[]>> = {
   vendor13: [
     feed('/v1/units', (b) => listAt(b, 'units'), (u) => ({
       equipment: equipmentOf({ id: textAt(u, 'unit_id'), pin: textAt(u, 'vin') }),

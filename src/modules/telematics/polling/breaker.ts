@@ -3,10 +3,10 @@
  * from 1 minute to 30 while trials fail; once the cooldown is over, half-open lets one trial poll through.
  */
 export const FAILURES_TO_OPEN = 5;
-export const FIRST_COOLDOWN_S = 60;
-export const MAX_COOLDOWN_S = 30 * 60;
+const FIRST_COOLDOWN_S = 60;
+const MAX_COOLDOWN_S = 30 * 60;
 
-export type BreakerStateName = 'closed' | 'open' | 'half_open';
+type BreakerStateName = 'closed' | 'open' | 'half_open';
 
 export interface Breaker {
   state: BreakerStateName;

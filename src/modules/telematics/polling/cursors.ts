@@ -9,7 +9,7 @@ export interface Cursors {
   elements: Record<string, string>;
 }
 
-export const NO_CURSORS: Cursors = { snapshot_at: null, elements: {} };
+const NO_CURSORS: Cursors = { snapshot_at: null, elements: {} };
 
 export function parseCursors(text: string | null): Cursors {
   if (text === null) return NO_CURSORS;

@@ -3,31 +3,28 @@ import { z } from 'zod';
 
 /** One reading of one machine, whatever vendor it came from: what the poller hands to the hub as `telematics.event`. */
 
-export const EVENT_TYPES = [
-  'location',
-  'operating_hours',
-  'idle_hours',
-  'fuel_used',
-  'fuel_remaining',
-  'def_remaining',
-  'engine_status',
-  'distance',
-  'fault',
-  'tire_pressure',
-  'tire_temperature',
-  'tpms_alert',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export type EventType =
+  | 'location'
+  | 'operating_hours'
+  | 'idle_hours'
+  | 'fuel_used'
+  | 'fuel_remaining'
+  | 'def_remaining'
+  | 'engine_status'
+  | 'distance'
+  | 'fault'
+  | 'tire_pressure'
+  | 'tire_temperature'
+  | 'tpms_alert';
 
 /** The units events carry; `source` keeps what the vendor sent. */
-export const UNITS = ['h', 'L', 'km', '%', 'kPa', '°C'] as const;
-export type Unit = (typeof UNITS)[number];
+type Unit = 'h' | 'L' | 'km' | '%' | 'kPa' | '°C';
 
 const source = z.object({ value: z.number(), unit: z.string() });
 const measurement = <U extends Unit>(...units: [U, ...U[]]) => z.object({ value: z.number(), unit: z.enum(units), source });
 const position = z.string().min(1);
 
-export const equipmentSchema = z.object({
+const equipmentSchema = z.object({
   /** Stable per machine: the vendor's equipment id, else its PIN or serial number. */
   id: z.string().min(1),
   oem: z.string().nullable(),
@@ -40,7 +37,7 @@ export type Equipment = z.infer<typeof equipmentSchema>;
 const pressure = measurement('kPa');
 
 /** `data` per type. fuel_remaining is a percentage, or litres when the vendor gives only a volume (tank size unknown). */
-export const eventDataSchemas = {
+const eventDataSchemas = {
   location: z.object({ latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180) }),
   operating_hours: measurement('h'),
   idle_hours: measurement('h'),

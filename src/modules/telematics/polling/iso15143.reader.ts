@@ -12,14 +12,14 @@ import { Batcher, dataHeaders, DEFAULT_MAX_PAGES, equipmentOf, eventOf, type Rea
  */
 
 /** Time-series data elements the reader maps (the URL name; items inside are named in the singular for two of them). */
-export const ISO_SERIES_ELEMENTS = ['Locations', 'CumulativeOperatingHours', 'CumulativeIdleHours', 'FuelUsed', 'FuelRemaining', 'DEFRemaining', 'EngineCondition', 'Distance', 'FaultCodes'] as const;
+const ISO_SERIES_ELEMENTS = ['Locations', 'CumulativeOperatingHours', 'CumulativeIdleHours', 'FuelUsed', 'FuelRemaining', 'DEFRemaining', 'EngineCondition', 'Distance', 'FaultCodes'] as const;
 
 /** Feeds refuse longer windows (31 days); longer ranges are read window by window. */
 const MAX_WINDOW_MS = 31 * 24 * 3_600_000;
 
 // ---- paging
 
-export interface PageLinks {
+interface PageLinks {
   self?: string;
   next?: string;
   last?: string;

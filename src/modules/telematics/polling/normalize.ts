@@ -57,7 +57,7 @@ export function booleanOf(raw: unknown): boolean | undefined {
 const round = (value: number, decimals: number): number => Number(value.toFixed(decimals));
 
 /** A normalized value and what the vendor sent. */
-export interface Converted<U extends string> {
+interface Converted<U extends string> {
   value: number;
   unit: U;
   source: { value: number; unit: string };

@@ -40,7 +40,7 @@ export interface VendorReader {
   series?(ctx: ReaderContext, range: SeriesRange): AsyncIterable<NormalizedEvent[]>;
 }
 
-export const DEFAULT_BATCH_SIZE = 500;
+const DEFAULT_BATCH_SIZE = 500;
 export const DEFAULT_MAX_PAGES = 10_000;
 
 /** Headers that authenticate a data call: the token held, or a fresh one/Basic/API key from the credentials. */

@@ -46,7 +46,7 @@ function alertEvents(ctx: ReaderContext, a: Alert): (NormalizedEvent | undefined
 
 const items = (body: unknown): unknown[] | undefined => (Array.isArray(body) ? body : undefined);
 
-export const TPMS_FEEDS: Readonly<Record<string, readonly JsonFeed[]>> = {
+const TPMS_FEEDS: Readonly<Record<string, readonly JsonFeed[]>> = {
   vendor18_tyresense: [
     {
       path: '/api/vehicles',
