@@ -1,27 +1,35 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WorkLoop } from '../../src/platform/core/work-loop.js';
 import { waitFor } from '../support/wait-for.js';
 
 const LONG = 60_000;
 
 describe('WorkLoop', () => {
-  it('runs rounds back to back while they find work, then sleeps until woken', async () => {
-    let rounds = 0;
-    let work = 3;
-    const loop = new WorkLoop(
-      () => {
-        rounds += 1;
-        return Promise.resolve(work-- > 0);
-      },
-      { idleMs: LONG, onError: () => undefined },
-    );
-    loop.start();
-    await waitFor(() => rounds === 4, { what: 'three working rounds and one idle one' });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(rounds).toBe(4);
-    loop.wake();
-    await waitFor(() => rounds === 5, { what: 'the round after wake()' });
-    await loop.stop();
+  it('runs rounds back to back while they find work, then sleeps idleMs unless woken', async () => {
+    // The loop sleeps on setTimeout: the test's fake timers are its clock, so no real time passes.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let rounds = 0;
+      let work = 3;
+      const loop = new WorkLoop(
+        () => {
+          rounds += 1;
+          return Promise.resolve(work-- > 0);
+        },
+        { idleMs: LONG, onError: () => undefined },
+      );
+      loop.start();
+      await vi.advanceTimersByTimeAsync(LONG - 1);
+      expect(rounds, 'three working rounds and one idle one, then nothing until the idle wait is over').toBe(4);
+      loop.wake();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(rounds, 'the round after wake()').toBe(5);
+      await vi.advanceTimersByTimeAsync(LONG);
+      expect(rounds, 'the round after a whole idle wait').toBe(6);
+      await loop.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('stop() cuts the sleep short and waits for the round in flight; a stopping round can see it', async () => {
@@ -41,9 +49,15 @@ describe('WorkLoop', () => {
     loop.start();
     await waitFor(() => started === 1, { what: 'the first round' });
     let stopped = false;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const stopping = loop.stop().then(() => (stopped = true));
-    await new Promise((r) => setTimeout(r, 20));
-    expect(stopped).toBe(false);
+    try {
+      // Every timer and callback that could end stop() has run: only the end of the round in flight can.
+      await vi.runAllTimersAsync();
+      expect(stopped).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
     release();
     await stopping;
     expect(sawStopping).toBe(true);

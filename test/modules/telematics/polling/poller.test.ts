@@ -1,14 +1,57 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGateway, type Gateway } from '../../../../src/gateway.js';
+import type { ManualClock } from '../../../../src/platform/core/clock.js';
 import { startVendorSim, type VendorSim } from '../../../../src/sim/vendor-sim.js';
 import { dialects, type Harness, startHarness } from '../../../support/harness.js';
+import { waitFor } from '../../../support/wait-for.js';
 import { credentialsFor } from '../telematics-support.js';
 
 const BUDGET = 1;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface WatchedPoll {
+  /** The clock time of the gate's refusals since the poll's last pass, and how many it asked at that time. */
+  refusedAt?: number;
+  refusals: number;
+}
+
+/**
+ * The polls in flight in these gateways and how their vendor's rate gate answers them. A poll is held when the gate
+ * refused it at the present clock time, napped, asked again and was refused again: the budget runs on the injected
+ * clock, which only the test moves, so proving "no call until the clock moves" needs no real-time sleep of the test's.
+ */
+function watchPolls(clock: ManualClock, gateways: Gateway[]): { inFlight: () => number; held: () => number; restore: () => void } {
+  const current = new AsyncLocalStorage<WatchedPoll>();
+  const polls = new Set<WatchedPoll>();
+  const spies = gateways.flatMap(({ services: { polling }, limiter }) => {
+    const pollClaimed = polling.pollClaimed.bind(polling);
+    const check = limiter.check.bind(limiter);
+    return [
+      vi.spyOn(polling, 'pollClaimed').mockImplementation((row, settle) => {
+        const poll: WatchedPoll = { refusals: 0 };
+        polls.add(poll);
+        return current.run(poll, () => pollClaimed(row, settle)).finally(() => polls.delete(poll));
+      }),
+      vi.spyOn(limiter, 'check').mockImplementation(async (key, limit) => {
+        const decision = await check(key, limit);
+        const poll = current.getStore();
+        if (poll === undefined || !key.startsWith('vendor:')) return decision;
+        const now = clock.now().getTime();
+        poll.refusals = decision.allowed ? 0 : poll.refusedAt === now ? poll.refusals + 1 : 1;
+        poll.refusedAt = decision.allowed ? undefined : now;
+        return decision;
+      }),
+    ];
+  });
+  return {
+    inFlight: () => polls.size,
+    held: () => [...polls].filter((p) => p.refusedAt === clock.now().getTime() && p.refusals >= 2).length,
+    restore: () => spies.forEach((spy) => spy.mockRestore()),
+  };
+}
 
 describe.each(dialects)('the telematics poller (%s)', (dialect) => {
   let h: Harness;
@@ -161,20 +204,21 @@ describe.each(dialects)('the telematics poller (%s)', (dialect) => {
     });
     const calls = () => sim.requests('vendor15').length;
     const before = calls();
+    const polls = watchPolls(h.clock, [h.gateway, second]);
+    // Settled: every poll still in flight is held at the gate, so the calls counted then are all this clock time allows.
+    const settled = () => polls.held() === polls.inFlight();
     try {
       // Two polls per process: four polls, each needing at least one call, against a budget of one a minute.
       const started = (await poller().tick()) + (await second.services.poller.tick());
       expect(started).toBe(4);
       const processes = shared ? 1 : 2;
-      for (let i = 0; i < 50 && calls() - before < BUDGET * processes; i++) await pause(20);
-      await pause(1500);
+      await waitFor(settled, { what: 'every poll done or held at the gate' });
       expect(calls() - before, 'the first minute: the budget, then the gate holds').toBe(BUDGET * processes);
       let minutes = 1;
-      const done = () => Promise.all(ids.map(async (id) => (await row(id)).last_run !== null));
-      while (!(await done()).every(Boolean) && minutes < 20) {
+      while (polls.inFlight() > 0 && minutes < 20) {
         h.clock.advance(120_000);
         minutes += 2;
-        await pause(1200);
+        await waitFor(settled, { what: `every poll done or held again after ${minutes} minutes` });
         expect(calls() - before, `after ${minutes} minutes`).toBeLessThanOrEqual(BUDGET * processes * minutes);
       }
       await Promise.all([poller().idle(), second.services.poller.idle()]);
@@ -184,6 +228,7 @@ describe.each(dialects)('the telematics poller (%s)', (dialect) => {
         expect(r.consecutive_failures).toBe(0);
       }
     } finally {
+      polls.restore();
       await second.close();
     }
   });
@@ -191,7 +236,7 @@ describe.each(dialects)('the telematics poller (%s)', (dialect) => {
   it('starts with serve-like start() and stops cleanly, releasing nothing half-done', async () => {
     const id = await connect('vendor6_lida');
     poller().start();
-    for (let i = 0; i < 100 && (await row(id)).last_run === null; i++) await new Promise((r) => setTimeout(r, 20));
+    await waitFor(async () => (await row(id)).last_run !== null, { what: 'the poll started by start()' });
     await poller().stop();
     expect((await row(id)).last_run).toContain('"outcome":"ok"');
     expect((await row(id)).lease_owner).toBeNull();
