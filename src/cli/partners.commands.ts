@@ -50,16 +50,16 @@ function withProfileFlags(command: Command): Command {
 }
 
 function describeDocuments(p: PartnerView): string[] {
-  const d = p.documents;
-  const party = (x: typeof d.ship_from): string =>
+  const documents = p.documents;
+  const party = (x: typeof documents.ship_from): string =>
     x === undefined ? '(none)' : [x.name, x.id === undefined ? '' : `${x.id_qualifier ?? ''}/${x.id}`, [...(x.street ?? []), x.city, x.state, x.postal, x.country].filter(Boolean).join(', ')].filter(Boolean).join(' | ');
-  const t = d.terms;
-  const terms = t === undefined ? '(none)' : `${t.discount_percent === undefined ? '' : `${t.discount_percent}% ${t.discount_days ?? ''} days, `}net ${t.net_days}`;
+  const paymentTerms = documents.terms;
+  const terms = paymentTerms === undefined ? '(none)' : `${paymentTerms.discount_percent === undefined ? '' : `${paymentTerms.discount_percent}% ${paymentTerms.discount_days ?? ''} days, `}net ${paymentTerms.net_days}`;
   return [
-    `ship-from (856):  ${party(d.ship_from)}`,
-    `remit-to (810):   ${party(d.remit_to)}`,
+    `ship-from (856):  ${party(documents.ship_from)}`,
+    `remit-to (810):   ${party(documents.remit_to)}`,
     `terms (810 ITD):  ${terms}`,
-    `856 requires:     ${(d.require_856 ?? []).join(',') || '(nothing beyond the basics)'}`,
+    `856 requires:     ${(documents.require_856 ?? []).join(',') || '(nothing beyond the basics)'}`,
   ];
 }
 

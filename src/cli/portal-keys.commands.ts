@@ -45,13 +45,13 @@ export function registerPortalKeysCommands(program: Command, withGateway: WithGa
           ...(opts.ipRateLimit === undefined ? {} : { ip_rate_limit_per_minute: opts.ipRateLimit }),
         }, CLI_ACTOR),
       );
-      print(opts, created, (c) =>
+      print(opts, created, (issued) =>
         [
-          `portal key ${c.id} for ${c.dealer} (org ${c.org})`,
-          `origins: ${c.origins.join(' ')}`,
-          `limits: ${c.rate_limit_per_minute} requests per minute, ${c.ip_rate_limit_per_minute} per client IP`,
+          `portal key ${issued.id} for ${issued.dealer} (org ${issued.org})`,
+          `origins: ${issued.origins.join(' ')}`,
+          `limits: ${issued.rate_limit_per_minute} requests per minute, ${issued.ip_rate_limit_per_minute} per client IP`,
           '',
-          c.key,
+          issued.key,
           '',
           'This is the only time the key is shown: store it now.',
         ].join('\n'),

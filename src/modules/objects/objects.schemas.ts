@@ -62,18 +62,18 @@ export const definitionInput = z
     fields: z.array(fieldSchema).min(1, 'must list at least one field').max(100, 'at most 100 fields'),
     key_field: z.string().nullable().optional(),
   })
-  .superRefine((d, ctx) => {
+  .superRefine((definition, ctx) => {
     const seen = new Set<string>();
-    d.fields.forEach((f, i) => {
+    definition.fields.forEach((f, i) => {
       if (seen.has(f.name)) ctx.addIssue({ code: 'custom', path: ['fields', i, 'name'], message: `duplicate field name ${f.name}` });
       seen.add(f.name);
     });
-    if (d.key_field === undefined || d.key_field === null) return;
-    const keyField = d.fields.find((f) => f.name === d.key_field);
+    if (definition.key_field === undefined || definition.key_field === null) return;
+    const keyField = definition.fields.find((f) => f.name === definition.key_field);
     const issue = (message: string) => ctx.addIssue({ code: 'custom', path: ['key_field'], message });
-    if (!keyField) issue(`${d.key_field} is not one of the fields`);
-    else if (!keyField.required) issue(`${d.key_field} must be a required field`);
-    else if (!KEY_FIELD_TYPES.includes(keyField.type)) issue(`${d.key_field} must be of type ${KEY_FIELD_TYPES.join(', ')}`);
+    if (!keyField) issue(`${definition.key_field} is not one of the fields`);
+    else if (!keyField.required) issue(`${definition.key_field} must be a required field`);
+    else if (!KEY_FIELD_TYPES.includes(keyField.type)) issue(`${definition.key_field} must be of type ${KEY_FIELD_TYPES.join(', ')}`);
   });
 
 

@@ -19,11 +19,11 @@ function connectionOf(payload: string): string | undefined {
 /** Keeps the hub's per-event rejections of telematics events on their connections, the newest 20 each. */
 export async function keepHubRejections(db: Db, rejections: readonly Rejection[]): Promise<void> {
   const byConnection = new Map<string, { orgId: string; kept: Kept[] }>();
-  for (const r of rejections) {
-    const id = connectionOf(r.payload);
+  for (const rejection of rejections) {
+    const id = connectionOf(rejection.payload);
     if (id === undefined) continue;
-    const entry = byConnection.get(id) ?? { orgId: r.orgId, kept: [] };
-    entry.kept.push({ event_id: r.id, reason: r.reason, at: r.at });
+    const entry = byConnection.get(id) ?? { orgId: rejection.orgId, kept: [] };
+    entry.kept.push({ event_id: rejection.id, reason: rejection.reason, at: rejection.at });
     byConnection.set(id, entry);
   }
   for (const [id, { orgId, kept }] of byConnection) {

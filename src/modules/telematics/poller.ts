@@ -37,9 +37,9 @@ export class TelematicsPoller implements BackgroundWorker {
     private readonly dialect: Dialect,
     private readonly clock: Clock,
     private readonly polling: PollService,
-    private readonly o: PollerOptions,
+    private readonly options: PollerOptions,
   ) {
-    this.loop = new WorkLoop(async () => (await this.tick()) > 0, { idleMs: o.idleMs, onError: (err) => this.o.log.warn({ err }, 'claiming due connections failed') });
+    this.loop = new WorkLoop(async () => (await this.tick()) > 0, { idleMs: options.idleMs, onError: (err) => this.options.log.warn({ err }, 'claiming due connections failed') });
   }
 
   start(): void {
@@ -58,7 +58,7 @@ export class TelematicsPoller implements BackgroundWorker {
 
   /** One round: claims as many due connections as free slots allow and starts their polls; answers how many started. */
   async tick(): Promise<number> {
-    const free = this.o.concurrency - this.inFlight.size;
+    const free = this.options.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
     const now = this.clock.now();
     const rows = await claimDueConnections(this.db, this.dialect, {
@@ -70,7 +70,7 @@ export class TelematicsPoller implements BackgroundWorker {
     });
     let started = 0;
     for (const row of rows) {
-      if ((this.perProvider.get(row.provider) ?? 0) >= this.o.perProvider) {
+      if ((this.perProvider.get(row.provider) ?? 0) >= this.options.perProvider) {
         await releaseClaim(this.db, row.id, this.polling.owner);
         continue;
       }
@@ -81,7 +81,7 @@ export class TelematicsPoller implements BackgroundWorker {
   }
 
   private busyProviders(nowMs: number): string[] {
-    const busy = [...this.perProvider].filter(([, n]) => n >= this.o.perProvider).map(([p]) => p);
+    const busy = [...this.perProvider].filter(([, n]) => n >= this.options.perProvider).map(([p]) => p);
     const waiting = [...this.waitUntil].filter(([, until]) => until > nowMs).map(([p]) => p);
     return [...new Set([...busy, ...waiting])];
   }
@@ -96,7 +96,7 @@ export class TelematicsPoller implements BackgroundWorker {
         const retryAfter = retryAfterOf(err) ?? 0;
         if (retryAfter > 0) this.waitUntil.set(row.provider, this.clock.now().getTime() + retryAfter * 1000);
         const foreseen = err instanceof AppError || err instanceof VendorRejectedError || err instanceof VendorUnavailableError;
-        if (!foreseen) this.o.log.warn({ err }, `poll of ${row.id} failed unexpectedly`);
+        if (!foreseen) this.options.log.warn({ err }, `poll of ${row.id} failed unexpectedly`);
       })
       .finally(() => {
         this.inFlight.delete(row.id);

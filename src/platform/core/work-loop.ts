@@ -10,7 +10,7 @@ export class WorkLoop {
   constructor(
     /** One round of work; answers whether it did any (then the next round starts at once). */
     private readonly round: () => Promise<boolean>,
-    private readonly o: { idleMs: number; onError: (err: unknown) => void },
+    private readonly options: { idleMs: number; onError: (err: unknown) => void },
   ) {}
 
   /** A started loop asked to stop: a long round checks it to end early. A round run by hand never is. */
@@ -41,7 +41,7 @@ export class WorkLoop {
       try {
         worked = await this.round();
       } catch (err) {
-        this.o.onError(err);
+        this.options.onError(err);
       }
       if (!worked && this.started) await this.sleep();
     }
@@ -54,7 +54,7 @@ export class WorkLoop {
         this.wakeSleeper = undefined;
         resolve();
       };
-      const timer = setTimeout(done, this.o.idleMs);
+      const timer = setTimeout(done, this.options.idleMs);
       this.wakeSleeper = done;
     });
   }

@@ -31,15 +31,15 @@ export class RetentionWorker implements BackgroundWorker {
   readonly name = 'retention';
   private readonly loop: WorkLoop;
 
-  constructor(private readonly o: RetentionOptions) {
+  constructor(private readonly options: RetentionOptions) {
     // A database fault is retried at the next interval; nothing was half-deleted (one statement a batch).
     const purgeThenWait = async (): Promise<boolean> => {
       await this.runOnce();
       return false;
     };
     this.loop = new WorkLoop(purgeThenWait, {
-      idleMs: o.intervalMs,
-      onError: (err) => this.o.log?.warn({ err }, 'retention purge failed; retrying at the next interval'),
+      idleMs: options.intervalMs,
+      onError: (err) => this.options.log?.warn({ err }, 'retention purge failed; retrying at the next interval'),
     });
   }
 
@@ -55,16 +55,16 @@ export class RetentionWorker implements BackgroundWorker {
   /** One purge over every target, to the end unless the worker is stopping (a direct run, by tests or a CLI, never is). */
   async runOnce(): Promise<RetentionReport> {
     const report: RetentionReport = {};
-    const now = this.o.clock.now().getTime();
-    for (const target of this.o.targets) {
+    const now = this.options.clock.now().getTime();
+    for (const target of this.options.targets) {
       const before = new Date(now - target.keepMs).toISOString();
       const done = { deleted: 0, batches: 0 };
       report[target.name] = done;
       for (;;) {
-        const deleted = await target.purge(before, this.o.batchSize);
+        const deleted = await target.purge(before, this.options.batchSize);
         done.batches += 1;
         done.deleted += deleted;
-        if (deleted < this.o.batchSize || this.loop.stopping) break;
+        if (deleted < this.options.batchSize || this.loop.stopping) break;
         await yieldToRequests();
       }
     }

@@ -71,13 +71,13 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private readonly pausedUntil = new Map<string, number>();
   private readonly rejectionListeners = new Map<string, RejectionListener[]>();
 
-  constructor(private readonly o: DeliveryWorkerOptions) {
+  constructor(private readonly options: DeliveryWorkerOptions) {
     // A round that handled nothing, or whose destination is failing, waits a poll interval instead of spinning.
     const drain = async (): Promise<boolean> => {
       const { handled, failing } = await this.drainBatches();
       return handled > 0 && !failing;
     };
-    this.lanes = Array.from({ length: o.concurrency }, () => new WorkLoop(drain, { idleMs: o.pollMs, onError: (err) => this.o.log.warn({ err }, 'delivery batch failed; retrying after a pause') }));
+    this.lanes = Array.from({ length: options.concurrency }, () => new WorkLoop(drain, { idleMs: options.pollMs, onError: (err) => this.options.log.warn({ err }, 'delivery batch failed; retrying after a pause') }));
   }
 
   /**
@@ -91,22 +91,22 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private async tellRejections(batch: readonly repo.ClaimedDelivery[], rejected: readonly { id: string; reason: string }[], at: Date): Promise<void> {
     const byId = new Map(batch.map((row) => [row.id, row]));
     const byType = new Map<string, Rejection[]>();
-    for (const r of rejected) {
-      const row = byId.get(r.id);
+    for (const rejection of rejected) {
+      const row = byId.get(rejection.id);
       if (row === undefined || !this.rejectionListeners.has(row.type)) continue;
-      byType.set(row.type, [...(byType.get(row.type) ?? []), { id: r.id, orgId: row.org_id, payload: row.payload, reason: r.reason, at: at.toISOString() }]);
+      byType.set(row.type, [...(byType.get(row.type) ?? []), { id: rejection.id, orgId: row.org_id, payload: row.payload, reason: rejection.reason, at: at.toISOString() }]);
     }
     for (const [type, rejections] of byType) {
       for (const listener of this.rejectionListeners.get(type) ?? []) {
         // A listener's failure must not undo the outcome already recorded: it is logged, not thrown.
-        await listener(rejections).catch((err: unknown) => this.o.log.warn({ err }, `rejection listener for ${type} failed`));
+        await listener(rejections).catch((err: unknown) => this.options.log.warn({ err }, `rejection listener for ${type} failed`));
       }
     }
   }
 
   /** Whether any destination can be delivered to (a destination without a sender, the hub without HUB_URL, waits in the outbox). */
   get active(): boolean {
-    return this.o.senders.length > 0;
+    return this.options.senders.length > 0;
   }
 
   start(): void {
@@ -125,12 +125,12 @@ export class DeliveryWorker implements DeliverAfterCommit {
     await this.stop();
     await this.flush;
     try {
-      await repo.releaseLeases(this.o.db, this.workerId, this.o.clock.now().toISOString());
+      await repo.releaseLeases(this.options.db, this.workerId, this.options.clock.now().toISOString());
     } catch (err) {
       // The database is gone: the leases run out by themselves (OUTBOX_LEASE_MS).
-      this.o.log.warn({ err }, 'could not release outbox leases');
+      this.options.log.warn({ err }, 'could not release outbox leases');
     }
-    await Promise.all(this.o.senders.map((s) => s.close()));
+    await Promise.all(this.options.senders.map((s) => s.close()));
   }
 
   /** Claims and sends one batch per destination; returns how many deliveries it handled. */
@@ -141,29 +141,29 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private async drainBatches(): Promise<{ handled: number; failing: boolean }> {
     let handled = 0;
     let failing = false;
-    for (const sender of this.o.senders) {
-      const now = this.o.clock.now();
+    for (const sender of this.options.senders) {
+      const now = this.options.clock.now();
       if (this.paused(sender, now)) continue;
       const owner = this.nextOwner();
-      const batch = await repo.claimDue(this.o.db, this.o.dialect, {
+      const batch = await repo.claimDue(this.options.db, this.options.dialect, {
         destination: sender.destination,
         owner,
         now: now.toISOString(),
-        leaseUntil: new Date(now.getTime() + this.o.leaseMs).toISOString(),
+        leaseUntil: new Date(now.getTime() + this.options.leaseMs).toISOString(),
         limit: sender.maxBatch,
       });
       if (batch.length === 0) continue;
       handled += batch.length;
-      if (await this.sendAndRecord(sender, owner, batch, this.o.batchTimeoutMs)) failing = true;
+      if (await this.sendAndRecord(sender, owner, batch, this.options.batchTimeoutMs)) failing = true;
     }
     return { handled, failing };
   }
 
   leaseForNow(destination: string): DeliveryLease | undefined {
-    const sender = this.o.senders.find((s) => s.destination === destination);
-    const now = this.o.clock.now();
+    const sender = this.options.senders.find((s) => s.destination === destination);
+    const now = this.options.clock.now();
     if (this.closing || sender === undefined || this.paused(sender, now)) return undefined;
-    return { owner: this.nowOwner, until: new Date(now.getTime() + this.o.leaseMs).toISOString() };
+    return { owner: this.nowOwner, until: new Date(now.getTime() + this.options.leaseMs).toISOString() };
   }
 
   /**
@@ -178,16 +178,16 @@ export class DeliveryWorker implements DeliverAfterCommit {
         // Stuck behind a send in flight for a whole timeout: answer now; the ids still go out with the next send.
         timer = setTimeout(() => {
           if (!entry.started) resolve();
-        }, this.o.immediateTimeoutMs);
+        }, this.options.immediateTimeoutMs);
         this.immediate.push(entry);
         if (!this.flushing) this.flush = this.flushImmediate();
       });
       clearTimeout(timer);
     }
     try {
-      return new Map((await repo.findStates(this.o.db, ids)).map((s) => [s.id, s]));
+      return new Map((await repo.findStates(this.options.db, ids)).map((s) => [s.id, s]));
     } catch (err) {
-      this.o.log.warn({ err }, 'could not read delivery state');
+      this.options.log.warn({ err }, 'could not read delivery state');
       return new Map();
     }
   }
@@ -205,7 +205,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
         try {
           await this.sendImmediately(group.flatMap((g) => g.ids));
         } catch (err) {
-          this.o.log.warn({ err }, 'immediate delivery failed; the worker will retry');
+          this.options.log.warn({ err }, 'immediate delivery failed; the worker will retry');
         } finally {
           for (const g of group) g.done();
         }
@@ -216,26 +216,26 @@ export class DeliveryWorker implements DeliverAfterCommit {
   }
 
   private async sendImmediately(ids: string[]): Promise<void> {
-    const now = this.o.clock.now();
+    const now = this.options.clock.now();
     const owner = this.nextOwner();
-    const senders = this.o.senders.filter((sender) => !this.paused(sender, now));
+    const senders = this.options.senders.filter((sender) => !this.paused(sender, now));
     const destinations = senders.map((sender) => sender.destination);
     // Written leased to us with the change (leaseForNow): read, not claimed. The rest (queued without a lease) is claimed.
-    const leased = await repo.findLeased(this.o.db, ids, this.nowOwner);
+    const leased = await repo.findLeased(this.options.db, ids, this.nowOwner);
     const held = new Set(leased.map((row) => row.id));
     const rest = ids.filter((id) => !held.has(id));
-    const claimed = rest.length === 0 ? [] : await repo.claimIds(this.o.db, rest, destinations, owner, new Date(now.getTime() + this.o.leaseMs).toISOString());
+    const claimed = rest.length === 0 ? [] : await repo.claimIds(this.options.db, rest, destinations, owner, new Date(now.getTime() + this.options.leaseMs).toISOString());
     for (const [rows, rowsOwner] of [[leased, this.nowOwner], [claimed, owner]] as const) {
-      for (const sender of this.o.senders) {
+      for (const sender of this.options.senders) {
         const mine = rows.filter((row) => row.destination === sender.destination);
         if (mine.length === 0) continue;
         if (!senders.includes(sender)) {
           // Paused by a Retry-After since the change was written: hand its rows to the drain for after the pause.
-          await repo.reschedule(this.o.db, mine.map((row) => row.id), rowsOwner, new Date(this.pausedUntil.get(sender.destination) ?? now.getTime()).toISOString(), 'destination asked to wait (Retry-After)');
+          await repo.reschedule(this.options.db, mine.map((row) => row.id), rowsOwner, new Date(this.pausedUntil.get(sender.destination) ?? now.getTime()).toISOString(), 'destination asked to wait (Retry-After)');
           continue;
         }
         for (let i = 0; i < mine.length; i += sender.maxBatch) {
-          await this.sendAndRecord(sender, rowsOwner, mine.slice(i, i + sender.maxBatch), this.o.immediateTimeoutMs);
+          await this.sendAndRecord(sender, rowsOwner, mine.slice(i, i + sender.maxBatch), this.options.immediateTimeoutMs);
         }
       }
     }
@@ -250,14 +250,14 @@ export class DeliveryWorker implements DeliverAfterCommit {
       // A sender bug must not strand rows in `delivering` until the lease runs out.
       outcome = { delivered: [], duplicates: 0, rejected: [], retry: { ids: batch.map((r) => r.id), reason: `send failed: ${String(err)}` } };
     }
-    const now = this.o.clock.now();
-    await repo.markDelivered(this.o.db, outcome.delivered, owner, now.toISOString());
-    for (const r of outcome.rejected) await repo.markRejected(this.o.db, r.id, owner, r.reason);
+    const now = this.options.clock.now();
+    await repo.markDelivered(this.options.db, outcome.delivered, owner, now.toISOString());
+    for (const rejection of outcome.rejected) await repo.markRejected(this.options.db, rejection.id, owner, rejection.reason);
     if (outcome.rejected.length > 0) await this.tellRejections(batch, outcome.rejected, now);
     const { destination } = sender;
-    this.o.metrics.count(destination, 'delivered', outcome.delivered.length - outcome.duplicates);
-    this.o.metrics.count(destination, 'duplicate', outcome.duplicates);
-    this.o.metrics.count(destination, 'rejected', outcome.rejected.length);
+    this.options.metrics.count(destination, 'delivered', outcome.delivered.length - outcome.duplicates);
+    this.options.metrics.count(destination, 'duplicate', outcome.duplicates);
+    this.options.metrics.count(destination, 'rejected', outcome.rejected.length);
     if (outcome.retry === null) return false;
     const retry = outcome.retry;
     const attemptsOf = new Map(batch.map((r) => [r.id, r.attempts]));
@@ -271,9 +271,9 @@ export class DeliveryWorker implements DeliverAfterCommit {
     }
     for (const [attempts, ids] of byAttempts) {
       const delay = Math.max(backoffDelayMs(attempts), retry.retryAfterMs ?? 0);
-      await repo.reschedule(this.o.db, ids, owner, new Date(now.getTime() + delay).toISOString(), retry.reason);
+      await repo.reschedule(this.options.db, ids, owner, new Date(now.getTime() + delay).toISOString(), retry.reason);
     }
-    this.o.metrics.count(destination, 'retry', retry.ids.length);
+    this.options.metrics.count(destination, 'retry', retry.ids.length);
     // The destination asked us to slow down: every lane of this process waits, not just this batch.
     if (retry.retryAfterMs !== undefined) {
       this.pausedUntil.set(destination, Math.max(this.pausedUntil.get(destination) ?? 0, now.getTime() + retry.retryAfterMs));

@@ -220,13 +220,13 @@ export async function queueStats(db: Executor): Promise<QueueStats[]> {
     .groupBy('destination')
     .execute();
   const byDestination = new Map<string, QueueStats>();
-  for (const p of pending) {
-    byDestination.set(p.destination, { destination: p.destination, depth: Number(p.depth), oldest_created_at: p.oldest, rejected: 0 });
+  for (const row of pending) {
+    byDestination.set(row.destination, { destination: row.destination, depth: Number(row.depth), oldest_created_at: row.oldest, rejected: 0 });
   }
-  for (const r of rejected) {
-    const entry = byDestination.get(r.destination) ?? { destination: r.destination, depth: 0, oldest_created_at: null, rejected: 0 };
-    entry.rejected = Number(r.rejected);
-    byDestination.set(r.destination, entry);
+  for (const row of rejected) {
+    const entry = byDestination.get(row.destination) ?? { destination: row.destination, depth: 0, oldest_created_at: null, rejected: 0 };
+    entry.rejected = Number(row.rejected);
+    byDestination.set(row.destination, entry);
   }
   return [...byDestination.values()];
 }

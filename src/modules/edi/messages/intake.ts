@@ -181,40 +181,40 @@ function documentView(type: string, set: TransactionSet, status: DocumentStatus,
 
 /** POST /v1/edi: the body is stored before anything can fail, then each interchange in it is processed in one transaction. */
 export class InterchangeIntake {
-  constructor(private readonly d: IntakeDeps) {}
+  constructor(private readonly deps: IntakeDeps) {}
 
   async receive(orgId: string, raw: Buffer, settleCall: Settle): Promise<StoredAnswer> {
-    const at = this.d.clock.now();
-    const r: Received = { orgId, messageId: newId('msg', at), sha: sha256Hex(raw), at, settleCall };
-    await messages.insertReceived(this.d.db, this.receivedRow(r, raw), raw);
+    const at = this.deps.clock.now();
+    const received: Received = { orgId, messageId: newId('msg', at), sha: sha256Hex(raw), at, settleCall };
+    await messages.insertReceived(this.deps.db, this.receivedRow(received, raw), raw);
     try {
       const text = decodeInterchange(raw);
       const first = parseX12(text);
-      return first.next === undefined ? await this.process(r, first) : await this.processSeveral(r, raw, text, first);
+      return first.next === undefined ? await this.process(received, first) : await this.processSeveral(received, raw, text, first);
     } catch (err) {
       // The body stays stored; marking it failed is best effort on top of the error already being answered.
-      await messages.updateMessage(this.d.db, orgId, r.messageId, { status: 'failed', updated_at: this.d.clock.now().toISOString() }).catch(() => undefined);
+      await messages.updateMessage(this.deps.db, orgId, received.messageId, { status: 'failed', updated_at: this.deps.clock.now().toISOString() }).catch(() => undefined);
       throw err;
     }
   }
 
   /** A body of several interchanges: each is stored as its own message and answered as if it had come alone. */
-  private async processSeveral(r: Received, raw: Buffer, text: string, first: ParseResult): Promise<StoredAnswer> {
+  private async processSeveral(received: Received, raw: Buffer, text: string, first: ParseResult): Promise<StoredAnswer> {
     const found = readInterchanges(text, first);
     if (found === 'too_many') {
       const message = `the body carries more than ${MAX_INTERCHANGES_PER_BODY} interchanges; send at most ${MAX_INTERCHANGES_PER_BODY} in one request`;
       const errors: EdiError[] = [{ code: 'too_many_interchanges', message, level: 'interchange' }];
-      return this.settle(this.d.db, r, { status: 'rejected' }, errors, failure('unprocessable', message, { message_id: r.messageId, errors }));
+      return this.settle(this.deps.db, received, { status: 'rejected' }, errors, failure('unprocessable', message, { message_id: received.messageId, errors }));
     }
     const entries: InterchangeEntry[] = [];
     const partnerIds = new Set<string | null>();
     for (const { parsed, start, end } of found) {
       const bytes = bytesOf(raw, text, start, end);
-      const at = this.d.clock.now();
-      const child: Received = { orgId: r.orgId, messageId: newId('msg', at), sha: sha256Hex(bytes), at, parentId: r.messageId, settleCall: r.settleCall };
-      await messages.insertReceived(this.d.db, this.receivedRow(child, bytes), bytes);
+      const at = this.deps.clock.now();
+      const child: Received = { orgId: received.orgId, messageId: newId('msg', at), sha: sha256Hex(bytes), at, parentId: received.messageId, settleCall: received.settleCall };
+      await messages.insertReceived(this.deps.db, this.receivedRow(child, bytes), bytes);
       const answer = await this.process(child, parsed).catch(async (err: unknown) => {
-        await messages.updateMessage(this.d.db, r.orgId, child.messageId, { status: 'failed', updated_at: this.d.clock.now().toISOString() });
+        await messages.updateMessage(this.deps.db, received.orgId, child.messageId, { status: 'failed', updated_at: this.deps.clock.now().toISOString() });
         throw err;
       });
       const envelope = parsed.ok ? parsed.interchange : parsed.envelope;
@@ -222,7 +222,7 @@ export class InterchangeIntake {
       partnerIds.add(entry.result?.partner.id ?? null);
       entries.push(entry);
     }
-    const answer = combine(r.messageId, entries);
+    const answer = combine(received.messageId, entries);
     const documents = entries.flatMap((e) => e.result?.documents ?? []);
     const refused = entries.some((e) => e.error !== undefined);
     const status = messageStatus(documents, refused);
@@ -234,32 +234,32 @@ export class InterchangeIntake {
       ...(partnerIds.size === 1 && partnerId !== undefined ? { partner_id: partnerId } : {}),
     };
     // In a transaction so that the outcome recorded for an idempotency key commits with the body's row.
-    return this.d.db.transaction().execute((tx) => this.settle(tx, r, settled, [], answer));
+    return this.deps.db.transaction().execute((tx) => this.settle(tx, received, settled, [], answer));
   }
 
-  private receivedRow(r: Received, raw: Buffer): Omit<messages.MessageRow, 'raw'> {
+  private receivedRow(received: Received, raw: Buffer): Omit<messages.MessageRow, 'raw'> {
     return {
-      id: r.messageId,
-      org_id: r.orgId,
+      id: received.messageId,
+      org_id: received.orgId,
       direction: 'inbound',
       partner_id: null,
       type: null,
       control_number: null,
       status: 'received',
       size: raw.length,
-      sha256: r.sha,
+      sha256: received.sha,
       errors: null,
       http_status: null,
       result: null,
       related_id: null,
-      parent_id: r.parentId ?? null,
+      parent_id: received.parentId ?? null,
       order_id: null,
-      created_at: r.at.toISOString(),
-      updated_at: r.at.toISOString(),
+      created_at: received.at.toISOString(),
+      updated_at: received.at.toISOString(),
     };
   }
 
-  private async process(r: Received, parsed: ParseResult): Promise<StoredAnswer> {
+  private async process(received: Received, parsed: ParseResult): Promise<StoredAnswer> {
     const envelope = parsed.ok ? parsed.interchange : parsed.envelope;
     if (envelope === undefined) {
       const errors = parsed.issues.map(toEdiError);
@@ -267,46 +267,46 @@ export class InterchangeIntake {
       const answer = notX12
         ? failure(
             'invalid_input',
-            `not an X12 interchange: ${errors[0]?.message ?? 'it must start with ISA'}; send one interchange, ISA ... IEA (kept as message ${r.messageId})`,
-            { message_id: r.messageId, errors },
+            `not an X12 interchange: ${errors[0]?.message ?? 'it must start with ISA'}; send one interchange, ISA ... IEA (kept as message ${received.messageId})`,
+            { message_id: received.messageId, errors },
           )
-        : failure('unprocessable', summarize(errors.length, errors, 'the interchange header (ISA)'), { message_id: r.messageId, errors });
-      return this.settle(this.d.db, r, { status: notX12 ? 'not_x12' : 'rejected' }, errors, answer);
+        : failure('unprocessable', summarize(errors.length, errors, 'the interchange header (ISA)'), { message_id: received.messageId, errors });
+      return this.settle(this.deps.db, received, { status: notX12 ? 'not_x12' : 'rejected' }, errors, answer);
     }
     const identity = { control_number: envelope.controlNumber, type: setTypes(envelope) };
     const refuse = (code: string, message: string, element: number, value: string, partnerId: string | null): Promise<StoredAnswer> => {
       const errors: EdiError[] = [{ code, message, level: 'interchange', position: 1, segment_id: 'ISA', element, value }];
-      return this.settle(this.d.db, r, { status: 'rejected', partner_id: partnerId, ...identity }, errors, failure('unprocessable', message, { message_id: r.messageId, errors }));
+      return this.settle(this.deps.db, received, { status: 'rejected', partner_id: partnerId, ...identity }, errors, failure('unprocessable', message, { message_id: received.messageId, errors }));
     };
     const sender = `${envelope.senderQualifier}/${envelope.senderId}`;
-    const partner = await this.d.partners.senderOf(this.d.db, r.orgId, envelope.senderQualifier, envelope.senderId);
+    const partner = await this.deps.partners.senderOf(this.deps.db, received.orgId, envelope.senderQualifier, envelope.senderId);
     if (partner === undefined) return refuse('unknown_partner', `unknown trading partner ${sender} (ISA05/ISA06)`, 6, envelope.senderId, null);
-    const profile = await this.d.partners.ourProfile(this.d.db, r.orgId);
-    const addressed = profile !== undefined && (await this.d.partners.isOurInterchangeId(this.d.db, profile, envelope.receiverQualifier, envelope.receiverId));
+    const profile = await this.deps.partners.ourProfile(this.deps.db, received.orgId);
+    const addressed = profile !== undefined && (await this.deps.partners.isOurInterchangeId(this.deps.db, profile, envelope.receiverQualifier, envelope.receiverId));
     if (profile === undefined || !addressed) {
       const receiver = `${envelope.receiverQualifier}/${envelope.receiverId}`;
       const ours = profile === undefined ? '(none set)' : `${profile.isa_qualifier}/${profile.isa_id}`;
       return refuse('wrong_receiver', `ISA07/ISA08 ${receiver} is not this organisation's interchange id ${ours}`, 8, envelope.receiverId, partner.id);
     }
     const ours: Party = { qualifier: envelope.receiverQualifier, id: envelope.receiverId };
-    const seen = await messages.findInterchange(this.d.db, r.orgId, partner.id, envelope.controlNumber);
-    if (seen !== undefined) return this.replay(r, seen, partner, identity.type, envelope.isa, ours);
+    const seen = await messages.findInterchange(this.deps.db, received.orgId, partner.id, envelope.controlNumber);
+    if (seen !== undefined) return this.replay(received, seen, partner, identity.type, envelope.isa, ours);
     // Checked before the transaction opens: validation is the CPU-heavy part and holds no lock.
     const checks = checkInterchange(envelope);
     const issues = [...parsed.issues, ...checks.issues, ...unsupportedSets(envelope)];
     if (!parsed.ok) issues.push(...envelope.groups.map(interchangeRejected));
     const checked: Checked = { envelope, issues, partner, profile, ours, envelopeIssues: parsed.issues, notes: fallbackNotes(checks.tables) };
-    const answer = await this.d.db.transaction().execute((tx) => this.processInterchange(tx, r, checked));
+    const answer = await this.deps.db.transaction().execute((tx) => this.processInterchange(tx, received, checked));
     if (answer !== undefined) return answer;
     // A resend raced this one and won the key: answer as the resend we turned out to be.
-    const winner = await messages.findInterchange(this.d.db, r.orgId, partner.id, envelope.controlNumber);
+    const winner = await messages.findInterchange(this.deps.db, received.orgId, partner.id, envelope.controlNumber);
     if (winner === undefined) throw new Error(`interchange ${envelope.controlNumber} was claimed but is not recorded`);
-    return this.replay(r, winner, partner, identity.type, envelope.isa, ours);
+    return this.replay(received, winner, partner, identity.type, envelope.isa, ours);
   }
 
   /** The same ISA13 from the same partner: the same bytes get the stored answer, different bytes a 409. */
   private async replay(
-    r: Received,
+    received: Received,
     seen: messages.InterchangeRow,
     partner: TradingPartner,
     type: string | null,
@@ -314,55 +314,55 @@ export class InterchangeIntake {
     ours: Party,
   ): Promise<StoredAnswer> {
     const settled = { partner_id: partner.id, control_number: seen.control_number, related_id: seen.message_id, type };
-    if (seen.sha256 !== r.sha) {
+    if (seen.sha256 !== received.sha) {
       const message =
         `interchange ${seen.control_number} from ${partner.name} was already received with different content ` +
         `(message ${seen.message_id}); send a changed interchange with a new ISA13`;
       const errors: EdiError[] = [{ code: 'duplicate_control_number', message, level: 'interchange', position: 1, segment_id: 'ISA', element: 13, value: seen.control_number }];
       // The TA1 (R 025) and the 409 are recorded together: a counter number is never spent on an unrecorded TA1.
-      return this.d.db.transaction().execute(async (tx) => {
-        const controlNumber = await this.d.partners.reserveControlNumbers(tx, r.orgId, 1);
-        const ack = await this.sendTa1(tx, r, partner, isa, ours, { code: 'R', noteCode: TA1_NOTES.duplicateControlNumber }, controlNumber);
-        const details = { message_id: r.messageId, original_message_id: seen.message_id, interchange_ack: ack };
-        return this.settle(tx, r, { status: 'conflict', ...settled }, errors, failure('conflict', message, details));
+      return this.deps.db.transaction().execute(async (tx) => {
+        const controlNumber = await this.deps.partners.reserveControlNumbers(tx, received.orgId, 1);
+        const ack = await this.sendTa1(tx, received, partner, isa, ours, { code: 'R', noteCode: TA1_NOTES.duplicateControlNumber }, controlNumber);
+        const details = { message_id: received.messageId, original_message_id: seen.message_id, interchange_ack: ack };
+        return this.settle(tx, received, { status: 'conflict', ...settled }, errors, failure('conflict', message, details));
       });
     }
-    const original = await messages.findMessage(this.d.db, r.orgId, seen.message_id);
+    const original = await messages.findMessage(this.deps.db, received.orgId, seen.message_id);
     const stored = storedAnswerSchema.parse(JSON.parse(original?.result ?? 'null'));
     // In a transaction so that the outcome recorded for an idempotency key commits with the resend's row.
-    return this.d.db.transaction().execute((tx) => this.settle(tx, r, { status: 'duplicate', ...settled }, [], stored));
+    return this.deps.db.transaction().execute((tx) => this.settle(tx, received, { status: 'duplicate', ...settled }, [], stored));
   }
 
   /** Claims the interchange key, takes the documents, writes the 997s and 855s; undefined when the key was taken. */
-  private async processInterchange(tx: Tx, r: Received, c: Checked): Promise<StoredAnswer | undefined> {
-    const { envelope, issues, partner, profile } = c;
+  private async processInterchange(tx: Tx, received: Received, checked: Checked): Promise<StoredAnswer | undefined> {
+    const { envelope, issues, partner, profile } = checked;
     const claimed = await messages.claimInterchange(tx, {
-      org_id: r.orgId,
+      org_id: received.orgId,
       partner_id: partner.id,
       control_number: envelope.controlNumber,
-      sha256: r.sha,
-      message_id: r.messageId,
+      sha256: received.sha,
+      message_id: received.messageId,
     });
     if (!claimed) return undefined;
     const verdicts = await assess997Async(envelope, issues);
-    const { documents, owed } = await this.takeDocuments(tx, r, c, verdicts);
+    const { documents, owed } = await this.takeDocuments(tx, received, checked, verdicts);
     // A TA1 when the partner asks for one (ISA14 1) or the envelope is rejected; none when no TA105 code fits.
-    const interchange = ta1Verdict(c.envelopeIssues);
+    const interchange = ta1Verdict(checked.envelopeIssues);
     const ta1 = interchange !== undefined && (interchange.code === 'R' || envelope.isa[13] === '1') ? interchange : undefined;
 
     // Control numbers are taken last, so the counter row is locked only for the few writes below.
     const needed = verdicts.length + owed.length + (ta1 === undefined ? 0 : 1);
-    let next = needed === 0 ? 0 : await this.d.partners.reserveControlNumbers(tx, r.orgId, needed);
+    let next = needed === 0 ? 0 : await this.deps.partners.reserveControlNumbers(tx, received.orgId, needed);
     const take = (): number => next++;
     const acks = await write997s(envelope, verdicts, {
       nextControlNumbers: () => {
         const n = take();
         return { interchange: n, group: n };
       },
-      ourIdentity: c.ours,
-      date: r.at,
+      ourIdentity: checked.ours,
+      date: received.at,
     });
-    const out = { orgId: r.orgId, partner, relatedId: r.messageId, at: r.at };
+    const out = { orgId: received.orgId, partner, relatedId: received.messageId, at: received.at };
     const acknowledgments: SubmitResult['acknowledgments'] = [];
     // Multi-row writes, PACE * 2 documents at a time with a yield between: one large body never starves other requests.
     for (let i = 0; i < acks.length; i += PACE * 2) {
@@ -377,14 +377,14 @@ export class InterchangeIntake {
     const sent = owed.map(({ outcome, ack }) => {
       const controlNumber = take();
       const version = outcome.detail.version ?? '004010';
-      const x12 = wrapSet('855', purchaseOrderAck(ack), { profile, partner, version, controlNumber, date: r.at });
+      const x12 = wrapSet('855', purchaseOrderAck(ack), { profile, partner, version, controlNumber, date: received.at });
       return { ...out, type: '855' as const, x12, controlNumber, orderId: outcome.orderId ?? null, poNumber: outcome.poNumber, deliver: true };
     });
     await recordOutbounds(tx, sent);
 
-    const interchangeAck = ta1 === undefined ? undefined : await this.sendTa1(tx, r, partner, envelope.isa, c.ours, ta1, take());
+    const interchangeAck = ta1 === undefined ? undefined : await this.sendTa1(tx, received, partner, envelope.isa, checked.ours, ta1, take());
     const result: SubmitResult = {
-      message_id: r.messageId,
+      message_id: received.messageId,
       partner: { id: partner.id, name: partner.name },
       acknowledgments,
       documents,
@@ -401,11 +401,11 @@ export class InterchangeIntake {
       control_number: envelope.controlNumber,
       type: setTypes(envelope),
     };
-    return this.settle(tx, r, settled, errors, answer);
+    return this.settle(tx, received, settled, errors, answer);
   }
 
   /** One document per transaction set: accepted 850s go to the orders service, the rest are recorded with their findings. */
-  private async takeDocuments(tx: Tx, r: Received, c: Checked, verdicts: readonly GroupVerdict[]): Promise<{ documents: DocumentView[]; owed: Owed[] }> {
+  private async takeDocuments(tx: Tx, received: Received, checked: Checked, verdicts: readonly GroupVerdict[]): Promise<{ documents: DocumentView[]; owed: Owed[] }> {
     const setVerdicts = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
     for (const g of verdicts) for (const s of g.sets) setVerdicts.set(s.set, { set: s, groupIssues: g.issues });
     const documents: DocumentView[] = [];
@@ -413,16 +413,16 @@ export class InterchangeIntake {
     let rows: messages.DocumentRow[] = [];
     let rowBytes = 0;
     const owed: Owed[] = [];
-    const qualifiers = c.partner.sku_qualifiers.split(',');
+    const qualifiers = checked.partner.sku_qualifiers.split(',');
     // Findings of inbound 997 sets, filed once rather than searched per set.
     const bySetControl = new Map<string, X12Issue[]>();
-    for (const issue of c.issues) {
+    for (const issue of checked.issues) {
       const key = JSON.stringify([issue.groupControl, issue.setControl]);
       const list = bySetControl.get(key);
       if (list === undefined) bySetControl.set(key, [issue]);
       else list.push(issue);
     }
-    for (const group of c.envelope.groups) {
+    for (const group of checked.envelope.groups) {
       for (const set of group.transactionSets) {
         await pace(documents.length);
         const verdict = setVerdicts.get(set);
@@ -439,20 +439,20 @@ export class InterchangeIntake {
           const poNumber = set.id === '850' ? readPurchaseOrder(readSegments(set)).poNumber : '';
           view = documentView(set.id, set, 'rejected', detail.errors, { poNumber });
         } else {
-          const outcome = await takePurchaseOrder(tx, this.d, { orgId: r.orgId, qualifiers, set, gs08: group.version, test: c.envelope.usage === 'T' });
+          const outcome = await takePurchaseOrder(tx, this.deps, { orgId: received.orgId, qualifiers, set, gs08: group.version, test: checked.envelope.usage === 'T' });
           if (outcome.ack !== undefined) owed.push({ outcome, ack: outcome.ack });
           detail = outcome.detail;
           view = documentView(set.id, set, outcome.status, detail.errors, outcome);
         }
-        const notes = c.notes.get(JSON.stringify([group.controlNumber, set.controlNumber]));
+        const notes = checked.notes.get(JSON.stringify([group.controlNumber, set.controlNumber]));
         if (notes !== undefined) view = { ...view, notes };
         documents.push(view);
         const stored = JSON.stringify(detail);
         rowBytes += stored.length;
         rows.push({
-          message_id: r.messageId,
+          message_id: received.messageId,
           seq: documents.length,
-          org_id: r.orgId,
+          org_id: received.orgId,
           type: set.id,
           group_control: group.controlNumber,
           control_number: set.controlNumber,
@@ -473,9 +473,9 @@ export class InterchangeIntake {
   }
 
   /** Builds a TA1 addressed back to the sender and records it like a 997: kept and answered inline, not delivered. */
-  private async sendTa1(tx: Tx, r: Received, partner: TradingPartner, isa: readonly string[], ours: Party, verdict: Ta1Verdict, controlNumber: number): Promise<InterchangeAck> {
-    const x12 = buildTa1({ isa, code: verdict.code, noteCode: verdict.noteCode, controlNumber, ourIdentity: ours, date: r.at });
-    const id = await recordOutbound(tx, { orgId: r.orgId, partner, relatedId: r.messageId, at: r.at, type: 'TA1', x12, controlNumber, orderId: null, poNumber: null, deliver: false });
+  private async sendTa1(tx: Tx, received: Received, partner: TradingPartner, isa: readonly string[], ours: Party, verdict: Ta1Verdict, controlNumber: number): Promise<InterchangeAck> {
+    const x12 = buildTa1({ isa, code: verdict.code, noteCode: verdict.noteCode, controlNumber, ourIdentity: ours, date: received.at });
+    const id = await recordOutbound(tx, { orgId: received.orgId, partner, relatedId: received.messageId, at: received.at, type: 'TA1', x12, controlNumber, orderId: null, poNumber: null, deliver: false });
     return { code: verdict.code, note: verdict.noteCode, message_id: id, x12 };
   }
 
@@ -484,16 +484,16 @@ export class InterchangeIntake {
    * also settled as the call's answer, in the same transaction (`db` is one on every success path). Refusals are
    * settled by the invoker after the fact; a retry after a crash finds the interchange's stored answer.
    */
-  private async settle(db: Executor, r: Received, settled: Settled, errors: readonly EdiError[], answer: StoredAnswer): Promise<StoredAnswer> {
-    await messages.updateMessage(db, r.orgId, r.messageId, {
+  private async settle(db: Executor, received: Received, settled: Settled, errors: readonly EdiError[], answer: StoredAnswer): Promise<StoredAnswer> {
+    await messages.updateMessage(db, received.orgId, received.messageId, {
       ...settled,
       errors: errors.length === 0 ? null : JSON.stringify(errors),
       http_status: answer.kind === 'ok' ? 200 : ERROR_STATUS[answer.code],
       result: JSON.stringify(answer),
-      updated_at: this.d.clock.now().toISOString(),
+      updated_at: this.deps.clock.now().toISOString(),
     });
     // An interchange of a several-interchange body is not the call's outcome: the body's combined answer is.
-    if (answer.kind === 'ok' && r.parentId === undefined) await r.settleCall(db, answer.body);
+    if (answer.kind === 'ok' && received.parentId === undefined) await received.settleCall(db, answer.body);
     return answer;
   }
 }

@@ -33,8 +33,8 @@ export function wrapSet(type: OutboundType, body: Body, env: Envelope): string {
   const values = body.flatMap((segment) => segment.flatMap((v) => (typeof v === 'string' ? [v] : [...v])));
   const senderCode = env.profile.isa_id;
   const receiverCode = env.partner.gs_id ?? env.partner.isa_id;
-  const d = chooseDelimiters(preferred, [...values, senderCode, receiverCode, env.partner.isa_id, env.profile.isa_id].join(''));
-  const clean = (v: string): string => scrub(v, d);
+  const delimiters = chooseDelimiters(preferred, [...values, senderCode, receiverCode, env.partner.isa_id, env.profile.isa_id].join(''));
+  const clean = (v: string): string => scrub(v, delimiters);
   return buildInterchange(
     {
       sender: { qualifier: env.profile.isa_qualifier, id: clean(env.profile.isa_id) },
@@ -54,7 +54,7 @@ export function wrapSet(type: OutboundType, body: Body, env: Envelope): string {
         },
       ],
     },
-    d,
+    delimiters,
     { newline: true },
   );
 }
@@ -76,8 +76,8 @@ interface OutboundRecord {
 }
 
 /** Stores a generated document and queues it for the partner's URL and the hub, in the caller's transaction. */
-export async function recordOutbound(tx: Tx, r: OutboundRecord): Promise<string> {
-  const [id] = await recordOutbounds(tx, [r]);
+export async function recordOutbound(tx: Tx, record: OutboundRecord): Promise<string> {
+  const [id] = await recordOutbounds(tx, [record]);
   return id as string;
 }
 
@@ -87,18 +87,18 @@ export async function recordOutbounds(tx: Tx, records: readonly OutboundRecord[]
   const rows: messages.MessageRow[] = [];
   const documents: messages.DocumentRow[] = [];
   const deliveries: DeliveryInput[] = [];
-  for (const r of records) {
-    const at = r.at.toISOString();
-    const id = newId('msg', r.at);
-    const raw = Buffer.from(r.x12, 'utf8');
-    const controlNumber = String(r.controlNumber).padStart(9, '0');
+  for (const record of records) {
+    const at = record.at.toISOString();
+    const id = newId('msg', record.at);
+    const raw = Buffer.from(record.x12, 'utf8');
+    const controlNumber = String(record.controlNumber).padStart(9, '0');
     ids.push(id);
     rows.push({
       id,
-      org_id: r.orgId,
+      org_id: record.orgId,
       direction: 'outbound',
-      partner_id: r.partner.id,
-      type: r.type,
+      partner_id: record.partner.id,
+      type: record.type,
       control_number: controlNumber,
       status: 'generated',
       size: raw.length,
@@ -107,52 +107,52 @@ export async function recordOutbounds(tx: Tx, records: readonly OutboundRecord[]
       errors: null,
       http_status: null,
       result: null,
-      related_id: r.relatedId,
+      related_id: record.relatedId,
       parent_id: null,
-      order_id: r.orderId,
+      order_id: record.orderId,
       created_at: at,
       updated_at: at,
     });
     documents.push({
       message_id: id,
       seq: 1,
-      org_id: r.orgId,
-      type: r.type,
-      group_control: String(r.controlNumber),
+      org_id: record.orgId,
+      type: record.type,
+      group_control: String(record.controlNumber),
       control_number: '0001',
       status: 'generated',
-      po_number: r.poNumber,
-      order_id: r.orderId,
+      po_number: record.poNumber,
+      order_id: record.orderId,
       detail: JSON.stringify({ errors: [] }),
     });
-    if (r.deliver && r.partner.outbound_url !== null) {
+    if (record.deliver && record.partner.outbound_url !== null) {
       // The outbox row takes the message id: one delivery per document, and the partner's Idempotency-Key.
       deliveries.push({
         id,
-        orgId: r.orgId,
+        orgId: record.orgId,
         destination: PARTNER_DESTINATION,
-        target: r.partner.outbound_url,
+        target: record.partner.outbound_url,
         type: 'edi.document',
         contentType: 'text/plain',
-        payload: r.x12,
+        payload: record.x12,
         createdAt: at,
       });
     }
     deliveries.push(
       hubDelivery({
         type: 'edi.document',
-        orgId: r.orgId,
-        at: r.at,
+        orgId: record.orgId,
+        at: record.at,
         data: {
           message_id: id,
           direction: 'outbound',
-          type: r.type,
-          partner: { id: r.partner.id, name: r.partner.name },
+          type: record.type,
+          partner: { id: record.partner.id, name: record.partner.name },
           control_number: controlNumber,
-          related_message_id: r.relatedId,
-          order_id: r.orderId,
-          po_number: r.poNumber,
-          x12: r.x12,
+          related_message_id: record.relatedId,
+          order_id: record.orderId,
+          po_number: record.poNumber,
+          x12: record.x12,
         },
       }),
     );

@@ -102,46 +102,46 @@ interface Context {
   shippedAt: Date | undefined;
 }
 
-function documentBody(type: OutboundType, c: Context): Body {
-  const stored = c.detail.lines ?? [];
-  const poDate = c.detail.po_date ?? '';
-  const lines = orderedLines(c.order, c.units, stored);
+function documentBody(type: OutboundType, context: Context): Body {
+  const stored = context.detail.lines ?? [];
+  const poDate = context.detail.po_date ?? '';
+  const lines = orderedLines(context.order, context.units, stored);
   if (type === '855') {
     const refused = stored.filter((l) => !l.accepted).map((l) => ({ line: ackLine(l), accepted: false }));
     return purchaseOrderAck({
       type: refused.length === 0 ? 'AD' : 'AC',
-      poNumber: c.order.po_number,
+      poNumber: context.order.po_number,
       poDate,
-      orderId: c.order.id,
+      orderId: context.order.id,
       lines: [...[...lines.values()].map((line) => ({ line, accepted: true })), ...refused],
     });
   }
   if (type === '856') {
     return shipNotice({
-      shipmentId: c.order.id,
-      poNumber: c.order.po_number,
+      shipmentId: context.order.id,
+      poNumber: context.order.po_number,
       poDate,
-      orderId: c.order.id,
-      date: ccyymmdd(c.at),
-      time: hhmm(c.at),
+      orderId: context.order.id,
+      date: ccyymmdd(context.at),
+      time: hhmm(context.at),
       lines: [...lines.values()],
-      packaging: c.profile.packaging ?? DEFAULT_PACKAGING,
-      ...(c.shipment === undefined ? {} : { shipment: shipmentData(c.shipment, lines) }),
-      ...(c.profile.ship_from === undefined ? {} : { shipFrom: c.profile.ship_from }),
-      ...(c.detail.ship_to === undefined ? {} : { shipTo: c.detail.ship_to }),
+      packaging: context.profile.packaging ?? DEFAULT_PACKAGING,
+      ...(context.shipment === undefined ? {} : { shipment: shipmentData(context.shipment, lines) }),
+      ...(context.profile.ship_from === undefined ? {} : { shipFrom: context.profile.ship_from }),
+      ...(context.detail.ship_to === undefined ? {} : { shipTo: context.detail.ship_to }),
     });
   }
-  const terms = c.profile.terms;
+  const terms = context.profile.terms;
   return invoice({
-    invoiceNumber: `INV${String(c.controlNumber).padStart(9, '0')}`,
-    date: ccyymmdd(c.at),
-    poNumber: c.order.po_number,
+    invoiceNumber: `INV${String(context.controlNumber).padStart(9, '0')}`,
+    date: ccyymmdd(context.at),
+    poNumber: context.order.po_number,
     poDate,
     lines: [...lines.values()],
     // Line totals are whole cents, so the stored subtotal (1/10000) divides by 100 exactly.
-    totalCents: c.units.subtotal / 100n,
-    ...(c.profile.remit_to === undefined ? {} : { remitTo: c.profile.remit_to }),
-    ...(c.detail.ship_to === undefined ? {} : { shipTo: c.detail.ship_to }),
+    totalCents: context.units.subtotal / 100n,
+    ...(context.profile.remit_to === undefined ? {} : { remitTo: context.profile.remit_to }),
+    ...(context.detail.ship_to === undefined ? {} : { shipTo: context.detail.ship_to }),
     ...(terms === undefined
       ? {}
       : {
@@ -151,7 +151,7 @@ function documentBody(type: OutboundType, c: Context): Body {
             ...(terms.discount_days === undefined ? {} : { discountDays: terms.discount_days }),
           },
         }),
-    ...(c.shippedAt === undefined ? {} : { shippedDate: ccyymmdd(c.shippedAt) }),
+    ...(context.shippedAt === undefined ? {} : { shippedDate: ccyymmdd(context.shippedAt) }),
   });
 }
 

@@ -217,8 +217,8 @@ function groupCode(groupRejected: boolean, accepted: number, received: number): 
 }
 
 /** AK404 is dropped rather than mangled when the bad value contains a delimiter of the 997. */
-function copyOrEmpty(value: string, d: Delimiters): string {
-  return scrub(value, d) === value ? value : '';
+function copyOrEmpty(value: string, delimiters: Delimiters): string {
+  return scrub(value, delimiters) === value ? value : '';
 }
 
 /** What the 997 of one group says about the group and each of its sets. */
@@ -343,13 +343,13 @@ function write997(source: Interchange | PartialInterchange, judged: Judged, opts
   for (const segment of body) {
     for (const [i, v] of segment.entries()) if (!(segment[0] === 'AK4' && i === COPY_INDEX)) echoed.push(v);
   }
-  const d = chooseDelimiters(preferred, echoed.join(''));
-  const segments = body.map((segment) => segment.map((v, i) => (segment[0] === 'AK4' && i === COPY_INDEX ? copyOrEmpty(v, d) : scrub(v, d))));
+  const delimiters = chooseDelimiters(preferred, echoed.join(''));
+  const segments = body.map((segment) => segment.map((v, i) => (segment[0] === 'AK4' && i === COPY_INDEX ? copyOrEmpty(v, delimiters) : scrub(v, delimiters))));
   const numbers = opts.nextControlNumbers();
   const x12 = buildInterchange(
     {
       sender: opts.ourIdentity,
-      receiver: { qualifier: scrub(partnerQualifier, d), id: scrub(partnerId, d) },
+      receiver: { qualifier: scrub(partnerQualifier, delimiters), id: scrub(partnerId, delimiters) },
       controlNumber: numbers.interchange,
       date: opts.date,
       version,
@@ -357,15 +357,15 @@ function write997(source: Interchange | PartialInterchange, judged: Judged, opts
       groups: [
         {
           functionalId: 'FA',
-          senderCode: scrub(senderCode, d),
-          receiverCode: scrub(receiverCode, d),
+          senderCode: scrub(senderCode, delimiters),
+          receiverCode: scrub(receiverCode, delimiters),
           controlNumber: numbers.group,
           version: is5010 ? '005010' : '004010',
           sets: [{ id: '997', controlNumber: 1, segments }],
         },
       ],
     },
-    d,
+    delimiters,
     { newline: opts.delimiters === undefined },
   );
   return { groupControlNumber: group.controlNumber, code, interchangeControlNumber: numbers.interchange, x12 };

@@ -23,9 +23,9 @@ export function chooseDelimiters(preferred: Delimiters, text: string): Delimiter
 }
 
 /** Replaces delimiter characters and line breaks in a value with spaces so the writer always accepts it. */
-export function scrub(value: string, d: Delimiters): string {
+export function scrub(value: string, delimiters: Delimiters): string {
   let out = value.replace(/[\r\n]/g, ' ');
-  for (const ch of [d.element, d.component, d.segment, d.repetition ?? '']) if (ch !== '' && out.includes(ch)) out = out.split(ch).join(' ');
+  for (const ch of [delimiters.element, delimiters.component, delimiters.segment, delimiters.repetition ?? '']) if (ch !== '' && out.includes(ch)) out = out.split(ch).join(' ');
   return out;
 }
 

@@ -13,8 +13,8 @@ const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /** X12 basic and extended character sets exclude control characters. */
 function hasControlChar(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c < 32 || c === 127) return true;
+    const code = value.charCodeAt(i);
+    if (code < 32 || code === 127) return true;
   }
   return false;
 }
@@ -23,8 +23,8 @@ function hasControlChar(value: string): boolean {
 function digitCount(value: string): number {
   let n = 0;
   for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    if (c >= 48 && c <= 57) n++;
+    const code = value.charCodeAt(i);
+    if (code >= 48 && code <= 57) n++;
   }
   return n;
 }

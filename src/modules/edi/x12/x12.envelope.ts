@@ -87,17 +87,17 @@ export class EnvelopeScanner {
   private strayDropped = 0;
 
   constructor(
-    private readonly s: string,
-    private readonly d: Delimiters,
+    private readonly source: string,
+    private readonly delimiters: Delimiters,
     private readonly isaControl: string,
     private readonly issues: X12Issue[],
   ) {}
 
   run(from: number): void {
-    const s = this.s;
+    const s = this.source;
     const len = s.length;
-    const term = this.d.segment;
-    const el = this.d.element.charCodeAt(0);
+    const term = this.delimiters.segment;
+    const el = this.delimiters.element.charCodeAt(0);
     let pos = from;
     let position = 1;
     while (pos < len) {
@@ -140,7 +140,7 @@ export class EnvelopeScanner {
   }
 
   private elements(a: number, b: number): string[] {
-    return splitElements(this.s, a, b, this.d.element);
+    return splitElements(this.source, a, b, this.delimiters.element);
   }
 
   private interchangeIssue(code: string, message: string, position: number, segmentId: string | undefined, element?: number, value?: string): void {
@@ -160,13 +160,13 @@ export class EnvelopeScanner {
   /** A segment that is not inside ST..SE: the group (or, outside any group, the interchange) is malformed. */
   private stray(a: number, b: number, position: number): void {
     // A TA1 (the partner acknowledging one of our interchanges) sits between the ISA and the first GS.
-    if (this.group === undefined && this.groups.length === 0 && segmentIdAt(this.s, a, b, this.d.element) === 'TA1') return;
+    if (this.group === undefined && this.groups.length === 0 && segmentIdAt(this.source, a, b, this.delimiters.element) === 'TA1') return;
     if (this.strayReported >= MAX_STRAY_REPORTS) {
       this.strayDropped++;
       return;
     }
     this.strayReported++;
-    const id = segmentIdAt(this.s, a, b, this.d.element);
+    const id = segmentIdAt(this.source, a, b, this.delimiters.element);
     if (this.group !== undefined) {
       this.groupIssue(X12_CODES.segmentOutsideSet, `segment ${echoText(id)} is outside any ST/SE transaction set`, position, id);
     } else {
@@ -287,15 +287,15 @@ export class EnvelopeScanner {
 
   /** After the IEA comes whitespace, or the ISA of the next interchange in the body; anything else is invalid content. */
   private afterIea(pos: number, position: number): void {
-    const s = this.s;
+    const s = this.source;
     for (let i = pos; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && s[i] !== this.d.segment) {
+      const code = s.charCodeAt(i);
+      if (code !== 32 && code !== 9 && code !== 10 && code !== 13 && s[i] !== this.delimiters.segment) {
         if (s.startsWith('ISA', i)) {
           this.next = i;
           return;
         }
-        this.interchangeIssue(X12_CODES.invalidContent, 'content after the IEA trailer', position, segmentIdAt(s, i, Math.min(s.length, i + 4), this.d.element));
+        this.interchangeIssue(X12_CODES.invalidContent, 'content after the IEA trailer', position, segmentIdAt(s, i, Math.min(s.length, i + 4), this.delimiters.element));
         return;
       }
     }
@@ -319,7 +319,7 @@ export class EnvelopeScanner {
     this.set = undefined;
     const group = this.group;
     if (group === undefined) return;
-    group.transactionSets.push(new SourceTransactionSet(this.s, this.d, { ...set, se, segmentCount: set.count }));
+    group.transactionSets.push(new SourceTransactionSet(this.source, this.delimiters, { ...set, se, segmentCount: set.count }));
   }
 
   private closeGroupWithoutTrailer(position: number): void {

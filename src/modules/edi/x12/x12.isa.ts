@@ -27,8 +27,8 @@ export function skipLeadingNoise(input: string): number {
   // A UTF-8 BOM decoded as latin1 shows up as these three characters.
   if (input.startsWith('\u00EF\u00BB\u00BF')) i = 3;
   while (i < input.length) {
-    const c = input.charCodeAt(i);
-    if (c === BOM || c === 32 || c === 9 || c === 10 || c === 13) i++;
+    const code = input.charCodeAt(i);
+    if (code === BOM || code === 32 || code === 9 || code === 10 || code === 13) i++;
     else break;
   }
   return i;

@@ -71,7 +71,7 @@ export function buildTa1(input: Ta1Input): string {
   const shaped: Delimiters = version >= '00402' ? preferred : { ...preferred, repetition: null };
   const receiverQualifier = printable(input.isa[4] ?? '').trim().slice(0, ECHO_WIDTH.qualifier);
   const receiverId = printable(input.isa[5] ?? '').trim().slice(0, ECHO_WIDTH.id);
-  const d = chooseDelimiters(shaped, receiverQualifier + receiverId);
+  const delimiters = chooseDelimiters(shaped, receiverQualifier + receiverId);
 
   const date = input.date;
   const yymmdd = String(date.getUTCFullYear()).slice(2) + two(date.getUTCMonth() + 1) + two(date.getUTCDate());
@@ -89,17 +89,17 @@ export function buildTa1(input: Ta1Input): string {
   ];
   const isa = [
     '00', '', '00', '',
-    input.ourIdentity.qualifier, input.ourIdentity.id, scrub(receiverQualifier, d), scrub(receiverId, d),
+    input.ourIdentity.qualifier, input.ourIdentity.id, scrub(receiverQualifier, delimiters), scrub(receiverId, delimiters),
     yymmdd, hhmm, 'U', version, String(input.controlNumber).padStart(9, '0'),
     // A TA1 never asks for a TA1 back.
-    '0', input.isa[14] === 'T' ? 'T' : 'P', d.component,
+    '0', input.isa[14] === 'T' ? 'T' : 'P', delimiters.component,
   ];
   const newline = input.delimiters === undefined;
   // The writer knows no segment between ISA and IEA, so the TA1 goes in right after the ISA it wrote.
-  const envelope = writeX12({ isa, groups: [] }, d, { newline });
-  const end = d.segment + (newline && d.segment !== '\n' && d.segment !== '\r' ? '\n' : '');
+  const envelope = writeX12({ isa, groups: [] }, delimiters, { newline });
+  const end = delimiters.segment + (newline && delimiters.segment !== '\n' && delimiters.segment !== '\r' ? '\n' : '');
   const cut = envelope.indexOf(end) + end.length;
-  return envelope.slice(0, cut) + ta1.join(d.element) + end + envelope.slice(cut);
+  return envelope.slice(0, cut) + ta1.join(delimiters.element) + end + envelope.slice(cut);
 }
 
 /**

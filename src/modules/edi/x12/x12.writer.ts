@@ -33,18 +33,18 @@ export const DEFAULT_DELIMITERS_00401: Delimiters = { element: '*', component: '
 export const DEFAULT_DELIMITERS_00501: Delimiters = { element: '*', component: '>', repetition: '^', segment: '~' };
 
 /** Throws when the delimiters cannot produce a parseable interchange (writer input errors are programming errors). */
-function assertDelimiters(d: Delimiters): void {
-  const all = [d.element, d.component, d.segment, ...(d.repetition === null ? [] : [d.repetition])];
+function assertDelimiters(delimiters: Delimiters): void {
+  const all = [delimiters.element, delimiters.component, delimiters.segment, ...(delimiters.repetition === null ? [] : [delimiters.repetition])];
   for (const ch of all) {
-    const usable = isUsableDelimiter(ch) || (ch === d.segment && (ch === '\n' || ch === '\r'));
+    const usable = isUsableDelimiter(ch) || (ch === delimiters.segment && (ch === '\n' || ch === '\r'));
     if (!usable) throw new Error(`X12 delimiter '${ch}' must be one non-alphanumeric, non-space character`);
   }
   if (new Set(all).size !== all.length) throw new Error('X12 delimiters must be distinct');
 }
 
 /** Builds a checker that throws if a value would change the interchange structure. */
-function valueGuard(d: Delimiters): (value: string, where: string) => string {
-  const forbidden = [d.element, d.component, d.segment, '\r', '\n', ...(d.repetition === null ? [] : [d.repetition])];
+function valueGuard(delimiters: Delimiters): (value: string, where: string) => string {
+  const forbidden = [delimiters.element, delimiters.component, delimiters.segment, '\r', '\n', ...(delimiters.repetition === null ? [] : [delimiters.repetition])];
   return (value, where) => {
     for (const ch of forbidden) {
       if (value.includes(ch)) throw new Error(`X12 value ${JSON.stringify(value)} in ${where} contains the delimiter ${JSON.stringify(ch)}`);
@@ -159,14 +159,14 @@ function controlNumber(n: number, max: number, what: string): string {
 
 /** Builds a complete interchange from business-level input; default delimiters are * > ^ (00501 only) ~ with newlines. */
 export function buildInterchange(spec: BuildInterchangeInput, delimiters?: Delimiters, opts?: WriteOptions): string {
-  const d = delimiters ?? (spec.version === '00501' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
+  const chosen = delimiters ?? (spec.version === '00501' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
   const { yymmdd, ccyymmdd, hhmm } = dateParts(spec.date);
   const isa = [
     '00', '', '00', '',
     spec.sender.qualifier, spec.sender.id, spec.receiver.qualifier, spec.receiver.id,
     yymmdd, hhmm, 'U', spec.version,
     controlNumber(spec.controlNumber, 999_999_999, 'ISA13').padStart(9, '0'),
-    spec.acknowledgmentRequested === true ? '1' : '0', spec.usage, d.component,
+    spec.acknowledgmentRequested === true ? '1' : '0', spec.usage, chosen.component,
   ];
   const groups = spec.groups.map((g): GroupInput => ({
     gs: [g.functionalId, g.senderCode, g.receiverCode, ccyymmdd, hhmm, controlNumber(g.controlNumber, 999_999_999, 'GS06'), 'X', g.version],
@@ -176,5 +176,5 @@ export function buildInterchange(spec: BuildInterchangeInput, delimiters?: Delim
       return { st, segments: s.segments };
     }),
   }));
-  return writeX12({ isa, groups }, d, { newline: opts?.newline ?? delimiters === undefined });
+  return writeX12({ isa, groups }, chosen, { newline: opts?.newline ?? delimiters === undefined });
 }

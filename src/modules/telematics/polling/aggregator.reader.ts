@@ -19,18 +19,18 @@ interface Reading {
   distance?: ReturnType<typeof toKm>;
 }
 
-function eventsOf(ctx: ReaderContext, r: Reading): (NormalizedEvent | undefined)[] {
-  const { equipment } = r;
+function eventsOf(ctx: ReaderContext, reading: Reading): (NormalizedEvent | undefined)[] {
+  const { equipment } = reading;
   if (equipment === undefined) return [];
-  const ev = <T extends EventType>(type: T, data: EventData<T> | undefined): NormalizedEvent | undefined => (data === undefined ? undefined : eventOf(ctx, equipment, type, r.observedAt, data));
-  const latitude = numberOf(r.latitude);
-  const longitude = numberOf(r.longitude);
+  const ev = <T extends EventType>(type: T, data: EventData<T> | undefined): NormalizedEvent | undefined => (data === undefined ? undefined : eventOf(ctx, equipment, type, reading.observedAt, data));
+  const latitude = numberOf(reading.latitude);
+  const longitude = numberOf(reading.longitude);
   const located = latitude !== undefined && longitude !== undefined && Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180;
   return [
     ev('location', located ? { latitude, longitude } : undefined),
-    ev('operating_hours', r.hours),
-    ev('fuel_remaining', r.fuelRemaining),
-    ev('distance', r.distance),
+    ev('operating_hours', reading.hours),
+    ev('fuel_remaining', reading.fuelRemaining),
+    ev('distance', reading.distance),
   ];
 }
 
@@ -83,13 +83,13 @@ const AGGREGATOR_FEEDS: Readonly<Record<string, readonly JsonFeed[]>> = {
     })),
   ],
   vendor17: [
-    feed('/devices', (b) => listAt(b, 'devices'), (d) => ({
-      equipment: equipmentOf({ id: textAt(d, 'device_id') }),
-      observedAt: isoTime(at(d, 'fix_time')),
-      latitude: at(d, 'latitude'),
-      longitude: at(d, 'longitude'),
-      hours: toHours(numberOf(at(d, 'engine_hours')), 'h'),
-      distance: toKm(numberOf(at(d, 'odometer_km')), 'km'),
+    feed('/devices', (b) => listAt(b, 'devices'), (device) => ({
+      equipment: equipmentOf({ id: textAt(device, 'device_id') }),
+      observedAt: isoTime(at(device, 'fix_time')),
+      latitude: at(device, 'latitude'),
+      longitude: at(device, 'longitude'),
+      hours: toHours(numberOf(at(device, 'engine_hours')), 'h'),
+      distance: toKm(numberOf(at(device, 'odometer_km')), 'km'),
     })),
   ],
 };

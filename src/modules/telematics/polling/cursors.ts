@@ -18,8 +18,8 @@ export function parseCursors(text: string | null): Cursors {
 }
 
 /** The oldest mark: readings before it are not read at all (the reader's `since`). */
-export function readFrom(c: Cursors): Date | undefined {
-  const marks = Object.values(c.elements);
+export function readFrom(cursors: Cursors): Date | undefined {
+  const marks = Object.values(cursors.elements);
   if (marks.length === 0) return undefined;
   return new Date(marks.reduce((min, m) => (m < min ? m : min)));
 }
@@ -27,17 +27,17 @@ export function readFrom(c: Cursors): Date | undefined {
 /** Compares ISO instants whatever their fraction digits (vendors send 0 to 7). */
 const instant = (iso: string) => Date.parse(iso);
 
-export function isNew(c: Cursors, event: NormalizedEvent): boolean {
-  const mark = c.elements[event.type];
+export function isNew(cursors: Cursors, event: NormalizedEvent): boolean {
+  const mark = cursors.elements[event.type];
   return mark === undefined || instant(event.observed_at) > instant(mark);
 }
 
 /** The marks moved up to what a batch sent. */
-export function advance(c: Cursors, events: readonly NormalizedEvent[]): Cursors {
-  const elements = { ...c.elements };
+export function advance(cursors: Cursors, events: readonly NormalizedEvent[]): Cursors {
+  const elements = { ...cursors.elements };
   for (const e of events) {
     const mark = elements[e.type];
     if (mark === undefined || instant(e.observed_at) > instant(mark)) elements[e.type] = e.observed_at;
   }
-  return { ...c, elements };
+  return { ...cursors, elements };
 }

@@ -13,14 +13,14 @@ export function isoTime(raw: unknown): string | undefined {
   if (typeof raw !== 'string') return undefined;
   const m = TIME.exec(raw.trim());
   if (m === null) return undefined;
-  const [, y, mo, d, h, mi, s = '0', frac = '0', zone = 'Z'] = m;
-  const year = Number(y);
+  const [, yearText, month, day, hour, minute, second = '0', fraction = '0', zone = 'Z'] = m;
+  const year = Number(yearText);
   if (year < FIRST_PLAUSIBLE_YEAR) return undefined;
-  const ms = Number(frac.padEnd(3, '0').slice(0, 3));
-  const local = Date.UTC(year, Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
+  const ms = Number(fraction.padEnd(3, '0').slice(0, 3));
+  const local = Date.UTC(year, Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second), ms);
   const check = new Date(local);
   // Date.UTC rolls 2026-02-30 over to March: a field out of range is a bad time, not another one.
-  if (check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  if (check.getUTCMonth() !== Number(month) - 1 || check.getUTCDate() !== Number(day) || Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
   let offsetMinutes = 0;
   if (zone.toUpperCase() !== 'Z') {
     const digits = zone.replace(':', '');

@@ -55,8 +55,8 @@ const tireTypes = new Set<EventType>(['tire_pressure', 'tire_temperature']);
 export function eventOf<T extends EventType>(ctx: ReaderContext, equipment: Equipment, type: T, observedAt: string | undefined, data: EventData<T>): NormalizedEvent | undefined {
   if (observedAt === undefined) return undefined;
   if (ctx.since !== undefined && Date.parse(observedAt) < ctx.since.getTime()) return undefined;
-  const d = data as Record<string, unknown>;
-  const discriminator = tireTypes.has(type) ? String(d.position) : type === 'fault' ? String(d.code) : type === 'tpms_alert' ? `${String(d.position)}/${String(d.code)}` : undefined;
+  const fields = data as Record<string, unknown>;
+  const discriminator = tireTypes.has(type) ? String(fields.position) : type === 'fault' ? String(fields.code) : type === 'tpms_alert' ? `${String(fields.position)}/${String(fields.code)}` : undefined;
   return {
     id: eventId(ctx.connectionId, equipment.id, type, observedAt, discriminator),
     connection_id: ctx.connectionId,
