@@ -37,16 +37,20 @@ export default tseslint.config(
     ignores: ['src/platform/**', 'src/modules/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [X12_INDEX_ONLY] }] },
   },
-  {
-    files: ['src/modules/**/*.ts'],
-    ignores: ['src/modules/edi/x12/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [X12_INDEX_ONLY, { group: ['../**/*.repository.js', '../**/*.tables.js'], message: "call the other module's service, not its repository or tables" }] },
-      ],
-    },
-  },
+  // Per folder depth, so a module's own subfolders may share its repositories while leaving the module may not.
+  ...[1, 2, 3].map((depth) => {
+    const up = '../'.repeat(depth);
+    return {
+      files: [`src/modules/*/${'*/'.repeat(depth - 1)}*.ts`],
+      ignores: ['src/modules/edi/x12/**'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          { patterns: [X12_INDEX_ONLY, { group: [`${up}**/*.repository.js`, `${up}**/*.tables.js`], message: "call the other module's service, not its repository or tables" }] },
+        ],
+      },
+    };
+  }),
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   // The portal widget is browser JavaScript served as is (no build step): linted without types, with the browser's globals.
   {

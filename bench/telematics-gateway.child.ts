@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createGateway } from '../src/gateway.js';
-import { findProvider } from '../src/modules/telematics/providers.js';
+import { findProvider } from '../src/modules/telematics/providers/catalog.js';
 
 /**
  * Child process of benchTelematics: one gateway process (SQLite, real clock) against a vendor simulator running in the

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { parsePollInterval } from '../modules/telematics/connections.service.js';
-import { PROVIDER_IDS } from '../modules/telematics/providers.js';
+import { parsePollInterval } from '../modules/telematics/connections/connections.service.js';
+import { PROVIDER_IDS } from '../modules/telematics/providers/catalog.js';
 import { listConnectionsQuery } from '../modules/telematics/telematics.schemas.js';
 import { CLI_ACTOR } from '../platform/core/actor.js';
 import { invalidInput } from '../platform/core/errors.js';

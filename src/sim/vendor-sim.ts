@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fastify, type FastifyReply, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { issueDetails, issuesText } from '../platform/core/issues.js';
-import { findProvider, PROVIDERS, type ProviderGroup } from '../modules/telematics/providers.js';
+import { findProvider, PROVIDERS, type ProviderGroup } from '../modules/telematics/providers/catalog.js';
 import { registerAggregatorRoutes } from './vendor-sim/aggregators.js';
 import { registerAuthRoutes } from './vendor-sim/auth.js';
 import type { RegisterRoutes, SimContext } from './vendor-sim/context.js';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROVIDERS } from '../../src/modules/telematics/providers.js';
+import { PROVIDERS } from '../../src/modules/telematics/providers/catalog.js';
 import type { Operation } from '../../src/platform/operations/operation.js';
 import { startHubSim, type HubSim } from '../../src/sim/hub-sim.js';
 import { readEdiFixture, seedPartners } from '../modules/edi/edi-support.js';

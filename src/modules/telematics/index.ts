@@ -1,18 +1,18 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
-import { ConnectService, OAUTH_CALLBACK_PATH } from './connect.service.js';
-import { ConnectTokensService } from './connect-tokens.service.js';
-import { ConnectionsService } from './connections.service.js';
+import { ConnectService, OAUTH_CALLBACK_PATH } from './connect/connect.service.js';
+import { ConnectTokensService } from './connect/connect-tokens.service.js';
+import { ConnectionsService } from './connections/connections.service.js';
 import * as m0008 from './migrations/0008_telematics.js';
 import * as m0010 from './migrations/0010_telematics_connections.js';
 import * as m0012 from './migrations/0012_telematics_polling.js';
 import * as m0013 from './migrations/0013_telematics_reconnect.js';
-import { OAuthConsentService } from './oauth-consent.service.js';
-import { PollService, TELEMATICS_EVENT } from './poll.service.js';
-import { keepHubRejections } from './hub-rejections.js';
-import { TelematicsPoller } from './poller.js';
+import { OAuthConsentService } from './connect/oauth-consent.service.js';
+import { PollService, TELEMATICS_EVENT } from './polling/poll.service.js';
+import { keepHubRejections } from './connections/hub-rejections.js';
+import { TelematicsPoller } from './polling/poller.js';
 import { VendorRateGate } from './polling/rate-gate.js';
 import { telematicsSettings } from './telematics.settings.js';
-import { ProviderEndpoints } from './provider-endpoints.js';
+import { ProviderEndpoints } from './providers/endpoints.js';
 import { telematicsOperations } from './telematics.operations.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './telematics.tables.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { actorOf, DOOR_SCOPE } from '../../platform/auth/scopes.js';
 import { defineRead, defineSteps, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
-import type { ConnectService } from './connect.service.js';
-import type { ConnectTokensService } from './connect-tokens.service.js';
-import type { ConnectionsService } from './connections.service.js';
-import type { PollService } from './poll.service.js';
+import type { ConnectService } from './connect/connect.service.js';
+import type { ConnectTokensService } from './connect/connect-tokens.service.js';
+import type { ConnectionsService } from './connections/connections.service.js';
+import type { PollService } from './polling/poll.service.js';
 import {
   connectBody,
   connectionParams,

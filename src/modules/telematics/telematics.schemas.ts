@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { limitParam } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
-import { PROVIDER_IDS } from './providers.js';
+import { PROVIDER_IDS } from './providers/catalog.js';
 
 const CONNECTION_STATUSES = ['active', 'pending_consent', 'consent_expired', 'reauth_required', 'paused'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Provider } from '../../modules/telematics/providers.js';
+import type { Provider } from '../../modules/telematics/providers/catalog.js';
 import { basicCredentials, bearerToken, field, oauthError, refuse, WRONG_KEY, WRONG_PASSWORD, type RegisterRoutes, type SimContext } from './context.js';
 import { SESSION_SECONDS } from './tokens.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Provider } from '../../modules/telematics/providers.js';
+import type { Provider } from '../../modules/telematics/providers/catalog.js';
 import type { TokenStore } from './tokens.js';
 
 /** What every simulated vendor's routes share: the clock, fleet shape, tokens and the reject switch. */

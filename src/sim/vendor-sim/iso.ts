@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Provider } from '../../modules/telematics/providers.js';
+import type { Provider } from '../../modules/telematics/providers/catalog.js';
 import { requireAuth } from './auth.js';
 import type { RegisterRoutes, SimContext } from './context.js';
 import * as f from './fleet.js';

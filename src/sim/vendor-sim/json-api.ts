@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Provider } from '../../modules/telematics/providers.js';
+import type { Provider } from '../../modules/telematics/providers/catalog.js';
 import { requireAuth } from './auth.js';
 import type { SimContext } from './context.js';
 import { fleetOf, type Machine } from './fleet.js';

@@ -6,9 +6,9 @@ import {
   VendorUnavailableError,
   type Credentials,
   type ProviderEndpoint,
-} from '../../../src/modules/telematics/adapters/adapter.js';
-import { credentialAdapterFor, oauthAdapterFor } from '../../../src/modules/telematics/adapters/index.js';
-import { PROVIDERS, type Provider } from '../../../src/modules/telematics/providers.js';
+} from '../../../src/modules/telematics/providers/adapter.js';
+import { credentialAdapterFor, oauthAdapterFor } from '../../../src/modules/telematics/providers/adapters.js';
+import { PROVIDERS, type Provider } from '../../../src/modules/telematics/providers/catalog.js';
 import { startVendorSim, type VendorSim } from '../../../src/sim/vendor-sim.js';
 
 const PASSWORD = 's3cret-pass';

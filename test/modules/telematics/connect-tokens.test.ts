@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/platform/auth/api-key.js';
 import { AppError } from '../../../src/platform/core/errors.js';
-import { CONNECT_TOKEN_LIFETIME_MS } from '../../../src/modules/telematics/connect-tokens.service.js';
-import { PROVIDERS } from '../../../src/modules/telematics/providers.js';
+import { CONNECT_TOKEN_LIFETIME_MS } from '../../../src/modules/telematics/connect/connect-tokens.service.js';
+import { PROVIDERS } from '../../../src/modules/telematics/providers/catalog.js';
 import { useInProcessCli } from '../../support/cli.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 

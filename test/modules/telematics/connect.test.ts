@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PROVIDERS, type Provider } from '../../../src/modules/telematics/providers.js';
+import { PROVIDERS, type Provider } from '../../../src/modules/telematics/providers/catalog.js';
 import { startVendorSim, type VendorSim } from '../../../src/sim/vendor-sim.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 

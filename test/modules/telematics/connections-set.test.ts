@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CONSENT_LIFETIME_MS } from '../../../src/modules/telematics/connect.service.js';
-import { parsePollInterval } from '../../../src/modules/telematics/connections.service.js';
+import { CONSENT_LIFETIME_MS } from '../../../src/modules/telematics/connect/connect.service.js';
+import { parsePollInterval } from '../../../src/modules/telematics/connections/connections.service.js';
 import { AppError } from '../../../src/platform/core/errors.js';
 import type { ManualClock } from '../../../src/platform/core/clock.js';
 import { startVendorSim, type VendorSim } from '../../../src/sim/vendor-sim.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { VendorRejectedError } from '../../../src/modules/telematics/adapters/adapter.js';
-import { CONSENT_LIFETIME_MS, OAUTH_CALLBACK_PATH } from '../../../src/modules/telematics/connect.service.js';
-import { REFRESH_AHEAD_MS } from '../../../src/modules/telematics/oauth-consent.service.js';
+import { VendorRejectedError } from '../../../src/modules/telematics/providers/adapter.js';
+import { CONSENT_LIFETIME_MS, OAUTH_CALLBACK_PATH } from '../../../src/modules/telematics/connect/connect.service.js';
+import { REFRESH_AHEAD_MS } from '../../../src/modules/telematics/connect/oauth-consent.service.js';
 import { startVendorSim, type VendorSim } from '../../../src/sim/vendor-sim.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import { ProviderEndpoints } from '../../../src/modules/telematics/provider-endpoints.js';
-import { findProvider, type Provider } from '../../../src/modules/telematics/providers.js';
+import { ProviderEndpoints } from '../../../src/modules/telematics/providers/endpoints.js';
+import { findProvider, type Provider } from '../../../src/modules/telematics/providers/catalog.js';
 import { startHarness } from '../../support/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gw-providers-'));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OAUTH_CALLBACK_PATH } from '../../../src/modules/telematics/connect.service.js';
+import { OAUTH_CALLBACK_PATH } from '../../../src/modules/telematics/connect/connect.service.js';
 import type { ManualClock } from '../../../src/platform/core/clock.js';
 import { WRONG_PASSWORD } from '../../../src/sim/vendor-sim/context.js';
 import type { VendorSim } from '../../../src/sim/vendor-sim.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { findProvider } from '../../../src/modules/telematics/providers.js';
+import { findProvider } from '../../../src/modules/telematics/providers/catalog.js';
 import { ManualClock } from '../../../src/platform/core/clock.js';
 import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
 import { startVendorSim, type VendorSim } from '../../../src/sim/vendor-sim.js';

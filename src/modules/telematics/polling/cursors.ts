@@ -1,4 +1,4 @@
-import type { NormalizedEvent } from './event.js';
+import type { NormalizedEvent } from '../providers/event.js';
 
 /**
  * Where a connection's polling stands: when the last snapshot was taken, and per data element (event type) the

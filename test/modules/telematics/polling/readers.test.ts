@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { VendorRejectedError, VendorUnavailableError, type ProviderEndpoint } from '../../../../src/modules/telematics/adapters/adapter.js';
-import { oauthAdapterFor } from '../../../../src/modules/telematics/adapters/index.js';
-import { normalizedEventSchema, type NormalizedEvent } from '../../../../src/modules/telematics/polling/event.js';
-import { readerFor } from '../../../../src/modules/telematics/polling/index.js';
-import { nextPage, pageNumberOf } from '../../../../src/modules/telematics/polling/iso15143.reader.js';
-import { isoTime, toCelsius, toHours, toKm, toKpa, toLitres } from '../../../../src/modules/telematics/polling/normalize.js';
-import type { ReaderContext } from '../../../../src/modules/telematics/polling/reader.js';
-import { findProvider, PROVIDERS, type Provider } from '../../../../src/modules/telematics/providers.js';
+import { VendorRejectedError, VendorUnavailableError, type ProviderEndpoint } from '../../../../src/modules/telematics/providers/adapter.js';
+import { oauthAdapterFor } from '../../../../src/modules/telematics/providers/adapters.js';
+import { normalizedEventSchema, type NormalizedEvent } from '../../../../src/modules/telematics/providers/event.js';
+import { readerFor } from '../../../../src/modules/telematics/providers/readers.js';
+import { nextPage, pageNumberOf } from '../../../../src/modules/telematics/providers/iso15143/reader.js';
+import { isoTime, toCelsius, toHours, toKm, toKpa, toLitres } from '../../../../src/modules/telematics/providers/normalize.js';
+import type { ReaderContext } from '../../../../src/modules/telematics/providers/reader.js';
+import { findProvider, PROVIDERS, type Provider } from '../../../../src/modules/telematics/providers/catalog.js';
 import * as f from '../../../../src/sim/vendor-sim/fleet.js';
 import { startVendorSim, type VendorSim } from '../../../../src/sim/vendor-sim.js';
 

@@ -1,5 +1,5 @@
-import { AppError } from '../../platform/core/errors.js';
-import { retryAfterOf, VendorRejectedError, VendorUnavailableError } from './adapters/adapter.js';
+import { AppError } from '../../../platform/core/errors.js';
+import { retryAfterOf, VendorRejectedError, VendorUnavailableError } from './adapter.js';
 
 /**
  * A vendor's answer as what the caller is told: refused credentials are the fleet's to fix (422, the message says

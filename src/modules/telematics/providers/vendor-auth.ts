@@ -1,4 +1,4 @@
-import type { Provider } from '../providers.js';
+import type { Provider } from './catalog.js';
 import { VendorUnavailableError, type Credentials, type ProviderEndpoint } from './adapter.js';
 import { callVendor, parseJson, stringAt } from './vendor-http.js';
 

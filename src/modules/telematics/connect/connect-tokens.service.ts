@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { type Actor, SYSTEM_ACTOR } from '../../platform/core/actor.js';
-import { recordAudit } from '../../platform/audit/audit.service.js';
-import { sha256Hex } from '../../platform/auth/api-key.js';
-import { invalidFromIssues } from '../../platform/core/issues.js';
-import type { Clock } from '../../platform/core/clock.js';
-import type { Db } from '../../platform/db/schema.js';
-import { invalidInput, notFound } from '../../platform/core/errors.js';
-import { freeText } from '../../platform/core/text-rules.js';
-import type { OrgsService } from '../../platform/orgs/orgs.service.js';
+import { type Actor, SYSTEM_ACTOR } from '../../../platform/core/actor.js';
+import { recordAudit } from '../../../platform/audit/audit.service.js';
+import { sha256Hex } from '../../../platform/auth/api-key.js';
+import { invalidFromIssues } from '../../../platform/core/issues.js';
+import type { Clock } from '../../../platform/core/clock.js';
+import type { Db } from '../../../platform/db/schema.js';
+import { invalidInput, notFound } from '../../../platform/core/errors.js';
+import { freeText } from '../../../platform/core/text-rules.js';
+import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
 import * as repo from './connect-tokens.repository.js';
-import * as connections from './connections.repository.js';
-import { findProvider, PROVIDER_IDS } from './providers.js';
+import * as connections from '../connections/connections.repository.js';
+import { findProvider, PROVIDER_IDS } from '../providers/catalog.js';
 
 const CONNECT_TOKEN_PREFIX = 'ct_';
 /** Spec section 8: a connect token lives 15 minutes and is used once. */

@@ -1,9 +1,9 @@
-import type { Provider, ProviderGroup } from '../providers.js';
-import { aggregatorReader } from './aggregator.reader.js';
-import { iso15143Reader } from './iso15143.reader.js';
-import { oemOAuthReader } from './oem-oauth.reader.js';
+import type { Provider, ProviderGroup } from './catalog.js';
+import { aggregatorReader } from './aggregator/reader.js';
+import { iso15143Reader } from './iso15143/reader.js';
+import { oemOAuthReader } from './oem-oauth/reader.js';
 import type { VendorReader } from './reader.js';
-import { tpmsReader } from './tpms.reader.js';
+import { tpmsReader } from './tpms/reader.js';
 
 export type { NormalizedEvent } from './event.js';
 export type { ReaderContext, SeriesRange, VendorReader } from './reader.js';

@@ -1,5 +1,5 @@
-import type { Executor } from '../../platform/db/schema.js';
-import type { TelematicsConnectTokensTable } from './telematics.tables.js';
+import type { Executor } from '../../../platform/db/schema.js';
+import type { TelematicsConnectTokensTable } from '../telematics.tables.js';
 
 export type ConnectTokenRow = TelematicsConnectTokensTable;
 

@@ -1,4 +1,4 @@
-import { accountAdapter, textAt } from './account.adapter.js';
+import { accountAdapter, textAt } from '../account.adapter.js';
 
 /** Fleet-telematics aggregators: each has its own account endpoint and answer shape. */
 export const aggregatorAdapter = accountAdapter({

@@ -1,12 +1,12 @@
-import type { Clock } from '../../platform/core/clock.js';
-import type { Db, Executor } from '../../platform/db/schema.js';
-import { conflict, invalidInput, notFound } from '../../platform/core/errors.js';
-import { decodeCursor, page } from '../../platform/core/pagination.js';
+import type { Clock } from '../../../platform/core/clock.js';
+import type { Db, Executor } from '../../../platform/db/schema.js';
+import { conflict, invalidInput, notFound } from '../../../platform/core/errors.js';
+import { decodeCursor, page } from '../../../platform/core/pagination.js';
 import { z } from 'zod';
 import * as repo from './connections.repository.js';
-import { parseCursors } from './polling/cursors.js';
-import { findProvider } from './providers.js';
-import type { Connection, ConnectionStatus, ListConnectionsQuery } from './telematics.schemas.js';
+import { parseCursors } from '../polling/cursors.js';
+import { findProvider } from '../providers/catalog.js';
+import type { Connection, ConnectionStatus, ListConnectionsQuery } from '../telematics.schemas.js';
 
 const cursorSchema = z.object({ id: z.string() });
 

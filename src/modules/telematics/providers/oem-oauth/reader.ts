@@ -1,9 +1,9 @@
-import { VendorUnavailableError } from '../adapters/adapter.js';
-import type { Equipment, NormalizedEvent } from './event.js';
-import { at, listAt, textAt } from './json.js';
-import { getJson } from './json-feed.js';
-import { epochTime, isoTime, numberOf, toHours, toPercent } from './normalize.js';
-import { Batcher, dataHeaders, equipmentOf, eventOf, type ReaderContext, type VendorReader } from './reader.js';
+import { VendorUnavailableError } from '../adapter.js';
+import type { Equipment, NormalizedEvent } from '../event.js';
+import { at, listAt, textAt } from '../json.js';
+import { getJson } from '../json-feed.js';
+import { epochTime, isoTime, numberOf, toHours, toPercent } from '../normalize.js';
+import { Batcher, dataHeaders, equipmentOf, eventOf, type ReaderContext, type VendorReader } from '../reader.js';
 
 /** OEM platforms behind browser consent: given the connection's access token, `/api/machines` then each machine's telemetry. */
 

@@ -1,6 +1,6 @@
-import type { Provider } from '../providers.js';
-import { VendorUnavailableError, type OAuthConsentAdapter, type OAuthTokens, type ProviderEndpoint } from './adapter.js';
-import { callVendor, parseJson, stringAt } from './vendor-http.js';
+import type { Provider } from '../catalog.js';
+import { VendorUnavailableError, type OAuthConsentAdapter, type OAuthTokens, type ProviderEndpoint } from '../adapter.js';
+import { callVendor, parseJson, stringAt } from '../vendor-http.js';
 
 /** OEM platforms with browser consent: authorization code + PKCE S256 at `{baseUrl}/oauth/authorize` and `/oauth/token`. */
 

@@ -1,6 +1,6 @@
 import { SaxesParser } from 'saxes';
-import { VendorUnavailableError } from '../adapters/adapter.js';
-import { listAt } from './json.js';
+import { VendorUnavailableError } from '../adapter.js';
+import { listAt } from '../json.js';
 
 /**
  * ISO 15143-3 documents as small trees keyed by local name (any namespace prefix or URI), one per child of the root:

@@ -1,6 +1,6 @@
-import type { Credentials, ProviderEndpoint } from '../adapters/adapter.js';
-import { authHeaders } from '../adapters/vendor-auth.js';
-import type { Provider } from '../providers.js';
+import type { Credentials, ProviderEndpoint } from './adapter.js';
+import { authHeaders } from './vendor-auth.js';
+import type { Provider } from './catalog.js';
 import { eventId, type Equipment, type EventData, type EventType, type NormalizedEvent } from './event.js';
 
 /** What a read needs: which vendor, where, as whom, for which connection, from when. */

@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../../platform/core/clock.js';
-import type { Dialect } from '../../platform/db/database.js';
-import type { Db } from '../../platform/db/schema.js';
-import { AppError } from '../../platform/core/errors.js';
-import type { BackgroundWorker } from '../../platform/core/work-loop.js';
-import { WorkLoop } from '../../platform/core/work-loop.js';
-import { retryAfterOf, VendorRejectedError, VendorUnavailableError } from './adapters/adapter.js';
-import type { ConnectionRow } from './connections.repository.js';
+import type { Clock } from '../../../platform/core/clock.js';
+import type { Dialect } from '../../../platform/db/database.js';
+import type { Db } from '../../../platform/db/schema.js';
+import { AppError } from '../../../platform/core/errors.js';
+import type { BackgroundWorker } from '../../../platform/core/work-loop.js';
+import { WorkLoop } from '../../../platform/core/work-loop.js';
+import { retryAfterOf, VendorRejectedError, VendorUnavailableError } from '../providers/adapter.js';
+import type { ConnectionRow } from '../connections/connections.repository.js';
 import type { PollService } from './poll.service.js';
 import { claimDueConnections, releaseClaim } from './poller.repository.js';
 

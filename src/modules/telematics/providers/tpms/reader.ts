@@ -1,8 +1,8 @@
-import type { Equipment, NormalizedEvent } from './event.js';
-import { at, listAt, textAt } from './json.js';
-import { jsonFeedReader, type JsonFeed } from './json-feed.js';
-import { isoTime, numberOf, toCelsius, toKpa } from './normalize.js';
-import { equipmentOf, eventOf, type ReaderContext } from './reader.js';
+import type { Equipment, NormalizedEvent } from '../event.js';
+import { at, listAt, textAt } from '../json.js';
+import { jsonFeedReader, type JsonFeed } from '../json-feed.js';
+import { isoTime, numberOf, toCelsius, toKpa } from '../normalize.js';
+import { equipmentOf, eventOf, type ReaderContext } from '../reader.js';
 
 /**
  * Tire-pressure monitoring: per-wheel pressure and temperature, and alerts. Wheel positions are kept as the vendor

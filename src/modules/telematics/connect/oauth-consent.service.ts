@@ -1,14 +1,14 @@
-import { sha256Hex } from '../../platform/auth/api-key.js';
-import type { Clock } from '../../platform/core/clock.js';
-import type { Db } from '../../platform/db/schema.js';
-import { AppError, notFound } from '../../platform/core/errors.js';
-import type { SecretVault } from '../../platform/secrets/vault.js';
-import { type OAuthTokens, VendorRejectedError, VendorUnavailableError } from './adapters/adapter.js';
-import { oauthAdapterFor } from './adapters/index.js';
-import * as repo from './connections.repository.js';
-import { statusOf } from './connections.service.js';
-import type { ProviderEndpoints } from './provider-endpoints.js';
-import { findProvider } from './providers.js';
+import { sha256Hex } from '../../../platform/auth/api-key.js';
+import type { Clock } from '../../../platform/core/clock.js';
+import type { Db } from '../../../platform/db/schema.js';
+import { AppError, notFound } from '../../../platform/core/errors.js';
+import type { SecretVault } from '../../../platform/secrets/vault.js';
+import { type OAuthTokens, VendorRejectedError, VendorUnavailableError } from '../providers/adapter.js';
+import { oauthAdapterFor } from '../providers/adapters.js';
+import * as repo from '../connections/connections.repository.js';
+import { statusOf } from '../connections/connections.service.js';
+import type { ProviderEndpoints } from '../providers/endpoints.js';
+import { findProvider } from '../providers/catalog.js';
 
 /** What the fleet owner's browser is shown after the vendor sends it back. */
 interface ConsentPage {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Dialect } from '../../platform/db/database.js';
-import type { Db, Executor } from '../../platform/db/schema.js';
-import type { ConnectionRow } from './connections.repository.js';
+import type { Dialect } from '../../../platform/db/database.js';
+import type { Db, Executor } from '../../../platform/db/schema.js';
+import type { ConnectionRow } from '../connections/connections.repository.js';
 
 interface ClaimDueOptions {
   owner: string;

@@ -1,4 +1,4 @@
-import { accountAdapter, textAt } from './account.adapter.js';
+import { accountAdapter, textAt } from '../account.adapter.js';
 
 /** Tire-pressure monitoring platforms: verified through their account endpoint like the aggregators. */
 export const tpmsAdapter = accountAdapter({

@@ -1,22 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import { sha256Hex } from '../../platform/auth/api-key.js';
-import type { Clock } from '../../platform/core/clock.js';
-import type { Db, Executor } from '../../platform/db/schema.js';
-import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/core/errors.js';
-import { newId } from '../../platform/core/ids.js';
-import { invalidFromIssues } from '../../platform/core/issues.js';
-import { maskHint } from '../../platform/secrets/mask.js';
-import type { SecretVault } from '../../platform/secrets/vault.js';
-import type { Credentials, ProviderEndpoint } from './adapters/adapter.js';
-import { credentialAdapterFor, oauthAdapterFor } from './adapters/index.js';
+import { sha256Hex } from '../../../platform/auth/api-key.js';
+import type { Clock } from '../../../platform/core/clock.js';
+import type { Db, Executor } from '../../../platform/db/schema.js';
+import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../../platform/core/errors.js';
+import { newId } from '../../../platform/core/ids.js';
+import { invalidFromIssues } from '../../../platform/core/issues.js';
+import { maskHint } from '../../../platform/secrets/mask.js';
+import type { SecretVault } from '../../../platform/secrets/vault.js';
+import type { Credentials, ProviderEndpoint } from '../providers/adapter.js';
+import { credentialAdapterFor, oauthAdapterFor } from '../providers/adapters.js';
 import * as tokens from './connect-tokens.repository.js';
-import * as connections from './connections.repository.js';
-import { CLOSED } from './polling/breaker.js';
-import type { ProviderEndpoints } from './provider-endpoints.js';
-import { findProvider, type Provider, PROVIDER_IDS } from './providers.js';
-import { apiKeyCredentials, type ConnectBody, type ConnectOutput, noCredentials, usernamePassword } from './telematics.schemas.js';
-import { vendorError } from './vendor-errors.js';
+import * as connections from '../connections/connections.repository.js';
+import { CLOSED } from '../polling/breaker.js';
+import type { ProviderEndpoints } from '../providers/endpoints.js';
+import { findProvider, type Provider, PROVIDER_IDS } from '../providers/catalog.js';
+import { apiKeyCredentials, type ConnectBody, type ConnectOutput, noCredentials, usernamePassword } from '../telematics.schemas.js';
+import { vendorError } from '../providers/vendor-errors.js';
 
 /** How long a fleet owner has to give consent at the vendor after connecting (the authorize link's life). */
 export const CONSENT_LIFETIME_MS = 30 * 60 * 1000;

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError, type Environment } from '../../config.js';
-import type { TelematicsSettings } from './telematics.settings.js';
-import { firstIssueText } from '../../platform/core/issues.js';
-import type { ProviderEndpoint } from './adapters/adapter.js';
-import { findProvider, PROVIDERS, type Provider } from './providers.js';
+import { ConfigError, type Environment } from '../../../config.js';
+import type { TelematicsSettings } from '../telematics.settings.js';
+import { firstIssueText } from '../../../platform/core/issues.js';
+import type { ProviderEndpoint } from './adapter.js';
+import { findProvider, PROVIDERS, type Provider } from './catalog.js';
 
 /** A vendor URL is operator configuration only (no request field ever names one): http(s), no credentials in it. */
 const vendorUrl = z

@@ -1,10 +1,10 @@
-import { VendorUnavailableError } from '../adapters/adapter.js';
-import { refusedMessage } from '../adapters/vendor-auth.js';
-import { callVendor, parseJson, streamVendor } from '../adapters/vendor-http.js';
-import type { Equipment, EventData, EventType, NormalizedEvent } from './event.js';
+import { VendorUnavailableError } from '../adapter.js';
+import { refusedMessage } from '../vendor-auth.js';
+import { callVendor, parseJson, streamVendor } from '../vendor-http.js';
+import type { Equipment, EventData, EventType, NormalizedEvent } from '../event.js';
 import { child, jsonRootChildren, valueOf, xmlRootChildren, type IsoNode } from './iso-xml.js';
-import { booleanOf, isoTime, numberOf, toHours, toKm, toLitres, toPercent } from './normalize.js';
-import { Batcher, dataHeaders, DEFAULT_MAX_PAGES, equipmentOf, eventOf, type ReaderContext, type SeriesRange, type VendorReader } from './reader.js';
+import { booleanOf, isoTime, numberOf, toHours, toKm, toLitres, toPercent } from '../normalize.js';
+import { Batcher, dataHeaders, DEFAULT_MAX_PAGES, equipmentOf, eventOf, type ReaderContext, type SeriesRange, type VendorReader } from '../reader.js';
 
 /**
  * ISO 15143-3 (AEMP 2.0) feeds, XML or JSON: the fleet snapshot `/Fleet/{page}` and the time series

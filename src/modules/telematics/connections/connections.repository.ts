@@ -1,6 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
-import type { Database, Executor } from '../../platform/db/schema.js';
-import type { TelematicsConnectionsTable } from './telematics.tables.js';
+import type { Database, Executor } from '../../../platform/db/schema.js';
+import type { TelematicsConnectionsTable } from '../telematics.tables.js';
 
 export type ConnectionRow = TelematicsConnectionsTable;
 

@@ -1,4 +1,4 @@
-import type { Provider } from '../providers.js';
+import type { Provider } from './catalog.js';
 
 /** Where and as whom the gateway reaches one provider: operator configuration (PROVIDERS_CONFIG, env, VENDOR_SIM_URL). */
 export interface ProviderEndpoint {

@@ -1,6 +1,6 @@
-import { VendorUnavailableError, type CredentialAdapter } from './adapter.js';
-import { authHeaders, refusedMessage } from './vendor-auth.js';
-import { callVendor, parseJson } from './vendor-http.js';
+import { VendorUnavailableError, type CredentialAdapter } from '../adapter.js';
+import { authHeaders, refusedMessage } from '../vendor-auth.js';
+import { callVendor, parseJson } from '../vendor-http.js';
 
 /** ISO 15143-3 (AEMP 2.0) feeds: credentials work when the first fleet snapshot page comes back as a fleet document. */
 

@@ -1,5 +1,5 @@
-import type { Db } from '../../platform/db/schema.js';
-import type { Rejection } from '../../platform/outbox/delivery-worker.js';
+import type { Db } from '../../../platform/db/schema.js';
+import type { Rejection } from '../../../platform/outbox/delivery-worker.js';
 
 /** How many of the hub's refusals a connection keeps (the newest). */
 const KEPT_REJECTIONS = 20;

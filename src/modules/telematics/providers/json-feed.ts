@@ -1,6 +1,6 @@
-import { VendorUnavailableError } from '../adapters/adapter.js';
-import { refusedMessage } from '../adapters/vendor-auth.js';
-import { callVendor, parseJson } from '../adapters/vendor-http.js';
+import { VendorUnavailableError } from './adapter.js';
+import { refusedMessage } from './vendor-auth.js';
+import { callVendor, parseJson } from './vendor-http.js';
 import type { NormalizedEvent } from './event.js';
 import { Batcher, dataHeaders, type ReaderContext, type VendorReader } from './reader.js';
 

@@ -1,8 +1,8 @@
-import type { Equipment, EventData, EventType, NormalizedEvent } from './event.js';
-import { at, listAt, textAt } from './json.js';
-import { jsonFeedReader, type JsonFeed } from './json-feed.js';
-import { epochTime, isoTime, numberOf, toHours, toKm, toLitres, toPercent } from './normalize.js';
-import { equipmentOf, eventOf, type ReaderContext } from './reader.js';
+import type { Equipment, EventData, EventType, NormalizedEvent } from '../event.js';
+import { at, listAt, textAt } from '../json.js';
+import { jsonFeedReader, type JsonFeed } from '../json-feed.js';
+import { epochTime, isoTime, numberOf, toHours, toKm, toLitres, toPercent } from '../normalize.js';
+import { equipmentOf, eventOf, type ReaderContext } from '../reader.js';
 
 /**
  * Fleet-telematics aggregators: one unit list each, with position, engine hours and fuel or odometer. Their readings
