@@ -4,7 +4,7 @@ import { VendorRejectedError, VendorUnavailableError, type ProviderEndpoint } fr
 import { oauthAdapterFor } from '../../../../src/modules/telematics/providers/adapters.js';
 import { normalizedEventSchema, type NormalizedEvent } from '../../../../src/modules/telematics/providers/event.js';
 import { readerFor } from '../../../../src/modules/telematics/providers/readers.js';
-import { nextPage, pageNumberOf } from '../../../../src/modules/telematics/providers/iso15143/reader.js';
+import { nextPage, pageNumberOf } from '../../../../src/modules/telematics/providers/iso15143/paging.js';
 import { isoTime, toCelsius, toHours, toKm, toKpa, toLitres } from '../../../../src/modules/telematics/providers/normalize.js';
 import type { ReaderContext } from '../../../../src/modules/telematics/providers/reader.js';
 import { findProvider, PROVIDERS, type Provider } from '../../../../src/modules/telematics/providers/catalog.js';

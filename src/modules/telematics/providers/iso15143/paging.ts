@@ -1,0 +1,74 @@
+import { VendorUnavailableError } from '../adapter.js';
+import { refusedMessage } from '../vendor-auth.js';
+import { callVendor, parseJson, streamVendor } from '../vendor-http.js';
+import { DEFAULT_MAX_PAGES, type ReaderContext } from '../reader.js';
+import { jsonRootChildren, valueOf, xmlRootChildren, type IsoNode } from './iso-xml.js';
+
+/** ISO 15143-3 paging: a document's pages followed through their `Links`, each page's root children yielded as read. */
+
+interface PageLinks {
+  self?: string;
+  next?: string;
+  last?: string;
+}
+
+/** The page number an ISO link names: its last path segment. Feeds counting from 0 mean their first page by 0. */
+export function pageNumberOf(href: string | undefined): number | undefined {
+  if (href === undefined || !URL.canParse(href, 'http://base.invalid/')) return undefined;
+  const segment = new URL(href, 'http://base.invalid/').pathname.replace(/\/+$/, '').split('/').at(-1) ?? '';
+  return /^\d{1,9}$/.test(segment) ? Math.max(1, Number(segment)) : undefined;
+}
+
+/**
+ * The page to read after `page`, or undefined at the end: an empty page, self == last, no next link, or a next link
+ * back to a page already read (feeds link the last page to 0 or 1, or keep linking past the end).
+ */
+export function nextPage(page: number, links: PageLinks, hadContent: boolean, visited: ReadonlySet<number>): number | undefined {
+  if (!hadContent) return undefined;
+  const self = pageNumberOf(links.self) ?? page;
+  const last = pageNumberOf(links.last);
+  if (last !== undefined && self >= last) return undefined;
+  const next = pageNumberOf(links.next);
+  return next === undefined || visited.has(next) ? undefined : next;
+}
+
+function linkOf(node: IsoNode, links: PageLinks): void {
+  const rel = valueOf(node, 'rel')?.toLowerCase();
+  const href = valueOf(node, 'href');
+  if (href !== undefined && (rel === 'self' || rel === 'next' || rel === 'last')) links[rel] = href;
+}
+
+/**
+ * Reads pages from 1, yielding each page's root children (links excluded) as they arrive. Links are only ever read for
+ * a page number: every request goes to the configured endpoint, so a feed's links cannot send credentials elsewhere.
+ */
+export async function* pagedNodes(ctx: ReaderContext, headers: Record<string, string>, pathOf: (page: number) => string, root: string, isContent: (node: IsoNode) => boolean): AsyncGenerator<IsoNode[]> {
+  const { provider, endpoint } = ctx;
+  const maxPages = ctx.maxPages ?? DEFAULT_MAX_PAGES;
+  const visited = new Set<number>();
+  const xml = provider.format === 'xml';
+  const request = { path: '', headers: { ...headers, accept: xml ? 'application/xml' : 'application/json' }, rejected: refusedMessage(provider) };
+  for (let page: number | undefined = 1; page !== undefined; ) {
+    if (visited.size >= maxPages) throw new VendorUnavailableError(`${provider.id} kept linking pages past ${maxPages}`, 'failed');
+    visited.add(page);
+    const links: PageLinks = {};
+    let hadContent = false;
+    const take = (nodes: IsoNode[]): IsoNode[] => {
+      const content = nodes.filter((node) => {
+        if (node.name === 'Links') linkOf(node, links);
+        return node.name !== 'Links';
+      });
+      hadContent ||= content.some(isContent);
+      return content;
+    };
+    if (xml) {
+      const res = await streamVendor(provider.id, endpoint, { ...request, path: pathOf(page) });
+      for await (const nodes of xmlRootChildren(provider.id, res.body, root)) yield take(nodes);
+    } else {
+      const res = await callVendor(provider.id, endpoint, { ...request, path: pathOf(page) });
+      yield take(jsonRootChildren(provider.id, parseJson(provider.id, res), ['Links', root === 'Fleet' ? 'Equipment' : root]));
+    }
+    page = nextPage(page, links, hadContent, visited);
+  }
+}
+
