@@ -7,6 +7,7 @@ import { findProvider, PROVIDERS, type ProviderGroup } from '../modules/telemati
 import { registerAggregatorRoutes } from './vendor-sim/aggregators.js';
 import { registerAuthRoutes } from './vendor-sim/auth.js';
 import type { RegisterRoutes, SimContext } from './vendor-sim/context.js';
+import type { FleetBehaviour } from './vendor-sim/fleet-behaviour.js';
 import { registerIsoRoutes } from './vendor-sim/iso.js';
 import { registerOemRoutes } from './vendor-sim/oem.js';
 import { TokenStore } from './vendor-sim/tokens.js';
@@ -47,11 +48,14 @@ export interface VendorSimRequest {
   endedAt: number;
 }
 
-/** The API key, or the user name of HTTP Basic credentials, a request carried. */
-function accountOf(request: FastifyRequest): string | null {
+/** The API key, the user name of HTTP Basic credentials, or the account a bearer token was issued to. */
+function accountOf(request: FastifyRequest, tokens: TokenStore): string | null {
   const key = request.headers['x-api-key'];
   if (typeof key === 'string') return key;
-  const basic = /^Basic (.+)$/i.exec(request.headers.authorization ?? '')?.[1];
+  const authorization = request.headers.authorization ?? '';
+  const bearer = /^Bearer (.+)$/i.exec(authorization)?.[1];
+  if (bearer !== undefined) return tokens.accountOf(bearer.trim()) ?? null;
+  const basic = /^Basic (.+)$/i.exec(authorization)?.[1];
   return basic === undefined ? null : (Buffer.from(basic, 'base64').toString('utf8').split(':')[0] ?? null);
 }
 
@@ -61,6 +65,8 @@ export interface VendorSim {
   /** `'*'` sets every provider and clears per-provider modes. */
   setMode(provider: string, mode: VendorSimMode): void;
   mode(provider: string): VendorSimMode;
+  /** How one account's fleet at a provider behaves from now on (replaces what was set for it; `{}` clears it). */
+  setFleet(provider: string, account: string, behaviour: FleetBehaviour): void;
   /** Makes every refresh token issued so far (of one provider, or all) unknown: the next refresh is invalid_grant. */
   revokeRefreshTokens(provider?: string): void;
   /** Answered requests, oldest first, optionally of one provider (admin routes are not logged). */
@@ -79,6 +85,9 @@ const modeSchema = z.discriminatedUnion('kind', [
 ]);
 
 const setModeSchema = z.object({ provider: z.string().min(1), mode: modeSchema });
+
+// The behaviour's parts are checked by the routes that read them; here only its outline.
+const setFleetSchema = z.object({ provider: z.string().min(1), account: z.string().min(1), behaviour: z.record(z.string(), z.unknown()) });
 
 /** Per-request switches (`?sim_fail=503`, `?sim_delay_ms=200`, `?sim_rate_limit=30`) win over the provider's mode. */
 function queryMode(query: unknown): VendorSimMode | undefined {
@@ -113,6 +122,8 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
   let inflight = new AbortController();
   const tokens = new TokenStore(now);
   const modeOf = (provider: string): VendorSimMode => modes.get(provider) ?? globalMode;
+  const fleets = new Map<string, FleetBehaviour>();
+  const fleetKey = (provider: string, account: string): string => JSON.stringify([provider, account]);
 
   const ctx: SimContext = {
     now,
@@ -120,6 +131,11 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
     pageSize: opts.pageSize ?? 10,
     tokens,
     rejecting: (provider) => modeOf(provider).kind === 'reject',
+    accountOf: (request) => accountOf(request, tokens),
+    fleet: (provider, request) => {
+      const account = accountOf(request, tokens);
+      return (account === null ? undefined : fleets.get(fleetKey(provider, account))) ?? {};
+    },
   };
 
   const providerOf = (request: FastifyRequest): string | undefined => {
@@ -161,7 +177,7 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
         method: request.method,
         path: request.url.split('?')[0] ?? request.url,
         status: reply.statusCode,
-        account: accountOf(request),
+        account: accountOf(request, tokens),
         startedAt: arrivals.get(request) ?? Date.now(),
         endedAt: Date.now(),
       });
@@ -193,9 +209,14 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
       modes.set(provider, checked);
     }
   };
+  const setFleet = (provider: string, account: string, behaviour: FleetBehaviour): void => {
+    if (findProvider(provider) === undefined) throw new Error(`unknown provider ${provider}`);
+    fleets.set(fleetKey(provider, account), behaviour);
+  };
   const requests = (provider?: string): VendorSimRequest[] => log.filter((r) => provider === undefined || r.provider === provider);
   const reset = (): void => {
     modes.clear();
+    fleets.clear();
     globalMode = { kind: 'up' };
     log = [];
     tokens.clear();
@@ -209,6 +230,13 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
     if (parsed.data.provider !== '*' && findProvider(parsed.data.provider) === undefined) return reply.code(400).send({ error: `unknown provider ${parsed.data.provider}` });
     setMode(parsed.data.provider, parsed.data.mode);
     return { ok: true, provider: parsed.data.provider, mode: parsed.data.mode };
+  });
+  app.post('/_sim/fleet', (request, reply) => {
+    const parsed = setFleetSchema.safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send({ error: issuesText(issueDetails(parsed.error.issues)) });
+    if (findProvider(parsed.data.provider) === undefined) return reply.code(400).send({ error: `unknown provider ${parsed.data.provider}` });
+    setFleet(parsed.data.provider, parsed.data.account, parsed.data.behaviour);
+    return { ok: true };
   });
   app.post('/_sim/revoke-refresh-tokens', (request) => {
     const provider = typeof request.body === 'object' && request.body !== null ? (request.body as { provider?: unknown }).provider : undefined;
@@ -227,6 +255,7 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     setMode,
+    setFleet,
     mode: modeOf,
     revokeRefreshTokens: (provider) => tokens.revokeRefreshTokens(provider),
     requests,

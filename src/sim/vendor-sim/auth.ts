@@ -58,7 +58,7 @@ export const registerAuthRoutes: RegisterRoutes = (app, provider, ctx) => {
       const password = field(request.body, 'password');
       if (username === undefined || password === undefined) return reply.code(400).send({ error: 'bad_request', message: 'username and password are required' });
       if (ctx.rejecting(provider.id) || password === WRONG_PASSWORD) return refuse(reply, provider, 'Login failed: invalid username or password.');
-      return { session_token: ctx.tokens.issueAccess(provider.id, SESSION_SECONDS), expires_in: SESSION_SECONDS };
+      return { session_token: ctx.tokens.issueAccess(provider.id, SESSION_SECONDS, username), expires_in: SESSION_SECONDS };
     });
     return;
   }
@@ -82,13 +82,13 @@ export const registerAuthRoutes: RegisterRoutes = (app, provider, ctx) => {
       if (username === undefined || password === undefined) return oauthError(reply, 'invalid_request', 'username and password are required');
       if (client.secret === WRONG_PASSWORD) return oauthError(reply, 'invalid_client', 'client authentication failed');
       if (rejecting || password === WRONG_PASSWORD) return oauthError(reply, 'invalid_grant', 'The user name or password is incorrect.');
-      return ctx.tokens.issuePair(provider.id, client.id);
+      return ctx.tokens.issuePair(provider.id, client.id, username);
     }
     if (provider.auth === 'oauth_client_credentials' && grant === 'client_credentials') {
       // Here the client is the fleet itself, so a wrong secret is the fleet's wrong password.
       if (client.secret === undefined) return oauthError(reply, 'invalid_request', 'client_secret is required');
       if (rejecting || client.secret === WRONG_PASSWORD) return oauthError(reply, 'invalid_client', 'client authentication failed');
-      return ctx.tokens.issuePair(provider.id, client.id);
+      return ctx.tokens.issuePair(provider.id, client.id, client.id);
     }
     if (provider.auth === 'oauth_authorization_code' && grant === 'authorization_code') {
       const code = field(body, 'code');

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Provider } from '../../modules/telematics/providers/catalog.js';
+import type { FleetBehaviour } from './fleet-behaviour.js';
 import type { TokenStore } from './tokens.js';
 
 /** What every simulated vendor's routes share: the clock, fleet shape, tokens and the reject switch. */
@@ -10,6 +11,10 @@ export interface SimContext {
   tokens: TokenStore;
   /** True while the provider's mode is `reject`: every credential is refused. */
   rejecting(provider: string): boolean;
+  /** The account a request speaks for (API key, Basic user, or the account its bearer token was issued to); null if none. */
+  accountOf(request: FastifyRequest): string | null;
+  /** How the fleet a request reads behaves (empty: as the simulator always has). */
+  fleet(provider: string, request: FastifyRequest): FleetBehaviour;
 }
 
 /** Adds one provider's routes to a scope already prefixed with `/<provider id>`. */

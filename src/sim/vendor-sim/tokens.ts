@@ -29,16 +29,22 @@ const opaque = (prefix: string): string => `${prefix}_${randomBytes(18).toString
 const s256 = (verifier: string): string => createHash('sha256').update(verifier).digest('base64url');
 
 export class TokenStore {
-  private access = new Map<string, { provider: string; expiresAt: number }>();
-  private refresh = new Map<string, { provider: string; clientId: string }>();
+  private access = new Map<string, { provider: string; expiresAt: number; account: string | undefined }>();
+  private refresh = new Map<string, { provider: string; clientId: string; account: string | undefined }>();
   private codes = new Map<string, CodeGrant>();
 
   constructor(private readonly now: () => Date) {}
 
-  issueAccess(provider: string, ttlSeconds = ACCESS_TOKEN_SECONDS): string {
+  /** `account`: whose fleet the token opens (the user name or client id it was issued for), for per-fleet behaviour. */
+  issueAccess(provider: string, ttlSeconds = ACCESS_TOKEN_SECONDS, account?: string): string {
     const token = opaque('at');
-    this.access.set(token, { provider, expiresAt: this.now().getTime() + ttlSeconds * 1000 });
+    this.access.set(token, { provider, expiresAt: this.now().getTime() + ttlSeconds * 1000, account });
     return token;
+  }
+
+  /** The account a live or expired access token was issued for. */
+  accountOf(token: string): string | undefined {
+    return this.access.get(token)?.account;
   }
 
   accessValid(provider: string, token: string): boolean {
@@ -46,10 +52,10 @@ export class TokenStore {
     return grant !== undefined && grant.provider === provider && grant.expiresAt > this.now().getTime();
   }
 
-  issuePair(provider: string, clientId: string): IssuedTokens {
+  issuePair(provider: string, clientId: string, account?: string): IssuedTokens {
     const refreshToken = opaque('rt');
-    this.refresh.set(refreshToken, { provider, clientId });
-    return { access_token: this.issueAccess(provider), token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refreshToken };
+    this.refresh.set(refreshToken, { provider, clientId, account });
+    return { access_token: this.issueAccess(provider, ACCESS_TOKEN_SECONDS, account), token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refreshToken };
   }
 
   /** Rotation: the presented refresh token dies and a new pair is issued; undefined when unknown or revoked. */
@@ -57,7 +63,7 @@ export class TokenStore {
     const grant = this.refresh.get(refreshToken);
     if (grant === undefined || grant.provider !== provider) return undefined;
     this.refresh.delete(refreshToken);
-    return this.issuePair(provider, grant.clientId);
+    return this.issuePair(provider, grant.clientId, grant.account);
   }
 
   revokeRefreshTokens(provider?: string): void {

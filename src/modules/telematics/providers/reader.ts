@@ -3,6 +3,13 @@ import { authHeaders } from './vendor-auth.js';
 import type { Provider } from './catalog.js';
 import { eventId, type Equipment, type EventData, type EventType, type NormalizedEvent } from './event.js';
 
+/**
+ * What a read came across and could not use as it stands, counted in the connection's issues (with first and last
+ * seen): a reading stamped in the future, an element or unit the mapping does not know, a vendor placeholder, a wait
+ * for the vendor's budget, a document that does not parse.
+ */
+export type ReadIssueKind = 'future_timestamp' | 'unmapped_element' | 'unknown_unit' | 'placeholder' | 'budget_wait' | 'document_invalid';
+
 /** What a read needs: which vendor, where, as whom, for which connection, from when. */
 export interface ReaderContext {
   provider: Provider;
@@ -16,6 +23,8 @@ export interface ReaderContext {
   batchSize?: number;
   /** Pages followed in one paged read before giving up on the vendor (default 10,000). */
   maxPages?: number;
+  /** Told of each thing read but not used, with a short detail (an element name, a unit, a URL path); absent: nobody counts. */
+  report?: (kind: ReadIssueKind, detail: string) => void;
 }
 
 /** A time-series window (ISO 15143-3 feeds): each machine's readings between start and end. */
