@@ -37,9 +37,23 @@ export class VendorUnavailableError extends Error {
   constructor(
     message: string,
     readonly kind: 'timeout' | 'failed',
+    /** The vendor's HTTP status when it answered with an error; undefined when it could not be reached or timed out. */
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'VendorUnavailableError';
+  }
+}
+
+/** The vendor answered, but with a document the gateway cannot read: which URL path, and the parser's reason. */
+export class VendorDocumentInvalidError extends VendorUnavailableError {
+  constructor(
+    providerId: string,
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${providerId} sent a document that cannot be read at ${path}: ${reason}`, 'failed');
+    this.name = 'VendorDocumentInvalidError';
   }
 }
 
