@@ -23,7 +23,9 @@ type VendorSimMode =
   | { kind: 'reject' }
   | { kind: 'fail'; status?: 500 | 502 | 503 }
   | { kind: 'slow'; delayMs: number }
-  | { kind: 'rate_limited'; retryAfterSeconds: number };
+  | { kind: 'rate_limited'; retryAfterSeconds: number }
+  /** A 200 carrying an HTML maintenance page, as vendors' load balancers do: neither the JSON nor the XML asked for. */
+  | { kind: 'maintenance_page' };
 
 interface VendorSimOptions {
   port?: number;
@@ -82,6 +84,7 @@ const modeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('fail'), status: z.union([z.literal(500), z.literal(502), z.literal(503)]).optional() }),
   z.object({ kind: z.literal('slow'), delayMs: z.int().nonnegative() }),
   z.object({ kind: z.literal('rate_limited'), retryAfterSeconds: z.int().nonnegative() }),
+  z.object({ kind: z.literal('maintenance_page') }),
 ]);
 
 const setModeSchema = z.object({ provider: z.string().min(1), mode: modeSchema });
@@ -163,6 +166,9 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
     if (mode.kind === 'fail') {
       const status = mode.status ?? 500;
       return reply.code(status).send({ error: 'server_error', message: `simulated ${status}` });
+    }
+    if (mode.kind === 'maintenance_page') {
+      return reply.code(200).type('text/html').send('<!DOCTYPE html><html><body><h1>Down for maintenance</h1></body></html>');
     }
     if (mode.kind === 'rate_limited') {
       return reply.code(429).header('retry-after', String(mode.retryAfterSeconds)).send({ error: 'rate_limited', message: 'Too many requests' });

@@ -18,6 +18,12 @@ export const ERROR_STATUS = {
   headers_too_large: 431,
   internal: 500,
   upstream_failure: 502,
+  /** A vendor (telematics) could not be reached: refused connection, unknown host, reset. */
+  vendor_unreachable: 502,
+  /** A vendor answered with an error status (in details.status). */
+  vendor_error: 502,
+  /** A vendor answered with a document the gateway cannot read (details.path, details.reason). */
+  vendor_document_invalid: 502,
   unavailable: 503,
   upstream_timeout: 504,
 } as const;

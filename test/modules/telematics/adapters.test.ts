@@ -101,7 +101,8 @@ describe.each(withCredentials.map((p) => [p.id, p] as const))('verify %s', (_id,
     sim.setMode(provider.id, { kind: 'fail', status: 502 });
     const err = await failure(verify(good(provider)));
     expect(err).toBeInstanceOf(VendorUnavailableError);
-    expect(err).toMatchObject({ kind: 'failed', message: `${provider.id} answered HTTP 502` });
+    expect(err).toMatchObject({ kind: 'failed', status: 502 });
+    expect((err as Error).message).toMatch(new RegExp(`^${provider.id} answered HTTP 502 at /`));
     expect((err as Error).message).not.toContain(PASSWORD);
   });
 

@@ -157,12 +157,13 @@ describe.each(dialects)('POST /connect (%s)', (dialect) => {
       await connectOk(token);
     });
 
-    it('down -> 502, slow past the timeout -> 504; the token stays usable', async () => {
+    it('an error status -> 502 vendor_error with the status, slow past the timeout -> 504; the token stays usable', async () => {
       const token = await issue();
       sim.setMode('vendor1_livelink', { kind: 'fail', status: 503 });
       const down = await post({ connect_token: token, provider: 'vendor1_livelink', credentials: credentialsFor(PROVIDERS[0] as Provider) });
       expect(down.statusCode, down.body).toBe(502);
-      expect(down.json()).toMatchObject({ ok: false, code: 'upstream_failure' });
+      expect(down.json()).toMatchObject({ ok: false, code: 'vendor_error', details: { status: 503 } });
+      expect(down.json<{ error: string }>().error).toContain('HTTP 503 at /Fleet/1');
       sim.setMode('vendor1_livelink', { kind: 'slow', delayMs: 1500 });
       const slow = await post({ connect_token: token, provider: 'vendor1_livelink', credentials: credentialsFor(PROVIDERS[0] as Provider) });
       expect(slow.statusCode, slow.body).toBe(504);
@@ -180,8 +181,22 @@ describe.each(dialects)('POST /connect (%s)', (dialect) => {
         const token = (await h2.gateway.services.connectTokens.issue({ org: 'acme' })).connect_token;
         const r = await h2.request({ method: 'POST', url: '/connect', payload: { connect_token: token, provider: 'vendor6_lida', credentials: { username: 'a', password: 'b' } } });
         expect(r.statusCode, r.body).toBe(502);
+        expect(r.json()).toMatchObject({ ok: false, code: 'vendor_unreachable' });
+        expect(r.json<{ error: string }>().error).toContain('could not be reached (ECONNREFUSED)');
       } finally {
         await h2.close();
+      }
+    });
+
+    it('a page that is not the document asked for -> 502 vendor_document_invalid naming the path and the reason, for XML and JSON feeds', async () => {
+      for (const provider of ['vendor1_livelink', 'vendor6_lida', 'vendor13']) {
+        const token = await issue();
+        sim.setMode(provider, { kind: 'maintenance_page' });
+        const r = await post({ connect_token: token, provider, credentials: credentialsFor(PROVIDERS.find((p) => p.id === provider) as Provider) });
+        expect(r.statusCode, r.body).toBe(502);
+        expect(r.json(), provider).toMatchObject({ ok: false, code: 'vendor_document_invalid', details: { path: expect.stringMatching(/^\//) as unknown, reason: expect.any(String) as unknown } });
+        sim.setMode(provider, { kind: 'up' });
+        await connectOk(token, provider);
       }
     });
   });

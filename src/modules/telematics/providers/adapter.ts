@@ -63,8 +63,9 @@ export class VendorAskedToWaitError extends VendorUnavailableError {
     message: string,
     /** Seconds its Retry-After asked for; undefined when it did not say. */
     readonly retryAfterSeconds: number | undefined,
+    status: number,
   ) {
-    super(message, 'failed');
+    super(message, 'failed', status);
     this.name = 'VendorAskedToWaitError';
   }
 }

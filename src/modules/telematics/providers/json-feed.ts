@@ -1,4 +1,4 @@
-import { VendorUnavailableError } from './adapter.js';
+import { VendorDocumentInvalidError } from './adapter.js';
 import { refusedMessage } from './vendor-auth.js';
 import { callVendor, parseJson } from './vendor-http.js';
 import type { NormalizedEvent } from './event.js';
@@ -27,7 +27,7 @@ export function jsonFeedReader(feeds: Readonly<Record<string, readonly JsonFeed[
       const batcher = new Batcher(ctx);
       for (const feed of list) {
         const items = feed.items(await getJson(ctx, headers, feed.path));
-        if (items === undefined) throw new VendorUnavailableError(`${ctx.provider.id} answered ${feed.path} without its list`, 'failed');
+        if (items === undefined) throw new VendorDocumentInvalidError(ctx.provider.id, feed.path, 'the answer holds no list of items');
         for (const item of items) {
           for (const event of feed.events(ctx, item)) batcher.add(event);
           for (let batch = batcher.full(); batch !== undefined; batch = batcher.full()) yield batch;

@@ -1,5 +1,5 @@
 import type { Provider } from './catalog.js';
-import { VendorUnavailableError, type Credentials, type ProviderEndpoint } from './adapter.js';
+import { VendorDocumentInvalidError, type Credentials, type ProviderEndpoint } from './adapter.js';
 import { callVendor, parseJson, stringAt } from './vendor-http.js';
 
 /** Turns a fleet's credentials into the headers of an authenticated data call, per the provider's auth style. */
@@ -14,7 +14,7 @@ export function refusedMessage(provider: Provider): string {
 async function bearerFrom(provider: Provider, endpoint: ProviderEndpoint, path: string, tokenKey: string, init: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string> }): Promise<string> {
   const res = await callVendor(provider.id, endpoint, { method: 'POST', path, ...init, rejected: refusedMessage(provider) });
   const token = stringAt(parseJson(provider.id, res), tokenKey);
-  if (token === undefined) throw new VendorUnavailableError(`${provider.id} answered the login without a token`, 'failed');
+  if (token === undefined) throw new VendorDocumentInvalidError(provider.id, path, `the answer holds no ${tokenKey}`);
   return `Bearer ${token}`;
 }
 

@@ -1,6 +1,6 @@
 import { Agent, errors, request } from 'undici';
 import type { ProviderEndpoint } from './adapter.js';
-import { VendorAskedToWaitError, VendorRejectedError, VendorUnavailableError } from './adapter.js';
+import { VendorAskedToWaitError, VendorDocumentInvalidError, VendorRejectedError, VendorUnavailableError } from './adapter.js';
 
 /**
  * The one way adapters call a vendor: a per-call deadline, and every failure mapped to VendorRejectedError (the
@@ -24,6 +24,8 @@ interface VendorRequest {
 }
 
 interface VendorResponse {
+  /** The path asked for (after the base URL), for messages. */
+  path: string;
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: string;
@@ -74,10 +76,10 @@ function failureOf(providerId: string, req: VendorRequest, response: VendorRespo
   if (status === 401 || status === 403) return new VendorRejectedError(req.rejected);
   if (status === 400 && REFUSING_OAUTH_ERRORS.has(oauthErrorOf(response.body) ?? '')) return new VendorRejectedError(req.rejected);
   const wait = status === 429 || status >= 500 ? retryAfterSeconds(response.headers['retry-after']) : undefined;
-  if (status === 429) return new VendorAskedToWaitError(`${providerId} is rate limiting the gateway (HTTP 429)`, wait);
-  if (status === 503) return new VendorAskedToWaitError(`${providerId} is unavailable (HTTP 503)`, wait);
-  const message = `${providerId} answered HTTP ${status}`;
-  return wait === undefined ? new VendorUnavailableError(message, 'failed') : new VendorAskedToWaitError(message, wait);
+  if (status === 429) return new VendorAskedToWaitError(`${providerId} is rate limiting the gateway (HTTP 429 at ${req.path})`, wait, status);
+  if (status === 503) return new VendorAskedToWaitError(`${providerId} is unavailable (HTTP 503 at ${req.path})`, wait, status);
+  const message = `${providerId} answered HTTP ${status} at ${req.path}`;
+  return wait === undefined ? new VendorUnavailableError(message, 'failed', status) : new VendorAskedToWaitError(message, wait, status);
 }
 
 /** A 2xx answer with its whole body, or the error the caller should surface. */
@@ -95,7 +97,7 @@ export async function callVendor(providerId: string, endpoint: ProviderEndpoint,
       body,
       signal,
     });
-    response = { status: res.statusCode, headers: res.headers, body: await res.body.text() };
+    response = { path: req.path, status: res.statusCode, headers: res.headers, body: await res.body.text() };
   } catch (err) {
     throw unreachable(providerId, endpoint, err, signal.aborted);
   }
@@ -131,7 +133,7 @@ export async function streamVendor(providerId: string, endpoint: ProviderEndpoin
     });
     if (res.statusCode < 200 || res.statusCode >= 300) {
       // Error answers are small: read whole, still under the first deadline, for the OAuth error and Retry-After.
-      throw failureOf(providerId, req, { status: res.statusCode, headers: res.headers, body: await res.body.text() });
+      throw failureOf(providerId, req, { path: req.path, status: res.statusCode, headers: res.headers, body: await res.body.text() });
     }
   } catch (err) {
     clearTimeout(timer);
@@ -168,8 +170,8 @@ export async function streamVendor(providerId: string, endpoint: ProviderEndpoin
 export function parseJson(providerId: string, res: VendorResponse): unknown {
   try {
     return JSON.parse(res.body) as unknown;
-  } catch {
-    throw new VendorUnavailableError(`${providerId} sent an unreadable answer`, 'failed');
+  } catch (err) {
+    throw new VendorDocumentInvalidError(providerId, res.path, `not JSON (${err instanceof Error ? err.message : 'parse error'})`);
   }
 }
 

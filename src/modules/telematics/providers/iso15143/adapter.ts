@@ -1,4 +1,4 @@
-import { VendorUnavailableError, type CredentialAdapter } from '../adapter.js';
+import { VendorDocumentInvalidError, type CredentialAdapter } from '../adapter.js';
 import { authHeaders, refusedMessage } from '../vendor-auth.js';
 import { callVendor, parseJson } from '../vendor-http.js';
 
@@ -19,7 +19,7 @@ export const iso15143Adapter: CredentialAdapter = {
     const accept = provider.format === 'xml' ? 'application/xml' : 'application/json';
     const res = await callVendor(provider.id, endpoint, { path: '/Fleet/1', headers: { ...headers, accept }, rejected: refusedMessage(provider) });
     const isFleet = provider.format === 'xml' ? FLEET_ROOT.test(res.body) : isJsonFleet(parseJson(provider.id, res));
-    if (!isFleet) throw new VendorUnavailableError(`${provider.id} did not answer with an ISO 15143-3 fleet document`, 'failed');
+    if (!isFleet) throw new VendorDocumentInvalidError(provider.id, '/Fleet/1', 'not an ISO 15143-3 fleet document');
     return {};
   },
 };

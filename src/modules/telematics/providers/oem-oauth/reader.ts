@@ -1,4 +1,4 @@
-import { VendorUnavailableError } from '../adapter.js';
+import { VendorDocumentInvalidError } from '../adapter.js';
 import type { Equipment, NormalizedEvent } from '../event.js';
 import { at, listAt, textAt } from '../json.js';
 import { getJson } from '../json-feed.js';
@@ -73,7 +73,7 @@ export const oemOAuthReader: VendorReader = {
     if (api === undefined) throw new Error(`no reader mapping for ${ctx.provider.id}`);
     const headers = await dataHeaders(ctx);
     const machines = api.machines(await getJson(ctx, headers, '/api/machines'));
-    if (machines === undefined) throw new VendorUnavailableError(`${ctx.provider.id} answered /api/machines without its list`, 'failed');
+    if (machines === undefined) throw new VendorDocumentInvalidError(ctx.provider.id, '/api/machines', 'the answer holds no list of machines');
     const batcher = new Batcher(ctx);
     for (const machine of machines) {
       const equipment = api.equipment(machine);
