@@ -58,6 +58,7 @@ describe.each(dialects)('every keyed write, exactly once across a crash (%s)', (
         'orders_set_status',
         'products_create',
         'products_update',
+        'telematics_connections_disconnect',
         'telematics_connections_replay',
         'telematics_connections_run',
         'warranty_claims_create',

@@ -122,6 +122,7 @@ export const FIXTURES: Record<string, Fixture> = {
   telematics_connections_list: async (h, org) => (await newConnection(h, org), { query: { limit: '5' } }),
   telematics_connections_get: async (h, org) => ({ params: { connection_id: await newConnection(h, org) } }),
   telematics_connections_run: async (h, org) => ({ params: { connection_id: await newConnection(h, org) } }),
+  telematics_connections_disconnect: async (h, org) => ({ params: { connection_id: await newConnection(h, org) } }),
   telematics_connections_replay: async (h, org) => ({
     params: { connection_id: await newConnection(h, org, 'vendor1_livelink') },
     body: { from: new Date(h.clock.now().getTime() - 6 * 3600_000).toISOString(), to: h.clock.now().toISOString() },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actorOf, DOOR_SCOPE } from '../../platform/auth/scopes.js';
-import { defineRead, defineSteps, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
+import { defineRead, defineSteps, defineWrite, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
 import type { ConnectService } from './connect/connect.service.js';
 import type { ConnectTokensService } from './connect/connect-tokens.service.js';
 import type { ConnectionsService } from './connections/connections.service.js';
@@ -145,6 +145,30 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       },
       handle: ({ orgId, settle }, { params, body }) => polling.replay(orgId, params.connection_id, body, settle),
     }),
+    defineWrite({
+      name: 'telematics_connections_disconnect',
+      method: 'DELETE',
+      path: '/v1/telematics/connections/:connection_id',
+      scope: 'telematics:write',
+      summary: 'Disconnect a telematics connection',
+      description:
+        'Unlinks the telematics account: polling stops (a poll in flight writes nothing more), the stored credentials, ' +
+        'OAuth tokens and any pending consent are erased, and the hub is sent `telematics.connection.disconnected`. The ' +
+        'connection stays, as `disconnected`, for the record; it cannot be reconnected (link the account anew with a new ' +
+        'connect token). Disconnecting it again answers it as it is.',
+      params: connectionParams,
+      output: z.object({ connection: connectionSchema }),
+      result: 'connection',
+      status: 200,
+      returns: 'the connection, disconnected.',
+      errors: { not_found: 'No connection with this id in your organisation.' },
+      hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+      example: {
+        params: { connection_id: exampleConnection.id },
+        response: { connection: { ...exampleConnection, status: 'disconnected', next_poll_at: null } },
+      },
+      handle: ({ tx, orgId }, { params }) => connections.disconnect(tx, orgId, params.connection_id),
+    }),
     defineSteps({
       name: 'telematics_connect',
       method: 'POST',
@@ -204,6 +228,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       errors: {
         not_found: 'No organisation with this slug, or no connection with this id in it.',
         invalid_input: 'An unknown or stub provider, or a provider other than the connection\'s.',
+        conflict: 'The connection to reconnect was disconnected.',
       },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
       absent: { mcp: OPERATOR_NOT_A_TOOL },

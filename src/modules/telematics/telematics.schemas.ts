@@ -3,7 +3,7 @@ import { limitParam } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { PROVIDER_IDS } from './providers/catalog.js';
 
-const CONNECTION_STATUSES = ['active', 'pending_consent', 'consent_expired', 'reauth_required', 'paused'] as const;
+const CONNECTION_STATUSES = ['active', 'pending_consent', 'consent_expired', 'reauth_required', 'paused', 'disconnected'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
 const label = freeText(100, { trim: true, min: 1, what: 'label' });
@@ -15,7 +15,7 @@ export const connectionSchema = z
     provider: z.enum(PROVIDER_IDS as [string, ...string[]]),
     provider_group: z.enum(['iso15143', 'oem_oauth', 'aggregator', 'tpms']),
     label: z.string().nullable(),
-    status: z.enum(CONNECTION_STATUSES).describe('active, pending_consent (OAuth consent not given yet), consent_expired, reauth_required, paused.'),
+    status: z.enum(CONNECTION_STATUSES).describe('active, pending_consent (OAuth consent not given yet), consent_expired, reauth_required, paused, disconnected (polling stopped and credentials erased by DELETE; kept for the record).'),
     credentials_hint: z.string().nullable().describe('A masked hint of the credentials (`fl***@acme.example`, `••••ab12`); the credentials themselves are never returned.'),
     poll_interval_s: z.number().int(),
     consent_expires_at: timestamp.nullable().describe('While consent is pending: when the authorize link stops working.'),

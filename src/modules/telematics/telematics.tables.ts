@@ -24,7 +24,7 @@ export interface TelematicsConnectionsTable {
   org_id: string;
   provider: string;
   label: string | null;
-  /** active | pending_consent | consent_expired | reauth_required | paused (a pending consent past its time reads as consent_expired). */
+  /** active | pending_consent | consent_expired | reauth_required | paused | disconnected (a pending consent past its time reads as consent_expired). */
   status: string;
   /** The credentials the fleet posted, as JSON, encrypted; null for OAuth-consent providers. */
   credentials_ciphertext: string | null;

@@ -6,7 +6,7 @@ import { sha256Hex } from '../../../platform/auth/api-key.js';
 import { invalidFromIssues } from '../../../platform/core/issues.js';
 import type { Clock } from '../../../platform/core/clock.js';
 import type { Db } from '../../../platform/db/schema.js';
-import { invalidInput, notFound } from '../../../platform/core/errors.js';
+import { conflict, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { freeText } from '../../../platform/core/text-rules.js';
 import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
 import * as repo from './connect-tokens.repository.js';
@@ -64,6 +64,8 @@ export class ConnectTokensService {
       // Another org's connection is as unknown as a missing one (404, never 403).
       const existing = await connections.findConnection(this.db, org.id, input.connection);
       if (existing === undefined) throw notFound(`connection ${input.connection}`);
+      // Disconnected is final: its credentials are gone and the row is the record; the fleet links the account anew.
+      if (existing.status === 'disconnected') throw conflict(`connection ${existing.id} was disconnected: issue a token without \`connection\` to link the account anew`);
       if (provider !== null && provider !== existing.provider) {
         throw invalidInput(`connection ${existing.id} is a ${existing.provider} connection: a token to reconnect it cannot be for ${provider}`);
       }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { sha256Hex } from '../../../platform/auth/api-key.js';
 import type { Clock } from '../../../platform/core/clock.js';
-import type { Db, Executor } from '../../../platform/db/schema.js';
+import type { Db, Tx } from '../../../platform/db/schema.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../../platform/core/errors.js';
 import { newId } from '../../../platform/core/ids.js';
 import { invalidFromIssues } from '../../../platform/core/issues.js';
@@ -12,6 +12,7 @@ import type { Credentials, ProviderEndpoint } from '../providers/adapter.js';
 import { credentialAdapterFor, oauthAdapterFor } from '../providers/adapters.js';
 import * as tokens from './connect-tokens.repository.js';
 import * as connections from '../connections/connections.repository.js';
+import { announce } from '../connections/connections.service.js';
 import { CLOSED } from '../polling/breaker.js';
 import type { ProviderEndpoints } from '../providers/endpoints.js';
 import { findProvider, type Provider, PROVIDER_IDS } from '../providers/catalog.js';
@@ -160,6 +161,8 @@ export class ConnectService {
   ): Promise<ConnectOutput> {
     const existing = await connections.findConnection(this.db, token.org_id, connectionId);
     if (existing === undefined) throw notFound(`connection ${connectionId}`);
+    // Disconnected after this token was issued: the token is not spent, the fleet asks for one that links anew.
+    if (existing.status === 'disconnected') throw conflict(`connection ${connectionId} was disconnected; ask for a new connect token to link the account anew`);
     const oauth = provider.auth === 'oauth_authorization_code';
     const adapter = oauth ? this.oauthAdapterOf(provider, endpoint) : undefined;
     if (!oauth) await this.verify(provider, endpoint, credentials);
@@ -184,6 +187,7 @@ export class ConnectService {
     };
     await this.spend(tokenHash, async (tx) => {
       if (!(await connections.reconnect(tx, token.org_id, connectionId, change))) throw notFound(`connection ${connectionId}`);
+      if (change.status === 'active') await announce(tx, 'connected', { ...existing, ...change }, now);
     });
     return { connection_id: connectionId, provider: provider.id, ...(consent === undefined ? {} : { next_step: consent.nextStep }) };
   }
@@ -243,13 +247,16 @@ export class ConnectService {
     };
   }
 
-  /** Spends the token and creates the connection together. */
+  /** Spends the token and creates the connection together; the hub hears of it once it is active. */
   private create(row: connections.ConnectionRow, tokenHash: string): Promise<void> {
-    return this.spend(tokenHash, (tx) => connections.insertConnection(tx, row));
+    return this.spend(tokenHash, async (tx) => {
+      await connections.insertConnection(tx, row);
+      if (row.status === 'active') await announce(tx, 'connected', row, new Date(row.created_at));
+    });
   }
 
   /** Spends the token and does `write` in one transaction; a racing call that lost sees why (409, or 410 if it expired meanwhile). */
-  private async spend(tokenHash: string, write: (tx: Executor) => Promise<void>): Promise<void> {
+  private async spend(tokenHash: string, write: (tx: Tx) => Promise<void>): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
       const now = this.clock.now();
       if (!(await tokens.consumeConnectToken(tx, tokenHash, now.toISOString()))) {

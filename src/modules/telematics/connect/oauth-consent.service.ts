@@ -6,7 +6,7 @@ import type { SecretVault } from '../../../platform/secrets/vault.js';
 import { type OAuthTokens, VendorRejectedError, VendorUnavailableError } from '../providers/adapter.js';
 import { oauthAdapterFor } from '../providers/adapters.js';
 import * as repo from '../connections/connections.repository.js';
-import { statusOf } from '../connections/connections.service.js';
+import { announce, statusOf } from '../connections/connections.service.js';
 import type { ProviderEndpoints } from '../providers/endpoints.js';
 import { findProvider } from '../providers/catalog.js';
 
@@ -76,7 +76,12 @@ export class OAuthConsentService {
       throw err;
     }
     const ciphertext = await this.vault.encrypt(JSON.stringify(tokens), row.id);
-    const done = await repo.endConsent(this.db, row.id, stateHash, { status: 'active', oauth_tokens_ciphertext: ciphertext, updated_at: this.clock.now().toISOString() });
+    const outcome = { status: 'active', oauth_tokens_ciphertext: ciphertext, updated_at: this.clock.now().toISOString() };
+    const done = await this.db.transaction().execute(async (tx) => {
+      const ended = await repo.endConsent(tx, row.id, stateHash, outcome);
+      if (ended) await announce(tx, 'connected', { ...row, ...outcome, consent_state_hash: null, consent_verifier_ciphertext: null }, this.clock.now());
+      return ended;
+    });
     if (!done) return INVALID;
     return page(200, 'Account connected', `Your ${row.provider} account is connected. You can close this window.`);
   }

@@ -78,13 +78,15 @@ export async function finishPoll(
   change: Partial<Pick<ConnectionRow, 'status' | 'cursors' | 'breaker_state' | 'consecutive_failures' | 'open_until' | 'cooldown_s' | 'last_run' | 'last_error' | 'next_poll_at'>> & {
     updated_at: string;
   },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('telematics_connections')
     .set({ ...change, lease_owner: null, lease_until: null })
     .where('id', '=', id)
     .where('lease_owner', '=', owner)
-    .execute();
+    .executeTakeFirst();
+  // False when the claim was lost meanwhile (run out and taken, or the connection disconnected): nothing was written.
+  return result.numUpdatedRows === 1n;
 }
 
 /** The operator's look-up (the CLI has no org key): by id alone, or narrowed to one org. */
@@ -130,6 +132,31 @@ export async function reconnect(
 ): Promise<boolean> {
   const result = await db.updateTable('telematics_connections').set(change).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
   return result.numUpdatedRows === 1n;
+}
+
+/**
+ * Disconnects: no more polls (a poll in flight loses its claim, so its end writes nothing), credentials, tokens and
+ * consent erased, the row kept for the record. Undefined when no such connection; the row as it is now otherwise.
+ */
+export async function disconnect(db: Executor, orgId: string, id: string, nowIso: string): Promise<ConnectionRow | undefined> {
+  return db
+    .updateTable('telematics_connections')
+    .set({
+      status: 'disconnected',
+      credentials_ciphertext: null,
+      oauth_tokens_ciphertext: null,
+      consent_state_hash: null,
+      consent_verifier_ciphertext: null,
+      consent_expires_at: null,
+      next_poll_at: null,
+      lease_owner: null,
+      lease_until: null,
+      updated_at: nowIso,
+    })
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Moves the holder's claim forward (a poll still making progress). */

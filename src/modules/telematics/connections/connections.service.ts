@@ -1,5 +1,6 @@
 import type { Clock } from '../../../platform/core/clock.js';
-import type { Db, Executor } from '../../../platform/db/schema.js';
+import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
+import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
 import { conflict, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { decodeCursor, page } from '../../../platform/core/pagination.js';
 import { z } from 'zod';
@@ -51,6 +52,14 @@ function groupOf(providerId: string): Connection['provider_group'] {
   return group;
 }
 
+/** The moments of a connection's life the hub hears of, as `telematics.connection.<moment>` events. */
+export type ConnectionMoment = 'connected' | 'reauth_required' | 'breaker_opened' | 'breaker_closed' | 'disconnected';
+
+/** Queues the hub event of a moment in the transaction that made it, with the connection as the API shows it after. */
+export async function announce(tx: Tx, moment: ConnectionMoment, row: repo.ConnectionRow, at: Date): Promise<void> {
+  await enqueueDeliveries(tx, [hubDelivery({ type: `telematics.connection.${moment}`, orgId: row.org_id, data: present(row, at), at })]);
+}
+
 function present(row: repo.ConnectionRow, now: Date): Connection {
   const status = statusOf(row, now);
   return {
@@ -93,6 +102,21 @@ export class ConnectionsService {
     const row = await repo.findConnection(db, orgId, id);
     if (row === undefined) throw notFound(`connection ${id}`);
     return present(row, this.clock.now());
+  }
+
+  /**
+   * DELETE: polling stops, the credentials and tokens are erased, the row stays as `disconnected` for the record and
+   * the hub is told. Disconnecting a disconnected connection answers it as it is, telling nobody again.
+   */
+  async disconnect(tx: Tx, orgId: string, id: string): Promise<Connection> {
+    const row = await repo.findConnection(tx, orgId, id);
+    if (row === undefined) throw notFound(`connection ${id}`);
+    const now = this.clock.now();
+    if (row.status === 'disconnected') return present(row, now);
+    const after = await repo.disconnect(tx, orgId, id, now.toISOString());
+    if (after === undefined) throw notFound(`connection ${id}`);
+    await announce(tx, 'disconnected', after, now);
+    return present(after, now);
   }
 
   /** For the operator's CLI: one connection by id, optionally narrowed to an org. */

@@ -8,7 +8,7 @@ import type { SecretVault } from '../../../platform/secrets/vault.js';
 import { DEFAULT_RATE_LIMIT } from '../../../platform/ratelimit/rate-limiter.js';
 import { type Credentials, retryAfterOf, VendorRejectedError } from '../providers/adapter.js';
 import * as repo from '../connections/connections.repository.js';
-import { statusOf } from '../connections/connections.service.js';
+import { announce, statusOf } from '../connections/connections.service.js';
 import type { OAuthConsentService } from '../connect/oauth-consent.service.js';
 import type { ProviderEndpoints } from '../providers/endpoints.js';
 import { findProvider, type Provider } from '../providers/catalog.js';
@@ -47,6 +47,7 @@ function notPollable(row: repo.ConnectionRow, now: Date): string | undefined {
   if (status === 'pending_consent') return 'consent has not been given at the vendor yet';
   if (status === 'consent_expired') return 'consent was not given in time: the fleet must connect again';
   if (status === 'paused') return 'it is paused: the operator resumes it with `gateway connections set <id> --resume`';
+  if (status === 'disconnected') return 'it was disconnected: the fleet connects anew with a new connect token';
   return undefined;
 }
 
@@ -143,7 +144,7 @@ export class PollService {
       const done = { ...CLOSED, last: { started_at: started.toISOString(), finished_at: finished.toISOString(), events: enqueued, outcome: 'ok' } };
       await this.db.transaction().execute(async (tx) => {
         await this.enqueue(tx, row.org_id, held);
-        await repo.finishPoll(tx, row.id, this.owner, {
+        const finishedHere = await repo.finishPoll(tx, row.id, this.owner, {
           cursors: JSON.stringify(cursors),
           breaker_state: done.state,
           consecutive_failures: done.consecutive_failures,
@@ -153,6 +154,8 @@ export class PollService {
           next_poll_at: new Date(finished.getTime() + row.poll_interval_s * 1000).toISOString(),
           updated_at: finished.toISOString(),
         });
+        // A poll that succeeds after failures closes the breaker: the hub hears the feed is back.
+        if (finishedHere && row.breaker_state !== CLOSED.state) await announce(tx, 'breaker_closed', { ...row, breaker_state: CLOSED.state, consecutive_failures: 0, open_until: null, cooldown_s: 0 }, finished);
         await settle?.(tx, { events_enqueued: enqueued, cursors });
       });
       return { events_enqueued: enqueued, cursors };
@@ -212,13 +215,16 @@ export class PollService {
     const lastRun = JSON.stringify({ started_at: started.toISOString(), finished_at: now.toISOString(), events: 0, outcome: 'failed' });
     const lastError = JSON.stringify({ at: now.toISOString(), message });
     if (err instanceof VendorRejectedError) {
-      await repo.finishPoll(this.db, row.id, this.owner, { status: 'reauth_required', last_run: lastRun, last_error: lastError, updated_at: now.toISOString() });
+      const change = { status: 'reauth_required', last_run: lastRun, last_error: lastError, updated_at: now.toISOString() };
+      await this.db.transaction().execute(async (tx) => {
+        if (await repo.finishPoll(tx, row.id, this.owner, change)) await announce(tx, 'reauth_required', { ...row, ...change }, now);
+      });
       return;
     }
     const breaker = afterFailure(trial ? { ...breakerOf(row), state: 'half_open' } : breakerOf(row), now);
     const retryAfter = retryAfterOf(err);
     const nextPoll = Math.max(now.getTime() + row.poll_interval_s * 1000, breaker.open_until ? Date.parse(breaker.open_until) : 0, retryAfter ? now.getTime() + retryAfter * 1000 : 0);
-    await repo.finishPoll(this.db, row.id, this.owner, {
+    const change = {
       breaker_state: breaker.state,
       consecutive_failures: breaker.consecutive_failures,
       open_until: breaker.open_until,
@@ -227,6 +233,11 @@ export class PollService {
       last_error: lastError,
       next_poll_at: new Date(nextPoll).toISOString(),
       updated_at: now.toISOString(),
+    };
+    await this.db.transaction().execute(async (tx) => {
+      const finished = await repo.finishPoll(tx, row.id, this.owner, change);
+      // Told once per opening: a failed trial re-opens an open breaker, which the hub already knows of.
+      if (finished && breaker.state === 'open' && row.breaker_state === CLOSED.state) await announce(tx, 'breaker_opened', { ...row, ...change }, now);
     });
   }
 }
