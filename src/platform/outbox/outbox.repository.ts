@@ -40,7 +40,7 @@ interface ClaimOptions {
  * rows; SQLite runs one writer at a time, so the single UPDATE is the claim.
  */
 export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promise<ClaimedDelivery[]> {
-  return db
+  const claimed = await db
     .updateTable('outbox')
     .set({
       status: 'delivering',
@@ -62,8 +62,10 @@ export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promi
         .limit(o.limit);
       return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
     })
-    .returning(CLAIMED_COLUMNS)
+    .returning([...CLAIMED_COLUMNS, 'created_at'])
     .execute();
+  // RETURNING keeps no order (PostgreSQL's follows the heap): the batch goes out in the order the events happened.
+  return claimed.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1)).map(({ created_at: _at, ...delivery }) => delivery);
 }
 
 /**

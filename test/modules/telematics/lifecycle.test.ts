@@ -23,8 +23,10 @@ describe.each(dialects)('telematics connection lifecycle (%s)', (dialect) => {
   afterAll(() => rig.close());
   beforeEach(() => rig.sim.setMode('*', { kind: 'up' }));
 
-  const run = (id: string) => rig.h.request({ method: 'POST', url: `/v1/telematics/connections/${id}/run`, key: rig.key });
-  const disconnect = (id: string, key = rig.key) => rig.h.request({ method: 'DELETE', url: `/v1/telematics/connections/${id}`, key });
+  // Each step a second after the last: the hub takes events in the order they happened, which a standing clock leaves open.
+  const later = () => rig.clock.advance(1000);
+  const run = (id: string) => (later(), rig.h.request({ method: 'POST', url: `/v1/telematics/connections/${id}/run`, key: rig.key }));
+  const disconnect = (id: string, key = rig.key) => (later(), rig.h.request({ method: 'DELETE', url: `/v1/telematics/connections/${id}`, key }));
   const read = async (id: string) => (await rig.h.request({ method: 'GET', url: `/v1/telematics/connections/${id}`, key: rig.key })).json<{ connection: Connection }>().connection;
   /** The hub's lifecycle events of one connection, in the order the hub took them, after draining the outbox. */
   const heard = async (id: string) => {
@@ -48,6 +50,7 @@ describe.each(dialects)('telematics connection lifecycle (%s)', (dialect) => {
     ]);
 
     rig.sim.setMode('vendor1_livelink', { kind: 'up' });
+    later();
     const { connect_token } = await rig.h.gateway.services.connectTokens.issue({ org: 'acme', connection: connection_id });
     const again = await rig.h.request({ method: 'POST', url: '/connect', remoteAddress: rig.nextIp(), payload: { connect_token, provider: 'vendor1_livelink', credentials: { username: 'fleet@acme.example', password: 'pw' } } });
     expect(again.statusCode, again.body).toBe(200);
