@@ -60,6 +60,7 @@ describe.each(dialects)('every keyed write, exactly once across a crash (%s)', (
         'products_update',
         'telematics_connections_replay',
         'telematics_connections_run',
+        'telematics_syncs_cancel',
         'warranty_claims_create',
         'warranty_claims_update',
       ].sort(),
