@@ -129,6 +129,22 @@ describe.each(dialects)('telematics replay syncs (%s)', (dialect) => {
     expect(lifecycle.filter((e) => (e.data as Sync).id === queued.id)).toEqual([expect.objectContaining({ type: 'telematics.sync.completed', data: done })]);
   });
 
+  it('a second sync of the same window sends the same event ids: the hub takes none of them as new', async () => {
+    const { connection_id, sync } = await queuedSync();
+    await rounds();
+    await drain();
+    const ids = (await eventsOf(connection_id)).map((e) => e.id);
+    const { accepted, duplicates } = hub.stats();
+    // Delivered rows purged (as retention does), so the second sync really goes to the hub again.
+    await h.gateway.database.db.deleteFrom('outbox').where('id', 'in', ids).execute();
+    const again = await replay(connection_id, { from: sync.from, to: sync.to });
+    await rounds();
+    expect((await getSync(connection_id, again.json<{ sync: Sync }>().sync.id)).progress.events_enqueued).toBe(ids.length);
+    await drain();
+    expect(hub.stats().duplicates - duplicates, 'the hub was sent every event again').toBe(ids.length);
+    expect(hub.stats().accepted - accepted, 'and took only the second sync.completed as new').toBe(1);
+  });
+
   it('resumes from its last slice when its holder dies: nothing read twice into the count, the same readings at the end', async () => {
     const { connection_id, sync } = await queuedSync();
     await round();
