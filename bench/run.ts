@@ -389,6 +389,7 @@ if (only?.includes('syncpolls')) {
     `50 machines per account for the regular polls. A 31-day replay of all 2,000 machines is queued as a sync while ${fmt(x.connections)} \`vendor13\` connections`,
     `are polled every ${fmt(x.intervalS)} s; the run lasts ${fmt(x.elapsedMs / 1000)} s (\`BENCH_SYNC_SECONDS\`), then both workers stop.`,
     'Lateness is when a regular poll started after its due time (`next_poll_at`), every poll but each connection\'s first.',
+    `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}).`,
     '',
     '| figure | value |',
     '|---|---:|',
