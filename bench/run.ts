@@ -5,7 +5,7 @@ import { benchObjectsFilter } from './objects.bench.js';
 import { benchDrain, benchOrderCreate, benchOrderWritesFloor } from './orders.bench.js';
 import { benchProductGet, type ProductsBench } from './products.bench.js';
 import { type LoadResult, root } from './support.js';
-import { benchFullReplay, benchTelematics } from './telematics.bench.js';
+import { benchFullReplay, benchSyncPolls, benchTelematics, RECOMMENDED_HEAP_MB } from './telematics.bench.js';
 import { benchX12 } from './x12.bench.js';
 
 /** `npm run bench`: runs every benchmark with its baseline in this one run and rewrites docs/benchmarks.md. */
@@ -323,7 +323,7 @@ if (wanted('telematics')) {
       '- RSS includes the whole gateway (every module, Fastify, better-sqlite3 and its page cache); the polls themselves hold one page and one',
       '  batch of events per poll in flight, so peak RSS grows with `POLLER_CONCURRENCY`, not with the number of connections.',
       '',
-      `Replay: \`PollService.replay\` of one \`vendor1_livelink\` connection (ISO XML time series, ${fmt(r.replayPageSize)} readings per page, 9 data elements per machine),`,
+      `Replay: a sync (POST .../replay, run by the sync worker to its end) of one \`vendor1_livelink\` connection (ISO XML time series, ${fmt(r.replayPageSize)} readings per page, 9 data elements per machine),`,
       'each run in a fresh child process with the simulator in the parent. Peak RSS is `process.resourceUsage().maxRSS`.',
       '',
       '| machines | window | heap limit | requests | events | s | events/s | RSS before | peak RSS |',
@@ -357,7 +357,7 @@ if (only?.includes('replay31')) {
   publish('replay31', [
     '## Telematics replay: 2,000 machines over 31 days ([9/12])',
     '',
-    `\`PollService.replay\` of one \`vendor1_livelink\` connection (ISO XML time series, hourly readings, 100 per page, 9 data elements per machine) over`,
+    `A sync (POST .../replay, run by the sync worker to its end) of one \`vendor1_livelink\` connection (ISO XML time series, hourly readings, 100 per page, 9 data elements per machine) over`,
     `the full 31-day window, in a child gateway process run with \`--max-old-space-size=${fmt(x.heapMb ?? 0)}\` (the setting docs/operations.md recommends);`,
     'the simulator in the parent process. Peak RSS is `process.resourceUsage().maxRSS` of the child.',
     '',
@@ -373,11 +373,44 @@ if (only?.includes('replay31')) {
   ]);
 }
 
+if (only?.includes('syncpolls')) {
+  const windowSec = Number(process.env.BENCH_SYNC_SECONDS ?? 300);
+  log(`syncpolls: a 31-day sync of 2,000 ISO machines while 100 other connections are polled every 60 s, for ${fmt(windowSec)} s…`);
+  const x = await benchSyncPolls({ windowSec });
+  const minutes = x.elapsedMs / 60_000;
+  const slicesPerMin = x.sync.slicesDone / minutes;
+  const slicesTotal = x.sync.machinesTotal * 9;
+  log(`  polls late p50 ${fmt(x.lateP50Ms)} ms, p99 ${fmt(x.lateP99Ms)} ms, max ${fmt(x.lateMaxMs)} ms; sync ${fmt(x.sync.machinesDone)} of ${fmt(x.sync.machinesTotal)} machines, ${fmt(x.sync.events)} events`);
+  publish('syncpolls', [
+    '## Telematics replay as a background sync, regular polls alongside ([14/20])',
+    '',
+    `One gateway process (SQLite, real clock, \`--max-old-space-size=${fmt(RECOMMENDED_HEAP_MB)}\`, poller and sync worker as \`serve\` runs them) in a child process;`,
+    'two vendor simulators in the parent: 2,000 `vendor1_livelink` machines (ISO XML time series, hourly readings, 100 per page) for the sync,',
+    `50 machines per account for the regular polls. A 31-day replay of all 2,000 machines is queued as a sync while ${fmt(x.connections)} \`vendor13\` connections`,
+    `are polled every ${fmt(x.intervalS)} s; the run lasts ${fmt(x.elapsedMs / 1000)} s (\`BENCH_SYNC_SECONDS\`), then both workers stop.`,
+    'Lateness is when a regular poll started after its due time (`next_poll_at`), every poll but each connection\'s first.',
+    `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}).`,
+    '',
+    '| figure | value |',
+    '|---|---:|',
+    `| regular polls measured | ${fmt(x.polls)} (${fmt(x.failedPolls)} connections whose last poll failed) |`,
+    `| late by, p50 / p99 / max | ${fmt(x.lateP50Ms)} / ${fmt(x.lateP99Ms)} / **${fmt(x.lateMaxMs)} ms** against an interval of ${fmt(x.intervalS * 1000)} ms |`,
+    `| sync progress | ${x.sync.status}, ${fmt(x.sync.machinesDone)} of ${fmt(x.sync.machinesTotal)} machines (${fmt(x.sync.slicesDone)} of ${fmt(slicesTotal)} slices), ${fmt(x.sync.events)} events |`,
+    `| sync rate | ${fmt(slicesPerMin)} slices/min, ${fmt(x.sync.events / (x.elapsedMs / 1000))} events/s: the whole replay in about ${fmt(slicesTotal / Math.max(1, slicesPerMin), 0)} min |`,
+    `| requests to the sync's / the polls' simulator | ${fmt(x.syncRequests)} / ${fmt(x.pollRequests)} |`,
+    `| peak RSS | ${mb(x.peakRss)} |`,
+    '',
+    `Goal (the regular polls late by under one interval): ${verdict(x.lateMaxMs < x.intervalS * 1000)}. The sync never holds a connection's poll lease;`,
+    'it shares the event loop, the SQLite writer and the vendor budget with the polls, one slice (one machine x one data element, one transaction) at a time.',
+  ]);
+}
+
 const header = [
   '# Benchmarks',
   '',
   'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,telematics` picks sections, `BENCH_DURATION` sets seconds per load run;',
-  '`BENCH_ONLY=replay31` runs the hour-long full telematics replay, which a plain `npm run bench` leaves as last published).',
+  '`BENCH_ONLY=replay31` runs the hour-long full telematics replay and `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
+  '(`BENCH_SYNC_SECONDS`, default 300), which a plain `npm run bench` leaves as last published).',
   'Speed figures are ratios against a baseline measured in the same run, because these machines are shared and noisy.',
   `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'});`,
   'the load generator, the server under test and (for orders) the hub simulator share those cores.',
@@ -385,6 +418,6 @@ const header = [
 ].join('\n');
 // Read now, not at start: a long run (replay31) must not undo sections another run published meanwhile.
 const kept = only ? publishedSections() : new Map<string, string>();
-const ordered = ['products', 'orders', 'x12', 'objects', 'telematics', 'replay31'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
+const ordered = ['products', 'orders', 'x12', 'objects', 'telematics', 'replay31', 'syncpolls'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
 writeFileSync(docPath, `${header}\n${ordered.join('\n\n')}\n`);
 log('wrote docs/benchmarks.md');

@@ -15,16 +15,26 @@ import { findProvider } from '../src/modules/telematics/providers/catalog.js';
  * argv `poll <simUrl> <connections> <windowSec> <providers,...>`: connects that many accounts through POST /connect
  *   (round-robin over the providers), starts the poller and lets it run until every connection has been polled once or
  *   the window is over; reports polls finished, events queued, poll durations and RSS.
- * argv `replay <simUrl> <fromIso> <toIso> <provider>`: connects one account and replays the window through
- *   PollService.replay; reports events queued, time, peak RSS and RSS samples along the way.
+ * argv `replay <simUrl> <fromIso> <toIso> <provider>`: connects one account and replays the window as a sync run by the
+ *   sync worker to its end; reports events queued, time, peak RSS and RSS samples along the way.
+ * argv `syncpolls <syncSimUrl> <pollSimUrl> <fromIso> <toIso> <connections> <intervalS> <windowSec>`: one
+ *   `vendor1_livelink` account at the first simulator replays the window as a sync while `connections` `vendor13`
+ *   accounts at the second are polled every `intervalS`, for `windowSec`; reports how late each regular poll started
+ *   against its due time, and how far the sync got.
  */
 const [mode = '', simUrl = '', ...rest] = process.argv.slice(2);
+// Two simulators: the sync's large fleet, and the regular polls' small one, each provider pointed at its own.
+const vendorUrls =
+  mode === 'syncpolls'
+    ? { PROVIDER_VENDOR1_LIVELINK_BASE_URL: `${simUrl}/vendor1_livelink`, PROVIDER_VENDOR13_BASE_URL: `${rest[0] ?? ''}/vendor13` }
+    : { VENDOR_SIM_URL: simUrl };
 const dir = mkdtempSync(join(tmpdir(), 'telematics-bench-'));
 const config = loadConfig({
   DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`,
   GATEWAY_SECRET: randomBytes(32).toString('hex'),
   LOG_LEVEL: 'silent',
-  VENDOR_SIM_URL: simUrl,
+  ...vendorUrls,
+  SYNC_IDLE_MS: '50',
   VENDOR_TIMEOUT_MS: '30000',
   POLLER_CONCURRENCY: '32',
   POLLER_PER_PROVIDER: '32',
@@ -117,6 +127,13 @@ async function poll(connections: number, windowSec: number, providers: string[])
   };
 }
 
+const syncRow = (id: string) => db.selectFrom('telematics_syncs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const napMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Queues a sync of the window for one connection, as POST .../replay does. */
+const queueSync = (connectionId: string, from: string, to: string) =>
+  db.transaction().execute((tx) => gateway.services.syncs.create(tx, orgId, connectionId, { from: new Date(from), to: new Date(to) }));
+
 async function replay(from: string, to: string, provider: string) {
   const id = await connect(provider);
   global.gc?.();
@@ -134,10 +151,67 @@ async function replay(from: string, to: string, provider: string) {
       sampling = false;
     });
   }, 2000);
-  const result = await gateway.services.polling.replay(orgId, id, { from: new Date(from), to: new Date(to) }, () => Promise.resolve());
+  const sync = await queueSync(id, from, to);
+  const worker = gateway.services.syncWorker;
+  worker.start();
+  let row = await syncRow(sync.id);
+  while (row.status === 'queued' || row.status === 'running') {
+    await napMs(200);
+    row = await syncRow(sync.id);
+  }
+  await worker.stop();
   clearInterval(timer);
+  if (row.status !== 'completed') throw new Error(`sync ended ${row.status}: ${row.failure_reason ?? ''}`);
   const elapsedMs = Date.now() - start;
-  return { events: result.events_enqueued, outbox: await outboxEvents(), elapsedMs, rssBefore, peakBefore, peakRss: maxRss(), rssAfter: process.memoryUsage().rss, samples };
+  return { events: row.events_enqueued, outbox: await outboxEvents(), elapsedMs, rssBefore, peakBefore, peakRss: maxRss(), rssAfter: process.memoryUsage().rss, samples };
+}
+
+async function syncPolls(from: string, to: string, connections: number, intervalS: number, windowSec: number) {
+  const syncConnection = await connect('vendor1_livelink');
+  const polled: string[] = [];
+  for (let i = 0; i < connections; i += 8) polled.push(...(await Promise.all(Array.from({ length: Math.min(8, connections - i) }, () => connect('vendor13')))));
+  for (const id of polled) await gateway.services.connections.setPolling(id, { intervalSeconds: intervalS });
+  // The sync's own connection is not polled here (2,000 machines a poll): the polls measured are the others'.
+  await db.updateTable('telematics_connections').set({ next_poll_at: '9999-12-31T00:00:00.000Z' }).where('id', '=', syncConnection).execute();
+  const sync = await queueSync(syncConnection, from, to);
+  const { poller, syncWorker } = gateway.services;
+  const due = new Map<string, string | null>();
+  const lateMs: number[] = [];
+  const start = Date.now();
+  poller.start();
+  syncWorker.start();
+  const rows = () => db.selectFrom('telematics_connections').select(['id', 'next_poll_at', 'last_run']).where('id', 'in', polled).execute();
+  const seen = new Map<string, string>();
+  while (Date.now() - start < windowSec * 1000) {
+    for (const row of await rows()) {
+      const run = row.last_run === null ? undefined : (JSON.parse(row.last_run) as { started_at: string });
+      // A poll that started since the last look: how long after its due time (the first poll of each has none).
+      if (run !== undefined && seen.get(row.id) !== run.started_at) {
+        const wasDue = due.get(row.id);
+        if (wasDue !== undefined && wasDue !== null) lateMs.push(Math.max(0, Date.parse(run.started_at) - Date.parse(wasDue)));
+        seen.set(row.id, run.started_at);
+      }
+      due.set(row.id, row.next_poll_at);
+    }
+    await napMs(250);
+  }
+  const elapsedMs = Date.now() - start;
+  const progress = await syncRow(sync.id);
+  await Promise.all([poller.stop(), syncWorker.stop()]);
+  lateMs.sort((a, b) => a - b);
+  const failedPolls = (await rows()).filter((r) => r.last_run !== null && (JSON.parse(r.last_run) as { outcome: string }).outcome !== 'ok').length;
+  return {
+    connections,
+    intervalS,
+    elapsedMs,
+    polls: lateMs.length,
+    failedPolls,
+    lateP50Ms: percentile(lateMs, 50),
+    lateP99Ms: percentile(lateMs, 99),
+    lateMaxMs: lateMs.at(-1) ?? 0,
+    sync: { status: progress.status, machinesDone: progress.machines_done, machinesTotal: progress.machines_total, slicesDone: progress.slices_done, events: progress.events_enqueued },
+    peakRss: maxRss(),
+  };
 }
 
 let report: unknown;
@@ -147,6 +221,9 @@ if (mode === 'poll') {
 } else if (mode === 'replay') {
   const [from = '', to = '', provider = 'vendor1_livelink'] = rest;
   report = await replay(from, to, provider);
+} else if (mode === 'syncpolls') {
+  const [, from = '', to = '', connections = '100', intervalS = '60', windowSec = '300'] = rest;
+  report = await syncPolls(from, to, Number(connections), Number(intervalS), Number(windowSec));
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

@@ -111,6 +111,42 @@ export async function benchTelematics(
   return { providers, fleetSize, pageSize, windowSec, poll, replays, replayPageSize };
 }
 
+export interface SyncPollsReport {
+  connections: number;
+  intervalS: number;
+  elapsedMs: number;
+  /** Regular polls that had a due time (every poll but each connection's first). */
+  polls: number;
+  failedPolls: number;
+  lateP50Ms: number;
+  lateP99Ms: number;
+  lateMaxMs: number;
+  sync: { status: string; machinesDone: number; machinesTotal: number; slicesDone: number; events: number };
+  peakRss: number;
+  syncRequests: number;
+  pollRequests: number;
+}
+
+/**
+ * A 31-day replay of 2,000 ISO machines as a background sync while `connections` other connections are polled every
+ * `intervalS`, for `windowSec`: how late the regular polls start, and how far the sync gets meanwhile.
+ */
+export async function benchSyncPolls(options: { machines?: number; connections?: number; intervalS?: number; windowSec?: number } = {}): Promise<SyncPollsReport> {
+  const { machines = 2000, connections = 100, intervalS = 60, windowSec = 300 } = options;
+  const syncSim = await startVendorSim({ fleetSize: machines, pageSize: 100 });
+  const pollSim = await startVendorSim({ fleetSize: 50, pageSize: 25 });
+  try {
+    const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
+    const from = new Date(to.getTime() - 31 * DAY_MS);
+    const args = ['syncpolls', syncSim.url, pollSim.url, from.toISOString(), to.toISOString(), String(connections), String(intervalS), String(windowSec)];
+    const r = await inChild<Omit<SyncPollsReport, 'syncRequests' | 'pollRequests'>>(args, [`--max-old-space-size=${RECOMMENDED_HEAP_MB}`]);
+    return { ...r, syncRequests: syncSim.requests().length, pollRequests: pollSim.requests().length };
+  } finally {
+    await syncSim.close();
+    await pollSim.close();
+  }
+}
+
 /** The issue's figure itself: 2,000 machines over the full 31 days (about an hour on this machine, so run on request). */
 export function benchFullReplay(heapMb: number = RECOMMENDED_HEAP_MB): Promise<ReplayRun> {
   return replayRun(2000, 31, 100, 'vendor1_livelink', heapMb);

@@ -61,6 +61,7 @@ describe.each(dialects)('every keyed write, exactly once across a crash (%s)', (
         'telematics_connections_disconnect',
         'telematics_connections_replay',
         'telematics_connections_run',
+        'telematics_syncs_cancel',
         'warranty_claims_create',
         'warranty_claims_update',
       ].sort(),

@@ -89,6 +89,16 @@ async function newConnection(h: Harness, org: string, provider: 'vendor13' | 've
   return res.json<{ connection_id: string }>().connection_id;
 }
 
+/** A queued replay sync of a new ISO connection of `org`: its connection and sync ids. */
+async function newSync(h: Harness, org: string): Promise<{ connection_id: string; sync_id: string }> {
+  const connectionId = await newConnection(h, org, 'vendor1_livelink');
+  const orgId = (await h.gateway.services.orgs.bySlug(org)).id;
+  const to = h.clock.now();
+  const window = { from: new Date(to.getTime() - 6 * 3600_000), to };
+  const sync = await h.gateway.database.db.transaction().execute((tx) => h.gateway.services.syncs.create(tx, orgId, connectionId, window));
+  return { connection_id: connectionId, sync_id: sync.id };
+}
+
 export const FIXTURES: Record<string, Fixture> = {
   products_list: async (h, org) => (await newProduct(h, org), { query: { limit: '5' } }),
   products_get: async (h, org) => ({ params: { sku: await newProduct(h, org) } }),
@@ -127,6 +137,10 @@ export const FIXTURES: Record<string, Fixture> = {
     params: { connection_id: await newConnection(h, org, 'vendor1_livelink') },
     body: { from: new Date(h.clock.now().getTime() - 6 * 3600_000).toISOString(), to: h.clock.now().toISOString() },
   }),
+
+  telematics_syncs_list: async (h, org) => ({ params: { connection_id: (await newSync(h, org)).connection_id }, query: { limit: '5' } }),
+  telematics_syncs_get: async (h, org) => ({ params: await newSync(h, org) }),
+  telematics_syncs_cancel: async (h, org) => ({ params: await newSync(h, org) }),
 
   edi_submit: async (h, org) => ({ body: await newInterchange(h, org) }),
   edi_messages_list: async (h, org) => (await newMessage(h, org), { query: { limit: '5' } }),

@@ -6,10 +6,13 @@ import * as m0008 from './migrations/0008_telematics.js';
 import * as m0010 from './migrations/0010_telematics_connections.js';
 import * as m0012 from './migrations/0012_telematics_polling.js';
 import * as m0013 from './migrations/0013_telematics_reconnect.js';
+import * as m0019 from './migrations/0019_telematics_syncs.js';
 import { OAuthConsentService } from './connect/oauth-consent.service.js';
 import { PollService, TELEMATICS_EVENT } from './polling/poll.service.js';
 import { keepHubRejections } from './connections/hub-rejections.js';
 import { TelematicsPoller } from './polling/poller.js';
+import { SyncWorker } from './polling/sync-worker.js';
+import { SyncService } from './polling/syncs.service.js';
 import { VendorRateGate } from './polling/rate-gate.js';
 import { telematicsSettings } from './telematics.settings.js';
 import { ProviderEndpoints } from './providers/endpoints.js';
@@ -25,6 +28,8 @@ declare module '../../platform/module-definition.js' {
     oauthConsent: OAuthConsentService;
     polling: PollService;
     poller: TelematicsPoller;
+    syncs: SyncService;
+    syncWorker: SyncWorker;
   }
 }
 
@@ -34,7 +39,7 @@ declare module '../../platform/module-definition.js' {
  */
 export const telematicsModule: ModuleDefinition = {
   name: 'telematics',
-  scopes: { 'telematics:read': 'read telematics connections', 'telematics:write': 'poll a connection now and replay a window' },
+  scopes: { 'telematics:read': 'read telematics connections', 'telematics:write': 'poll a connection now, replay a window as a background sync and cancel it' },
   tag: { name: 'telematics', description: 'Linked telematics accounts: the public connect endpoint, connect tokens and connection reads.' },
   services: ({ config, db, dialect, clock, vault, delivery, limiter, log, services: { orgs } }) => {
     delivery.onRejected(TELEMATICS_EVENT, (rejections) => keepHubRejections(db, rejections));
@@ -44,6 +49,7 @@ export const telematicsModule: ModuleDefinition = {
     const connect = new ConnectService(db, clock, vault, endpoints, publicUrl);
     const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
     const polling = new PollService(db, clock, vault, endpoints, oauthConsent, new VendorRateGate(limiter), settings.POLL_LEASE_MS);
+    const syncs = new SyncService(db, clock, endpoints, polling, { leaseMs: settings.SYNC_LEASE_MS, maxAttempts: settings.SYNC_MAX_ATTEMPTS });
     return {
       connectTokens: new ConnectTokensService(db, clock, orgs),
       connections: new ConnectionsService(db, clock),
@@ -56,10 +62,17 @@ export const telematicsModule: ModuleDefinition = {
         idleMs: settings.POLLER_IDLE_MS,
         log,
       }),
+      syncs,
+      syncWorker: new SyncWorker(db, dialect, clock, syncs, {
+        concurrency: settings.SYNC_CONCURRENCY,
+        slicesPerClaim: settings.SYNC_SLICES_PER_CLAIM,
+        idleMs: settings.SYNC_IDLE_MS,
+        log,
+      }),
     };
   },
   operations: (services) => telematicsOperations(services),
-  workers: ({ poller }) => [poller],
+  workers: ({ poller, syncWorker }) => [poller, syncWorker],
   pages: ({ oauthConsent }) => [
     {
       path: OAUTH_CALLBACK_PATH,
@@ -79,7 +92,7 @@ export const telematicsModule: ModuleDefinition = {
       render: (query) => oauthConsent.complete(query),
     },
   ],
-  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012, '0013_telematics_reconnect': m0013 },
+  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012, '0013_telematics_reconnect': m0013, '0019_telematics_syncs': m0019 },
   encryptedColumns: [
     { table: 'telematics_connections', idColumn: 'id', column: 'credentials_ciphertext' },
     { table: 'telematics_connections', idColumn: 'id', column: 'oauth_tokens_ciphertext' },

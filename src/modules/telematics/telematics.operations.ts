@@ -5,6 +5,7 @@ import type { ConnectService } from './connect/connect.service.js';
 import type { ConnectTokensService } from './connect/connect-tokens.service.js';
 import type { ConnectionsService } from './connections/connections.service.js';
 import type { PollService } from './polling/poll.service.js';
+import type { SyncService } from './polling/syncs.service.js';
 import {
   connectBody,
   connectionParams,
@@ -13,9 +14,11 @@ import {
   issuedTokenSchema,
   issueTokenBody,
   listConnectionsQuery,
+  listSyncsQuery,
   pollOutput,
   replayBody,
-  replayOutput,
+  syncParams,
+  syncSchema,
 } from './telematics.schemas.js';
 
 /** Spec section 8: POST /connect takes at most 16 KB and 10 requests per minute per client IP. */
@@ -41,15 +44,29 @@ const exampleConnection = {
   updated_at: '2026-06-01T12:00:00.000Z',
 };
 
+const exampleSync = {
+  id: 'syn_01jx2n4f6h8k0m2p4r6t8v0x2z',
+  connection_id: exampleConnection.id,
+  status: 'queued',
+  from: '2026-05-01T00:00:00.000Z',
+  to: '2026-05-08T00:00:00.000Z',
+  progress: { machines_done: 0, machines_total: 0, events_enqueued: 0 },
+  failure_reason: null,
+  created_at: '2026-06-01T12:00:00.000Z',
+  started_at: null,
+  finished_at: null,
+};
+
 interface TelematicsOperationServices {
   connections: ConnectionsService;
   connect: ConnectService;
   connectTokens: ConnectTokensService;
   polling: PollService;
+  syncs: SyncService;
 }
 
 /** The telematics operations: connection reads (API keys, REST and MCP), the public connect and the operator's token issue. */
-export function telematicsOperations({ connections, connect, connectTokens, polling }: TelematicsOperationServices): Operation[] {
+export function telematicsOperations({ connections, connect, connectTokens, polling, syncs }: TelematicsOperationServices): Operation[] {
   return [
     defineRead({
       name: 'telematics_connections_list',
@@ -93,15 +110,15 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       summary: 'Poll a telematics connection now',
       description:
         'Polls the vendor for this connection now and waits for it: new readings become `telematics.event`s for the hub ' +
-        'and the cursors move. Answers how many events were queued and the cursors after. 409 while another poll or ' +
-        'replay of it runs, or when it cannot be polled (paused, reauth_required, consent pending or expired).',
+        'and the cursors move. Answers how many events were queued and the cursors after. 409 while another poll of it ' +
+        'runs, or when it cannot be polled (paused, reauth_required, consent pending or expired).',
       params: connectionParams,
       output: pollOutput,
       status: 200,
       returns: 'the events queued and the cursors after the poll.',
       errors: {
         not_found: 'No connection with this id in your organisation.',
-        conflict: 'A poll or replay of it is running, or it cannot be polled (the message says why).',
+        conflict: 'A poll of it is running, or it cannot be polled (the message says why).',
         vendor_unreachable: 'The vendor could not be reached (refused connection, unknown host).',
         vendor_error: 'The vendor answered with an error status (`details.status`); counted by the circuit breaker.',
         vendor_document_invalid: 'The vendor answered with a document that cannot be read (`details.path`, `details.reason`).',
@@ -112,38 +129,98 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       example: { params: { connection_id: exampleConnection.id }, response: { events_enqueued: 50, cursors: exampleConnection.cursors } },
       handle: ({ orgId, settle }, { params }) => polling.run(orgId, params.connection_id, settle),
     }),
-    defineSteps({
+    defineWrite({
       name: 'telematics_connections_replay',
       method: 'POST',
       path: '/v1/telematics/connections/:connection_id/replay',
       scope: 'telematics:write',
-      summary: 'Replay a window of telematics history',
+      summary: 'Replay a window of telematics history as a background sync',
       description:
-        "Re-reads `from`..`to` (at most 31 days, not in the future) from the vendor's time-series endpoints and queues " +
-        'the readings for the hub again with the same event ids (the hub drops those it has). The cursors do not move. ' +
-        'ISO 15143-3 feeds only: other providers keep no history the gateway can read (422).',
+        "Queues a sync that re-reads `from`..`to` (at most 31 days, not in the future) from the vendor's time-series " +
+        'endpoints, machine by machine and data element by data element, and queues the readings for the hub again with ' +
+        'the same event ids (the hub drops those it has). Answers 202 with the sync at once; follow it with ' +
+        '`telematics_syncs_get`, stop it with `telematics_syncs_cancel`. The connection\'s regular polls go on meanwhile ' +
+        'and its cursors do not move; a restart resumes the sync where it was. The hub gets `telematics.sync.completed` ' +
+        'or `telematics.sync.failed` when it ends. ISO 15143-3 feeds only: other providers keep no history the gateway ' +
+        'can read (422).',
       params: connectionParams,
       body: replayBody,
-      output: replayOutput,
-      status: 200,
-      returns: 'the events queued and the window.',
+      output: z.object({ sync: syncSchema }),
+      result: 'sync',
+      status: 202,
+      returns: 'the queued sync.',
       errors: {
         not_found: 'No connection with this id in your organisation.',
-        conflict: 'A poll or replay of it is running, or it cannot be polled.',
+        conflict: 'The connection cannot be read (paused, reauth_required, consent pending or expired).',
         unprocessable: 'The provider has no history endpoint.',
-        vendor_unreachable: 'The vendor could not be reached (refused connection, unknown host).',
-        vendor_error: 'The vendor answered with an error status (`details.status`).',
-        vendor_document_invalid: 'The vendor answered with a document that cannot be read (`details.path`, `details.reason`).',
-        upstream_timeout: 'The vendor did not answer in time.',
         unavailable: 'The provider is not configured on this gateway.',
       },
-      hints: { readOnly: false, destructive: false, idempotent: true, openWorld: true },
+      hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
       example: {
         params: { connection_id: exampleConnection.id },
         body: { from: '2026-05-01T00:00:00Z', to: '2026-05-08T00:00:00Z' },
-        response: { events_enqueued: 1680, from: '2026-05-01T00:00:00.000Z', to: '2026-05-08T00:00:00.000Z' },
+        response: { sync: exampleSync },
       },
-      handle: ({ orgId, settle }, { params, body }) => polling.replay(orgId, params.connection_id, body, settle),
+      handle: ({ tx, orgId }, { params, body }) => syncs.create(tx, orgId, params.connection_id, body),
+    }),
+    defineRead({
+      name: 'telematics_syncs_list',
+      method: 'GET',
+      path: '/v1/telematics/connections/:connection_id/syncs',
+      scope: 'telematics:read',
+      summary: "List a connection's syncs",
+      description:
+        "A connection's replay syncs, newest first, with their status and progress. Filter by `status`; pass " +
+        '`next_cursor` back as `cursor` for the next page.',
+      params: connectionParams,
+      query: listSyncsQuery,
+      output: z.object({ syncs: z.array(syncSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
+      status: 200,
+      returns: 'one page of syncs, newest first.',
+      errors: { not_found: 'No connection with this id in your organisation.' },
+      example: { params: { connection_id: exampleConnection.id }, query: { limit: '20' }, response: { syncs: [exampleSync], next_cursor: null } },
+      handle: ({ db, orgId }, { params, query }) => syncs.list(db, orgId, params.connection_id, query),
+    }),
+    defineRead({
+      name: 'telematics_syncs_get',
+      method: 'GET',
+      path: '/v1/telematics/connections/:connection_id/syncs/:sync_id',
+      scope: 'telematics:read',
+      summary: 'Get a sync',
+      description: 'One replay sync of a connection (`syn_…`): status, window, progress (machines done of total, events queued), why it failed.',
+      params: syncParams,
+      output: z.object({ sync: syncSchema }),
+      result: 'sync',
+      status: 200,
+      returns: 'the sync.',
+      errors: { not_found: 'No connection with this id in your organisation, or no sync with this id of it.' },
+      example: { params: { connection_id: exampleConnection.id, sync_id: exampleSync.id }, response: { sync: exampleSync } },
+      handle: ({ db, orgId }, { params }) => syncs.get(db, orgId, params.connection_id, params.sync_id),
+    }),
+    defineWrite({
+      name: 'telematics_syncs_cancel',
+      method: 'POST',
+      path: '/v1/telematics/connections/:connection_id/syncs/:sync_id/cancel',
+      scope: 'telematics:write',
+      summary: 'Cancel a sync',
+      description:
+        'Cancels a queued or running replay sync: it ends `cancelled` at once and its worker stops before writing another ' +
+        'slice; what it queued for the hub so far stays queued. 409 when it already ended.',
+      params: syncParams,
+      output: z.object({ sync: syncSchema }),
+      result: 'sync',
+      status: 200,
+      returns: 'the cancelled sync.',
+      errors: {
+        not_found: 'No connection with this id in your organisation, or no sync with this id of it.',
+        conflict: 'The sync already ended (completed, failed or cancelled).',
+      },
+      hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+      example: {
+        params: { connection_id: exampleConnection.id, sync_id: exampleSync.id },
+        response: { sync: { ...exampleSync, status: 'cancelled', finished_at: '2026-06-01T12:03:00.000Z' } },
+      },
+      handle: ({ tx, orgId }, { params }) => syncs.cancel(tx, orgId, params.connection_id, params.sync_id),
     }),
     defineWrite({
       name: 'telematics_connections_disconnect',

@@ -137,8 +137,38 @@ export const pollOutput = z.object({
   cursors: z.object({ snapshot_at: z.string().nullable(), elements: z.record(z.string(), z.string()) }).describe('The cursors after it.'),
 });
 
-export const replayOutput = z.object({
-  events_enqueued: z.number().int().describe('Events queued for the hub (the hub drops those it already has, by id).'),
-  from: timestamp,
-  to: timestamp,
+export const SYNC_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+
+export const syncSchema = z
+  .object({
+    id: z.string().describe('The sync id (`syn_…`).'),
+    connection_id: z.string(),
+    status: z.enum(SYNC_STATUSES).describe('queued, running, completed, failed (see failure_reason) or cancelled.'),
+    from: timestamp.describe('Start of the replayed window.'),
+    to: timestamp.describe('End of the replayed window.'),
+    progress: z
+      .object({
+        machines_done: z.number().int(),
+        machines_total: z.number().int().describe('0 until the sync has listed the fleet\'s machines.'),
+        events_enqueued: z.number().int().describe('Events queued for the hub so far (the hub drops those it already has, by id).'),
+      })
+      .describe('How far it is.'),
+    failure_reason: z.string().nullable().describe('Why it failed; null otherwise.'),
+    created_at: timestamp,
+    started_at: timestamp.nullable(),
+    finished_at: timestamp.nullable(),
+  })
+  .meta({ id: 'TelematicsSync' });
+export type Sync = z.infer<typeof syncSchema>;
+
+export const syncParams = z.strictObject({
+  connection_id: identifier(100, 'connection_id').describe('The connection id (`con_…`).'),
+  sync_id: identifier(100, 'sync_id').describe('The sync id (`syn_…`).'),
 });
+
+export const listSyncsQuery = z.strictObject({
+  status: z.enum(SYNC_STATUSES).optional().describe('Only syncs in this status.'),
+  limit: limitParam(200, 50).describe('Syncs per page, 1-200 (default 50).'),
+  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+});
+export type ListSyncsQuery = z.infer<typeof listSyncsQuery>;

@@ -17,6 +17,14 @@ const telematicsEnv = z.object({
   POLLER_IDLE_MS: z.coerce.number().int().positive().default(1000),
   /** How long a poll holds its connection without progress (each batch written renews it); then another process may. */
   POLL_LEASE_MS: z.coerce.number().int().positive().default(2 * 60 * 1000),
+  /** Replay syncs run at once per process; slices a claim runs before the sync takes its turn again; how long an idle worker waits. */
+  SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  SYNC_SLICES_PER_CLAIM: z.coerce.number().int().min(1).max(100_000).default(50),
+  SYNC_IDLE_MS: z.coerce.number().int().positive().default(1000),
+  /** How long a sync's holder keeps it without progress (each slice renews it); then another process resumes it. */
+  SYNC_LEASE_MS: z.coerce.number().int().positive().default(2 * 60 * 1000),
+  /** Failures in a row of one slice (vendor down, timeouts) before the sync ends failed. */
+  SYNC_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
 });
 
 export type TelematicsSettings = z.output<typeof telematicsEnv>;

@@ -63,9 +63,51 @@ export interface TelematicsConnectionsTable {
   last_hub_rejections: string | null;
 }
 
+/** A replay of a past window run in the background (POST .../replay), one slice (machine x data element) at a time. */
+export interface TelematicsSyncsTable {
+  id: string;
+  org_id: string;
+  connection_id: string;
+  /** queued | running | completed | failed | cancelled */
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  window_from: string;
+  window_to: string;
+  /** JSON array of the data elements each machine is read for, fixed when the sync starts; null before. */
+  elements: string | null;
+  /** Slices committed: slice k is machine k / elements, element k % elements. */
+  slices_done: number;
+  machines_done: number;
+  /** 0 until the sync has listed the machines. */
+  machines_total: number;
+  events_enqueued: number;
+  /** Failures in a row of the slice it is on; the sync fails at SYNC_MAX_ATTEMPTS. */
+  attempts: number;
+  /** After a failure, not before this time; null: at once. */
+  next_attempt_at: string | null;
+  failure_reason: string | null;
+  /** The process running it now, and until when its claim holds (its own claim, not the connection's poll lease). */
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
+}
+
+/** The machines a sync reads, by position (its slices' order); deleted when the sync ends. */
+export interface TelematicsSyncMachinesTable {
+  sync_id: string;
+  position: number;
+  pin: string;
+  /** JSON: the equipment as the fleet snapshot named it, so replayed events key to the same equipment as polls. */
+  equipment: string;
+}
+
 declare module '../../platform/db/schema.js' {
   interface Database {
     telematics_connect_tokens: TelematicsConnectTokensTable;
     telematics_connections: TelematicsConnectionsTable;
+    telematics_syncs: TelematicsSyncsTable;
+    telematics_sync_machines: TelematicsSyncMachinesTable;
   }
 }

@@ -89,6 +89,10 @@ describe.each(dialects)('telematics connection lifecycle (%s)', (dialect) => {
   it('DELETE disconnects: polling stops, credentials erased, the row kept, the hub told once', async () => {
     const { connection_id } = await rig.connect('vendor1_livelink');
     expect((await run(connection_id)).statusCode).toBe(200);
+    const from = new Date(rig.clock.now().getTime() - 3600_000).toISOString();
+    const replay = await rig.h.request({ method: 'POST', url: `/v1/telematics/connections/${connection_id}/replay`, key: rig.key, payload: { from, to: rig.clock.now().toISOString() } });
+    expect(replay.statusCode, replay.body).toBe(202);
+    const syncId = replay.json<{ sync: { id: string } }>().sync.id;
     const r = await disconnect(connection_id);
     expect(r.statusCode, r.body).toBe(200);
     const shown = r.json<{ connection: Connection }>().connection;
@@ -96,6 +100,9 @@ describe.each(dialects)('telematics connection lifecycle (%s)', (dialect) => {
     expect(await read(connection_id)).toMatchObject({ status: 'disconnected' });
     const stored = await row(connection_id);
     expect(stored).toMatchObject({ status: 'disconnected', credentials_ciphertext: null, oauth_tokens_ciphertext: null, lease_owner: null, next_poll_at: null });
+    // Its unfinished syncs end with it.
+    const sync = await rig.h.request({ method: 'GET', url: `/v1/telematics/connections/${connection_id}/syncs/${syncId}`, key: rig.key });
+    expect(sync.json()).toMatchObject({ sync: { status: 'cancelled', failure_reason: 'the connection was disconnected' } });
 
     // The poller never claims it, a run is refused, and a second DELETE answers it as it is without telling the hub again.
     rig.clock.advance(24 * 3600_000);

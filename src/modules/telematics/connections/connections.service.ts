@@ -5,6 +5,7 @@ import { conflict, invalidInput, notFound } from '../../../platform/core/errors.
 import { decodeCursor, page } from '../../../platform/core/pagination.js';
 import { z } from 'zod';
 import * as repo from './connections.repository.js';
+import * as syncs from '../polling/syncs.repository.js';
 import { parseCursors } from '../polling/cursors.js';
 import { findProvider } from '../providers/catalog.js';
 import type { Connection, ConnectionStatus, ListConnectionsQuery } from '../telematics.schemas.js';
@@ -115,6 +116,7 @@ export class ConnectionsService {
     if (row.status === 'disconnected') return present(row, now);
     const after = await repo.disconnect(tx, orgId, id, now.toISOString());
     if (after === undefined) throw notFound(`connection ${id}`);
+    await syncs.cancelUnfinished(tx, id, now.toISOString());
     await announce(tx, 'disconnected', after, now);
     return present(after, now);
   }

@@ -1,8 +1,8 @@
 import type { Clock } from '../../../platform/core/clock.js';
 import { leaseOwnerId } from '../../../platform/core/ids.js';
-import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
+import type { Db, Tx } from '../../../platform/db/schema.js';
 import type { Settle } from '../../../platform/operations/operation.js';
-import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../../platform/core/errors.js';
+import { AppError, conflict, notFound } from '../../../platform/core/errors.js';
 import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
 import type { SecretVault } from '../../../platform/secrets/vault.js';
 import { DEFAULT_RATE_LIMIT } from '../../../platform/ratelimit/rate-limiter.js';
@@ -27,12 +27,6 @@ interface PollResult {
   cursors: Cursors;
 }
 
-interface ReplayResult {
-  events_enqueued: number;
-  from: string;
-  to: string;
-}
-
 const breakerOf = (row: repo.ConnectionRow): Breaker => ({
   state: row.breaker_state as Breaker['state'],
   consecutive_failures: row.consecutive_failures,
@@ -41,7 +35,7 @@ const breakerOf = (row: repo.ConnectionRow): Breaker => ({
 });
 
 /** Why a connection cannot be polled now, or undefined when it can. */
-function notPollable(row: repo.ConnectionRow, now: Date): string | undefined {
+export function notPollable(row: repo.ConnectionRow, now: Date): string | undefined {
   const status = statusOf(row, now);
   if (status === 'reauth_required') return 'the vendor refused the stored credentials: the fleet must connect again with a new connect token';
   if (status === 'pending_consent') return 'consent has not been given at the vendor yet';
@@ -83,37 +77,6 @@ export class PollService {
       if (err instanceof VendorRejectedError) throw conflict(`${row.provider} refused the stored credentials; the connection now needs reconnecting (reauth_required)`);
       throw vendorError(err, row.provider);
     }
-  }
-
-  /**
-   * POST .../replay: re-reads a past window from the vendor's time series; cursors stay where they are. The answer is
-   * settled in the transaction that frees the connection.
-   */
-  async replay(orgId: string, id: string, window: { from: Date; to: Date }, settle: Settle): Promise<ReplayResult> {
-    // "Not in the future" is on the gateway's clock, so it is checked here rather than in the schema.
-    if (window.to > this.clock.now()) throw invalidInput('to must not be in the future', [{ path: 'to', message: 'must not be in the future' }]);
-    const row = await this.claim(orgId, id);
-    const release = (tx: Executor) => repo.finishPoll(tx, row.id, this.owner, { updated_at: this.clock.now().toISOString() });
-    let result: ReplayResult;
-    try {
-      const { reader, ctx } = await this.readerOf(row, undefined);
-      if (reader.series === undefined) throw unprocessable(`${row.provider} keeps no history the gateway can read: only ISO 15143-3 feeds can be replayed`);
-      let enqueued = 0;
-      for await (const batch of reader.series(ctx, { start: window.from, end: window.to })) {
-        await this.db.transaction().execute((tx) => this.enqueueAndRenew(tx, row, batch));
-        enqueued += batch.length;
-      }
-      result = { events_enqueued: enqueued, from: window.from.toISOString(), to: window.to.toISOString() };
-    } catch (err) {
-      await release(this.db);
-      throw vendorError(err, row.provider);
-    }
-    const answer = result;
-    await this.db.transaction().execute(async (tx) => {
-      await release(tx);
-      await settle(tx, answer);
-    });
-    return answer;
   }
 
   /**
@@ -172,18 +135,22 @@ export class PollService {
     const why = notPollable(row, now);
     if (why !== undefined) throw conflict(`connection ${id} cannot be polled: ${why}`);
     if (!(await repo.claimLease(this.db, id, this.owner, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString()))) {
-      throw conflict(`a poll or replay of connection ${id} is already running`);
+      throw conflict(`a poll of connection ${id} is already running`);
     }
     return row;
   }
 
-  private async readerOf(row: repo.ConnectionRow, since: Date | undefined): Promise<{ reader: VendorReader; ctx: ReaderContext }> {
+  /** The connection's reader and what it reads with; `renew` keeps the caller's claim alive while it waits for the vendor's budget. */
+  async readerOf(
+    row: repo.ConnectionRow,
+    since: Date | undefined,
+    renew: () => Promise<void> = () => repo.renewClaim(this.db, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString()),
+  ): Promise<{ reader: VendorReader; ctx: ReaderContext }> {
     const provider = findProvider(row.provider);
     const endpoint = provider === undefined ? undefined : this.endpoints.of(provider);
     const reader = provider === undefined ? undefined : readerFor(provider);
     if (provider === undefined || endpoint === undefined || reader === undefined) throw new AppError('unavailable', `${row.provider} is not configured on this gateway`);
     const auth = await this.authOf(row, provider);
-    const renew = () => repo.renewClaim(this.db, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString());
     const gated = { ...endpoint, beforeCall: () => this.gate.pass(provider.id, endpoint.requestsPerMinute ?? DEFAULT_RATE_LIMIT, renew) };
     return { reader, ctx: { provider, endpoint: gated, auth, connectionId: row.id, ...(since === undefined ? {} : { since }) } };
   }
@@ -200,7 +167,8 @@ export class PollService {
     await repo.renewClaim(tx, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString());
   }
 
-  private async enqueue(tx: Tx, orgId: string, events: readonly NormalizedEvent[]): Promise<void> {
+  /** Queues events for the hub as `telematics.event` in the caller's transaction (polls and syncs alike). */
+  async enqueue(tx: Tx, orgId: string, events: readonly NormalizedEvent[]): Promise<void> {
     if (events.length === 0) return;
     await enqueueDeliveries(
       tx,

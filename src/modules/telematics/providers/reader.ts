@@ -27,12 +27,20 @@ export interface ReaderContext {
   report?: (kind: ReadIssueKind, detail: string) => void;
 }
 
+/** A machine whose history can be read: its PIN (the series key) and the equipment its readings belong to. */
+export interface SeriesMachine {
+  pin: string;
+  equipment: Equipment;
+}
+
 /** A time-series window (ISO 15143-3 feeds): each machine's readings between start and end. */
 export interface SeriesRange {
   start: Date;
   end: Date;
   /** Machines to read, by PIN; default every machine of the fleet snapshot. */
   pins?: readonly string[];
+  /** Machines to read, as the fleet snapshot named them (a sync's slice); wins over `pins`. */
+  machines?: readonly SeriesMachine[];
   /** ISO data elements (`CumulativeOperatingHours`, `Locations`, ...); default every one the reader maps. */
   elements?: readonly string[];
 }
@@ -47,6 +55,8 @@ export interface VendorReader {
   snapshot(ctx: ReaderContext): AsyncIterable<NormalizedEvent[]>;
   /** Replay of past readings, where the vendor keeps them. */
   series?(ctx: ReaderContext, range: SeriesRange): AsyncIterable<NormalizedEvent[]>;
+  /** What a background sync slices a replay by: the fleet's machines and the data elements a series is read for. */
+  history?: { elements: readonly string[]; machines(ctx: ReaderContext): Promise<SeriesMachine[]> };
 }
 
 const DEFAULT_BATCH_SIZE = 500;

@@ -1,5 +1,5 @@
-import type { Equipment, NormalizedEvent } from '../event.js';
-import { Batcher, dataHeaders, type ReaderContext, type SeriesRange, type VendorReader } from '../reader.js';
+import type { NormalizedEvent } from '../event.js';
+import { Batcher, dataHeaders, type ReaderContext, type SeriesMachine, type SeriesRange, type VendorReader } from '../reader.js';
 import { equipmentEvents, isoEquipment, READINGS, readingEvents } from './elements.js';
 import { child } from './iso-xml.js';
 import { pagedNodes } from './paging.js';
@@ -33,9 +33,15 @@ async function* snapshot(ctx: ReaderContext): AsyncGenerator<NormalizedEvent[]> 
  * first (a few hundred bytes a machine) rather than held open while the series is read machine by machine, which
  * could take long enough for the vendor to drop the paused answer.
  */
-async function seriesMachines(ctx: ReaderContext, headers: Record<string, string>, range: SeriesRange): Promise<{ pin: string; equipment: Equipment }[]> {
+async function seriesMachines(ctx: ReaderContext, headers: Record<string, string>, range: SeriesRange): Promise<SeriesMachine[]> {
+  if (range.machines !== undefined) return [...range.machines];
   if (range.pins !== undefined) return range.pins.map((pin) => ({ pin, equipment: { id: pin, oem: null, model: null, serial: null, pin } }));
-  const machines: { pin: string; equipment: Equipment }[] = [];
+  return fleetMachines(ctx, headers);
+}
+
+/** Every machine of the fleet snapshot that has a PIN (the series are keyed by it). */
+async function fleetMachines(ctx: ReaderContext, headers: Record<string, string>): Promise<SeriesMachine[]> {
+  const machines: SeriesMachine[] = [];
   for await (const nodes of snapshotPages(ctx, headers)) {
     for (const node of nodes) {
       const equipment = node.name === 'Equipment' ? isoEquipment(child(node, 'EquipmentHeader')) : undefined;
@@ -78,4 +84,8 @@ async function* series(ctx: ReaderContext, range: SeriesRange): AsyncGenerator<N
   if (rest !== undefined) yield rest;
 }
 
-export const iso15143Reader: VendorReader = { snapshot, series };
+export const iso15143Reader: VendorReader = {
+  snapshot,
+  series,
+  history: { elements: ISO_SERIES_ELEMENTS, machines: async (ctx) => fleetMachines(ctx, await dataHeaders(ctx)) },
+};

@@ -1,0 +1,86 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../../platform/core/clock.js';
+import { leaseOwnerId } from '../../../platform/core/ids.js';
+import { type BackgroundWorker, WorkLoop } from '../../../platform/core/work-loop.js';
+import type { Dialect } from '../../../platform/db/database.js';
+import type { Db } from '../../../platform/db/schema.js';
+import { claimSyncs, type SyncRow } from './syncs.repository.js';
+import type { SyncService } from './syncs.service.js';
+
+interface SyncWorkerOptions {
+  /** Syncs run at once in this process. */
+  concurrency: number;
+  /** Slices one claim runs before giving the sync back, so queued syncs take turns and a stop waits for one slice only. */
+  slicesPerClaim: number;
+  idleMs: number;
+  log: Logger;
+}
+
+/**
+ * Every `serve` process runs one: claims unfinished syncs with their own lease (never the connection's poll lease) and
+ * runs them slice by slice; a process that dies leaves the sync to be resumed by any other once its lease runs out.
+ */
+export class SyncWorker implements BackgroundWorker {
+  readonly name = 'telematics-syncs';
+  /** This process, as the holder of the syncs it claims. */
+  readonly owner = leaseOwnerId('sync');
+  private readonly loop: WorkLoop;
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly dialect: Dialect,
+    private readonly clock: Clock,
+    private readonly syncs: SyncService,
+    private readonly options: SyncWorkerOptions,
+  ) {
+    this.loop = new WorkLoop(async () => (await this.tick()) > 0, { idleMs: options.idleMs, onError: (err) => this.options.log.warn({ err }, 'claiming syncs failed') });
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    await this.idle();
+  }
+
+  /** Resolves when the syncs started so far have stopped (finished, waiting, or given back after their slices). */
+  async idle(): Promise<void> {
+    await Promise.all(this.inFlight.values());
+  }
+
+  /** One round: claims as many unfinished syncs as free slots allow and starts them; answers how many started. */
+  async tick(): Promise<number> {
+    const free = this.options.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    const now = this.clock.now();
+    const rows = await claimSyncs(this.db, this.dialect, {
+      owner: this.owner,
+      nowIso: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + this.syncs.leaseMs).toISOString(),
+      limit: free,
+    });
+    for (const row of rows) this.begin(row);
+    return rows.length;
+  }
+
+  private begin(row: SyncRow): void {
+    const run = this.drive(row)
+      .catch((err: unknown) => this.options.log.warn({ err }, `sync ${row.id} stopped unexpectedly; another round resumes it`))
+      .finally(() => {
+        this.inFlight.delete(row.id);
+        this.loop.wake();
+      });
+    this.inFlight.set(row.id, run);
+  }
+
+  private async drive(row: SyncRow): Promise<void> {
+    let current: SyncRow | undefined = row;
+    for (let slices = 0; current !== undefined; slices += 1) {
+      if (slices >= this.options.slicesPerClaim || this.loop.stopping) return this.syncs.release(current, this.owner);
+      current = await this.syncs.step(current, this.owner);
+    }
+  }
+}
