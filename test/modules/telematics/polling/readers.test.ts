@@ -309,6 +309,16 @@ describe('ISO time series', () => {
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
   });
 
+  it('reads a series in another dialect: a JSON array, lower-case links, @datetime without Z', async () => {
+    const p = provider('vendor2_machineiq');
+    const m = f.fleetOf(p.id, FLEET)[1] as f.Machine;
+    sim.setFleet(p.id, 'fleet-user', { dialect: { topLevelArray: true, lowerCaseLinks: true, datetime: 'attribute', times: 'no_z' } });
+    const events: NormalizedEvent[] = [];
+    for await (const batch of readerFor(p)?.series?.(await ctxOf(p), { ...range, pins: [m.pin], elements: ['CumulativeOperatingHours'] }) ?? []) events.push(...batch);
+    expect(events.map((e) => e.observed_at)).toEqual(Array.from({ length: 49 }, (_, i) => new Date(range.start.getTime() + i * 3_600_000).toISOString()));
+    expect(events[0]).toMatchObject({ equipment: { id: m.equipmentId }, data: { value: f.operatingHours(m, range.start) } });
+  });
+
   it('finds the machines in the snapshot when no PIN is given, through feeds that link past the end', async () => {
     const p = provider('vendor8_connect');
     const events: NormalizedEvent[] = [];

@@ -17,6 +17,7 @@ const ISO_SERIES_ELEMENTS = ['Locations', 'CumulativeOperatingHours', 'Cumulativ
 const MAX_WINDOW_MS = 31 * 24 * 3_600_000;
 
 const isEquipment = (node: IsoNode): boolean => node.name.toLowerCase() === 'equipment';
+const isHeader = (node: IsoNode): boolean => node.name.toLowerCase() === 'equipmentheader';
 /** The root's own fields (`snapshotTime`, `version`: attributes in XML, plain keys in JSON) are leaves among its children. */
 const isDocumentField = (node: IsoNode): boolean => node.children.length === 0 && Object.keys(node.attrs).length === 0;
 
@@ -76,10 +77,10 @@ async function* series(ctx: ReaderContext, range: SeriesRange): AsyncGenerator<N
         const base = `/Fleet/Equipment/ID/${encodeURIComponent(machine.pin)}/${encodeURIComponent(element)}/${encodeURIComponent(window.start)}/${encodeURIComponent(window.end)}`;
         let equipment = machine.equipment;
         for await (const nodes of pagedNodes(ctx, headers, (page) => `${base}/${page}`, element, isReading)) {
-          for (const node of nodes) {
-            if (node.name.toLowerCase() === 'equipmentheader') equipment = isoEquipment(ctx, node, equipment) ?? equipment;
-            else if (!isDocumentField(node)) for (const event of readingEvents(ctx, equipment, node)) batcher.add(event);
-          }
+          // JSON feeds may put the header after the readings it names.
+          const header = nodes.find(isHeader);
+          if (header !== undefined) equipment = isoEquipment(ctx, header, equipment) ?? equipment;
+          for (const node of nodes) if (!isHeader(node) && !isDocumentField(node)) for (const event of readingEvents(ctx, equipment, node)) batcher.add(event);
           for (let batch = batcher.full(); batch !== undefined; batch = batcher.full()) yield batch;
         }
       }
