@@ -204,12 +204,13 @@ function valuesOf(node: IsoNode): { values: Value[]; unused?: Unused } {
 /** One reading element read at its own time: a time that is a placeholder is unknown, and the reading with it. */
 function readingOf(node: IsoNode): Reading {
   const { values, unused: partly } = valuesOf(node);
-  if (values.length === 0 && partly?.kind === 'unmapped_element' && !isReading(node)) return { at: undefined, values, unused: partly };
+  // An element nobody maps is kept as it is, whatever its time.
+  if (!isReading(node)) return { at: undefined, values, ...(partly === undefined ? {} : { unused: partly }) };
   const stamp = valueOf(node, 'datetime');
   if (stamp === undefined) return { at: undefined, values: [], unused: { kind: 'unmapped_element', detail: `${node.name} without datetime`, keep: true } };
   const at = isoTime(stamp);
   if (at === undefined) {
-    return isPlaceholder(stamp) || /^0*1-01-01/.test(stamp)
+    return isPlaceholder(stamp)
       ? { at, values: [], unused: { kind: 'placeholder', detail: `${node.name} datetime "${stamp.slice(0, 40)}"`, keep: false } }
       : { at, values: [], unused: { kind: 'unmapped_element', detail: `${node.name} datetime "${stamp.slice(0, 40)}" is not a time`, keep: true } };
   }
