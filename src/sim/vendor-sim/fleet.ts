@@ -93,6 +93,15 @@ export const defRemainingPercent = (m: Machine, at: Date): number => round(Math.
 export const odometerKm = (m: Machine, at: Date): number => round(operatingHours(m, at) * 4.5, 1);
 export const engineRunning = (m: Machine, at: Date): boolean => (hash32(`${m.pin}@${at.getTime()}`) % 1000) / 1000 < m.utilisation;
 
+/** The ISO 15143-3:2016 elements beyond the usual ones, for feeds that send them. */
+export const altitudeMetres = (m: Machine): number => 100 + (hash32(`${m.pin}^`) % 900);
+export const ptoHours = (m: Machine, at: Date): number => round(operatingHours(m, at) * 0.05);
+export const idleNonOperatingHours = (m: Machine, at: Date): number => round(idleHours(m, at) * 0.3);
+export const fuelUsedLast24Litres = (m: Machine): number => round(m.burnRate * 24 * m.utilisation, 1);
+export const defTankLitres = (m: Machine): number => m.tankLitres / 10;
+export const loadCount = (m: Machine, at: Date): number => Math.floor(operatingHours(m, at) * 3);
+export const payloadTonnes = (m: Machine, at: Date): number => round(loadCount(m, at) * 12.5, 1);
+
 export function positionAt(m: Machine, at: Date): { latitude: number; longitude: number } {
   const drift = (hash32(`${m.pin}~${Math.floor(at.getTime() / HOUR_MS)}`) % 2000) / 1_000_000;
   return { latitude: round(m.latitude + drift, 6), longitude: round(m.longitude - drift, 6) };

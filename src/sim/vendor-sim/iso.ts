@@ -3,7 +3,8 @@ import type { Provider } from '../../modules/telematics/providers/catalog.js';
 import { requireAuth } from './auth.js';
 import type { RegisterRoutes, SimContext } from './context.js';
 import * as f from './fleet.js';
-import { el, leaf, toJson, toXml, type El } from './iso-doc.js';
+import type { IsoDialect } from './iso-dialect.js';
+import { el, leaf, prefixed, toJson, toXml, type El } from './iso-doc.js';
 
 /**
  * ISO 15143-3 (AEMP 2.0) feeds: `GET /Fleet/{page}` (snapshot, pages from 1) and
@@ -24,6 +25,7 @@ import { el, leaf, toJson, toXml, type El } from './iso-doc.js';
  * | vendor10_fleetforce | json   | -         | key       | no next                              | 2026-01-05T08:00:00             | -             |
  *
  * "placeholder": UnitInstallDateTime is always, and every sixth machine's Location datetime is, `0001-01-01T00:00:00`.
+ * A fleet's `dialect` (iso-dialect.ts) changes any of this per account, and adds what other feeds do.
  */
 interface IsoVariant {
   namespace: 'aemp2' | 'jcma';
@@ -120,35 +122,69 @@ function timed(variant: IsoVariant, name: string, datetime: string, children: El
   return variant.datetime === 'attribute' ? el(name, children, { datetime }) : el(name, [...children, leaf('datetime', datetime)]);
 }
 
-function header(variant: IsoVariant, m: f.Machine): El {
+function header(variant: IsoVariant, m: f.Machine, dialect: IsoDialect = {}): El {
   const installed = variant.unknownTimes ? UNKNOWN_TIME : formatTime(variant, new Date(Date.UTC(2023, 0, 1 + m.index)));
+  if (dialect.anonymous?.includes(m.index)) {
+    return el('EquipmentHeader', [leaf('UnitInstallDateTime', installed), leaf('OEMName', m.oemName), leaf('Model', m.model), leaf('SerialNumber', 'missing'), leaf('PIN', 'missing')]);
+  }
+  const placeholder = dialect.placeholders?.includes(m.index) === true;
   return el('EquipmentHeader', [
-    leaf('UnitInstallDateTime', installed),
-    leaf('OEMName', m.oemName),
-    leaf('Model', m.model),
+    leaf('UnitInstallDateTime', placeholder ? UNKNOWN_TIME : installed),
+    leaf('OEMName', placeholder ? '' : m.oemName),
+    leaf('Model', placeholder ? 'missing' : m.model),
     leaf('EquipmentID', m.equipmentId),
-    leaf('SerialNumber', m.serialNumber),
+    leaf('SerialNumber', placeholder ? 'missing' : m.serialNumber),
     leaf('PIN', m.pin),
+    ...(dialect.extraElements === true ? [leaf('EngineNumber', `EN${m.serialNumber}`)] : []),
   ]);
 }
 
 /** Machines last reported a few minutes apart, on a 10-minute grid, so a fixed clock gives a fixed snapshot. */
 const reportedAt = (m: f.Machine, now: Date): Date => new Date(Math.floor(now.getTime() / 600_000) * 600_000 - m.index * 7 * 60_000);
 
-function equipment(variant: IsoVariant, m: f.Machine, now: Date): El {
+/** A snapshot reading's children as the dialect names them (MiX-style feeds put the unit in the name). */
+function snapshotBody(name: string, m: f.Machine, at: Date, dialect: IsoDialect): El[] {
+  if (name === 'Locations' && dialect.extraElements === true) return [...(SERIES.Locations as Series).body(m, at), leaf('AltitudeUnits', 'metre'), leaf('Altitude', f.altitudeMetres(m))];
+  if (name === 'Distance' && dialect.unknownUnit === true) return [leaf('OdometerUnits', 'furlong'), leaf('Odometer', f.odometerKm(m, at))];
+  if (name === 'Distance' && dialect.mixNames === true) return [leaf('OdometerKilometre', f.odometerKm(m, at))];
+  if (name === 'FuelUsed' && dialect.mixNames === true) return [leaf('FuelConsumedLitres', f.fuelUsedLitres(m, at))];
+  return (SERIES[name] as Series).body(m, at);
+}
+
+/** The readings some feeds add to the usual snapshot, by element name. */
+function extraReadings(m: f.Machine, at: Date, dialect: IsoDialect): [string, El[]][] {
+  const out: [string, El[]][] = [];
+  if (dialect.mixNames === true || dialect.extraElements === true) {
+    out.push(['CumulativeIdleNonOperatingHours', [leaf('Hour', f.idleNonOperatingHours(m, at))]]);
+    out.push(['FuelUsedLast24', dialect.mixNames === true ? [leaf('FuelConsumedLitres', f.fuelUsedLast24Litres(m))] : [leaf('FuelUnits', 'litre'), leaf('FuelConsumed', f.fuelUsedLast24Litres(m))]]);
+  }
+  if (dialect.extraElements === true) {
+    out.push(['CumulativePowerTakeOffHours', [leaf('Hour', f.ptoHours(m, at))]]);
+    out.push(['FuelTankCapacity', [leaf('FuelTankCapacityUnits', 'litre'), leaf('FuelTankCapacity', m.tankLitres)]]);
+    out.push(['DEFTankCapacity', [leaf('DEFTankCapacityUnits', 'litre'), leaf('DEFTankCapacity', f.defTankLitres(m))]]);
+    out.push(['CumulativeLoadCount', [leaf('Count', f.loadCount(m, at))]]);
+    out.push(['CumulativePayloadTotals', [leaf('PayloadUnits', 'metric tonne'), leaf('Payload', f.payloadTonnes(m, at))]]);
+  }
+  if (dialect.unmappedElement === true) out.push(['BatteryPotential', [leaf('BatteryPotential', 13.3)]]);
+  return out;
+}
+
+function equipment(variant: IsoVariant, m: f.Machine, now: Date, dialect: IsoDialect = {}): El {
+  if (dialect.headerOnly?.includes(m.index)) return el('Equipment', [header(variant, m, dialect)]);
   const at = reportedAt(m, now);
   const stamp = formatTime(variant, at);
   const elements = SNAPSHOT_ELEMENTS.map((name) => {
     const series = SERIES[name] as Series;
     const unknown = variant.unknownTimes && name === 'Locations' && m.index % 6 === 5;
-    return timed(variant, series.item, unknown ? UNKNOWN_TIME : stamp, series.body(m, at));
+    return timed(variant, series.item, unknown ? UNKNOWN_TIME : stamp, snapshotBody(name, m, at, dialect));
   });
-  return el('Equipment', [header(variant, m), ...elements, timed(variant, 'EngineStatus', stamp, [leaf('Running', f.engineRunning(m, at))])]);
+  const extra = extraReadings(m, at, dialect).map(([name, body]) => timed(variant, name, stamp, body));
+  return el('Equipment', [header(variant, m, dialect), ...elements, timed(variant, 'EngineStatus', stamp, [leaf('Running', f.engineRunning(m, at))]), ...extra]);
 }
 
 /** `self` is the page as asked (0 stays 0); the others follow from the page served. */
-function links(variant: IsoVariant, href: (page: number) => string, self: number, page: number, lastPage: number): El[] {
-  const link = (rel: string, n: number): El => el('Links', [leaf('rel', rel), leaf('href', href(n))]);
+function links(variant: IsoVariant, href: (page: number) => string, self: number, page: number, lastPage: number, name = 'Links'): El[] {
+  const link = (rel: string, n: number): El => el(name, [leaf('rel', rel), leaf('href', href(n))]);
   const out = [link('self', self)];
   if (page > 1 && page <= lastPage) out.push(link('prev', page - 1));
   const next =
@@ -166,9 +202,21 @@ function links(variant: IsoVariant, href: (page: number) => string, self: number
   return out;
 }
 
-function send(reply: FastifyReply, provider: Provider, root: El, arrays: string[]): FastifyReply {
-  if (provider.format === 'xml') return reply.type('application/xml; charset=utf-8').send(toXml(root));
-  return reply.send(toJson(root, arrays));
+const linksName = (dialect: IsoDialect): string => (dialect.lowerCaseLinks === true ? 'links' : 'Links');
+
+/** The document as the fleet's dialect writes it: format, namespace prefix, attribute keys, a wrapping array, leading blanks. */
+function send(reply: FastifyReply, provider: Provider, dialect: IsoDialect, root: El, arrays: string[], cut = false): FastifyReply {
+  const prefix = dialect.namespace === 'prefixed' ? 'aemp' : undefined;
+  const doc = prefix === undefined ? root : prefixed(root, prefix);
+  const names = prefix === undefined ? arrays : arrays.map((a) => `${prefix}:${a}`);
+  const xml = (dialect.format ?? provider.format) === 'xml';
+  const json = (): string => {
+    const page = toJson(doc, names, dialect.datetime === 'attribute' ? '@' : '');
+    return JSON.stringify(dialect.topLevelArray === true ? [page] : page);
+  };
+  const whole = xml ? toXml(doc) : json();
+  const body = `${dialect.leadingWhitespace ?? ''}${cut ? whole.slice(0, Math.floor(whole.length / 2)) : whole}`;
+  return reply.type(xml ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8').send(body);
 }
 
 const badRequest = (reply: FastifyReply, message: string): FastifyReply => reply.code(400).send({ error: 'bad_request', message });
@@ -178,12 +226,19 @@ function pageOf(raw: string): number | undefined {
   return /^\d{1,6}$/.test(raw) ? Math.max(1, Number(raw)) : undefined;
 }
 
-function rootAttrs(variant: IsoVariant, ctx: SimContext): Record<string, string> {
-  return { xmlns: NAMESPACES[variant.namespace], version: '1', snapshotTime: formatTime(variant, ctx.now()) };
+function rootAttrs(variant: IsoVariant, ctx: SimContext, dialect: IsoDialect): Record<string, string> {
+  const uri = NAMESPACES[variant.namespace];
+  const namespace: Record<string, string> = dialect.namespace === 'none' ? {} : dialect.namespace === 'prefixed' ? { 'xmlns:aemp': uri } : { xmlns: uri };
+  return { ...namespace, version: '1', snapshotTime: formatTime(variant, ctx.now()) };
+}
+
+/** The provider's way of writing, with what the fleet's dialect changes of it. */
+function variantOf(base: IsoVariant, dialect: IsoDialect): IsoVariant {
+  return { ...base, ...(dialect.datetime === undefined ? {} : { datetime: dialect.datetime }), ...(dialect.times === undefined ? {} : { times: dialect.times }) };
 }
 
 export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
-  const variant = ISO_VARIANTS[provider.id] ?? DEFAULT_VARIANT;
+  const providerVariant = ISO_VARIANTS[provider.id] ?? DEFAULT_VARIANT;
   const fleet = f.fleetOf(provider.id, ctx.fleetSize);
   const origin = (request: FastifyRequest): string => `${request.protocol}://${request.headers.host ?? 'localhost'}/${provider.id}`;
   const guarded = { preHandler: requireAuth(provider, ctx) };
@@ -191,11 +246,14 @@ export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
   app.get<{ Params: { page: string } }>('/Fleet/:page', guarded, async (request, reply) => {
     const page = pageOf(request.params.page);
     if (page === undefined) return badRequest(reply, 'page must be a whole number');
+    const dialect = ctx.fleet(provider.id, request).dialect ?? {};
+    const variant = variantOf(providerVariant, dialect);
     const lastPage = Math.max(1, Math.ceil(fleet.length / ctx.pageSize));
-    const rows = fleet.slice((page - 1) * ctx.pageSize, page * ctx.pageSize).map((m) => equipment(variant, m, ctx.now()));
+    const rows = fleet.slice((page - 1) * ctx.pageSize, page * ctx.pageSize).map((m) => equipment(variant, m, ctx.now(), dialect));
     const base = origin(request);
-    const root = el('Fleet', [...links(variant, (n) => `${base}/Fleet/${n}`, Number(request.params.page), page, lastPage), ...rows], rootAttrs(variant, ctx));
-    return send(reply, provider, root, ['Links', 'Equipment']);
+    const pageLinks = links(variant, (n) => `${base}/Fleet/${n}`, Number(request.params.page), page, lastPage, linksName(dialect));
+    const root = el('Fleet', [...pageLinks, ...rows], rootAttrs(variant, ctx, dialect));
+    return send(reply, provider, dialect, root, [linksName(dialect), 'Equipment'], dialect.brokenPage === page);
   });
 
   app.get<{ Params: { pin: string; element: string; start: string; end: string; page: string } }>(
@@ -203,6 +261,8 @@ export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
     guarded,
     async (request, reply) => {
       const { pin, element, start, end } = request.params;
+      const dialect = ctx.fleet(provider.id, request).dialect ?? {};
+      const variant = variantOf(providerVariant, dialect);
       const machine = fleet.find((m) => m.pin === pin);
       const series = SERIES[element];
       if (machine === undefined || series === undefined) return reply.code(404).send({ error: 'not_found', message: 'unknown equipment or data element' });
@@ -221,8 +281,8 @@ export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
         .slice((page - 1) * ctx.pageSize, page * ctx.pageSize)
         .map((at) => timed(variant, series.item, formatTime(variant, at), series.body(machine, at)));
       const base = `${origin(request)}/Fleet/Equipment/ID/${encodeURIComponent(pin)}/${element}/${encodeURIComponent(start)}/${encodeURIComponent(end)}`;
-      const children = [...links(variant, (n) => `${base}/${n}`, Number(request.params.page), page, lastPage), header(variant, machine), ...items];
-      return send(reply, provider, el(element, children, rootAttrs(variant, ctx)), ['Links', series.item]);
+      const children = [...links(variant, (n) => `${base}/${n}`, Number(request.params.page), page, lastPage, linksName(dialect)), header(variant, machine, dialect), ...items];
+      return send(reply, provider, dialect, el(element, children, rootAttrs(variant, ctx, dialect)), [linksName(dialect), series.item]);
     },
   );
 };

@@ -15,10 +15,18 @@ export type EventType =
   | 'fault'
   | 'tire_pressure'
   | 'tire_temperature'
-  | 'tpms_alert';
+  | 'tpms_alert'
+  | 'pto_hours'
+  | 'idle_non_operating_hours'
+  | 'fuel_used_last_24h'
+  | 'fuel_tank_capacity'
+  | 'def_tank_capacity'
+  | 'load_count'
+  | 'payload_total'
+  | 'equipment_seen';
 
 /** The units events carry; `source` keeps what the vendor sent. */
-type Unit = 'h' | 'L' | 'km' | '%' | 'kPa' | '°C';
+type Unit = 'h' | 'L' | 'km' | '%' | 'kPa' | '°C' | 'm' | 't';
 
 const source = z.object({ value: z.number(), unit: z.string() });
 const measurement = <U extends Unit>(...units: [U, ...U[]]) => z.object({ value: z.number(), unit: z.enum(units), source });
@@ -31,14 +39,19 @@ const equipmentSchema = z.object({
   model: z.string().nullable(),
   serial: z.string().nullable(),
   pin: z.string().nullable(),
+  /** Only when the vendor says it (ISO 15143-3 headers). */
+  engine_number: z.string().min(1).optional(),
 });
 export type Equipment = z.infer<typeof equipmentSchema>;
 
 const pressure = measurement('kPa');
 
-/** `data` per type. fuel_remaining is a percentage, or litres when the vendor gives only a volume (tank size unknown). */
+/**
+ * `data` per type. fuel_remaining is a percentage, or litres when the vendor gives only a volume (tank size unknown).
+ * equipment_seen: a machine in a snapshot with no reading to send, or with something the mapping could not use (in `raw`).
+ */
 const eventDataSchemas = {
-  location: z.object({ latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180) }),
+  location: z.object({ latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180), altitude: measurement('m').optional() }),
   operating_hours: measurement('h'),
   idle_hours: measurement('h'),
   fuel_used: measurement('L'),
@@ -50,12 +63,31 @@ const eventDataSchemas = {
   tire_pressure: pressure.extend({ position }),
   tire_temperature: measurement('°C').extend({ position }),
   tpms_alert: z.object({ position, code: z.string().min(1), severity: z.string().optional(), pressure: pressure.optional() }),
+  pto_hours: measurement('h'),
+  idle_non_operating_hours: measurement('h'),
+  fuel_used_last_24h: measurement('L'),
+  fuel_tank_capacity: measurement('L'),
+  def_tank_capacity: measurement('L'),
+  load_count: z.object({ count: z.int().nonnegative() }),
+  payload_total: measurement('t'),
+  equipment_seen: z.object({ readings: z.int().nonnegative() }),
 } satisfies Record<EventType, z.ZodType>;
 export type EventData<T extends EventType> = z.infer<(typeof eventDataSchemas)[T]>;
 
 const isoUtc = z.iso.datetime({ precision: 3 });
 
-const base = { id: z.string().regex(/^tev_[0-9a-z]{26}$/), connection_id: z.string().min(1), provider: z.string().min(1), equipment: equipmentSchema, observed_at: isoUtc };
+/** What the vendor sent that no field holds, as `name` or `name.child` / `name@attribute` paths to their text; bounded. */
+const rawSchema = z.object({ fields: z.record(z.string(), z.string()), truncated: z.boolean() });
+export type Raw = z.infer<typeof rawSchema>;
+
+const base = {
+  id: z.string().regex(/^tev_[0-9a-z]{26}$/),
+  connection_id: z.string().min(1),
+  provider: z.string().min(1),
+  equipment: equipmentSchema,
+  observed_at: isoUtc,
+  raw: rawSchema.optional(),
+};
 
 const variant = <T extends EventType>(type: T) => z.object({ ...base, type: z.literal(type), data: eventDataSchemas[type] });
 
@@ -72,6 +104,14 @@ export const normalizedEventSchema = z.discriminatedUnion('type', [
   variant('tire_pressure'),
   variant('tire_temperature'),
   variant('tpms_alert'),
+  variant('pto_hours'),
+  variant('idle_non_operating_hours'),
+  variant('fuel_used_last_24h'),
+  variant('fuel_tank_capacity'),
+  variant('def_tank_capacity'),
+  variant('load_count'),
+  variant('payload_total'),
+  variant('equipment_seen'),
 ]);
 export type NormalizedEvent = z.infer<typeof normalizedEventSchema>;
 

@@ -83,3 +83,25 @@ const GALLON_L = 3.785411784;
 export const toLitres = converter('L', 1, { l: same, litre: same, liter: same, litres: same, liters: same, gal: (v) => v * GALLON_L, gallon: (v) => v * GALLON_L, gallons: (v) => v * GALLON_L });
 export const toHours = converter('h', 2, { h: same, hour: same, hours: same, min: (v) => v / 60, minutes: (v) => v / 60, s: (v) => v / 3600, seconds: (v) => v / 3600 });
 export const toPercent = converter('%', 1, { '%': same, percent: same });
+const FOOT_M = 0.3048;
+export const toMetres = converter('m', 1, { m: same, metre: same, meter: same, metres: same, meters: same, ft: (v) => v * FOOT_M, foot: (v) => v * FOOT_M, feet: (v) => v * FOOT_M });
+const POUND_T = 0.00045359237;
+const SHORT_TON_T = 0.90718474;
+export const toTonnes = converter('t', 3, {
+  t: same,
+  tonne: same,
+  tonnes: same,
+  'metric tonne': same,
+  'metric tonnes': same,
+  'metric ton': same,
+  'metric tons': same,
+  kg: (v) => v / 1000,
+  kilogram: (v) => v / 1000,
+  kilograms: (v) => v / 1000,
+  lb: (v) => v * POUND_T,
+  lbs: (v) => v * POUND_T,
+  pound: (v) => v * POUND_T,
+  pounds: (v) => v * POUND_T,
+  'short ton': (v) => v * SHORT_TON_T,
+  'short tons': (v) => v * SHORT_TON_T,
+});

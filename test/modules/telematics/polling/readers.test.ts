@@ -1,14 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { VendorRejectedError, VendorUnavailableError, type ProviderEndpoint } from '../../../../src/modules/telematics/providers/adapter.js';
+import { VendorDocumentInvalidError, VendorRejectedError, VendorUnavailableError, type ProviderEndpoint } from '../../../../src/modules/telematics/providers/adapter.js';
 import { oauthAdapterFor } from '../../../../src/modules/telematics/providers/adapters.js';
 import { normalizedEventSchema, type NormalizedEvent } from '../../../../src/modules/telematics/providers/event.js';
 import { readerFor } from '../../../../src/modules/telematics/providers/readers.js';
 import { nextPage, pageNumberOf } from '../../../../src/modules/telematics/providers/iso15143/paging.js';
+import { RAW_MAX_CHARS, RawFields } from '../../../../src/modules/telematics/providers/iso15143/raw.js';
 import { isoTime, toCelsius, toHours, toKm, toKpa, toLitres } from '../../../../src/modules/telematics/providers/normalize.js';
-import type { ReaderContext } from '../../../../src/modules/telematics/providers/reader.js';
+import type { ReaderContext, ReadIssueKind } from '../../../../src/modules/telematics/providers/reader.js';
 import { findProvider, PROVIDERS, type Provider } from '../../../../src/modules/telematics/providers/catalog.js';
 import * as f from '../../../../src/sim/vendor-sim/fleet.js';
+import type { IsoDialect } from '../../../../src/sim/vendor-sim/iso-dialect.js';
 import { startVendorSim, type VendorSim } from '../../../../src/sim/vendor-sim.js';
 
 const FLEET = 12;
@@ -233,6 +235,58 @@ describe('ISO errors', () => {
   });
 });
 
+describe('ISO dialects: what a read cannot use is counted', () => {
+  const reportsOf = async (id: string, dialect: IsoDialect) => {
+    sim.setFleet(id, 'fleet-user', { dialect });
+    const reports: [ReadIssueKind, string][] = [];
+    const events = await readAll(provider(id), { report: (kind, detail) => reports.push([kind, detail]) });
+    return { events, reports, count: (kind: ReadIssueKind, detail: RegExp) => reports.filter(([k, d]) => k === kind && detail.test(d)).length };
+  };
+
+  it.each(['vendor1_livelink', 'vendor6_lida'])('%s: unmapped elements, unknown units and placeholders, each once per machine', async (id) => {
+    const { events, reports, count } = await reportsOf(id, { headerOnly: [1], anonymous: [2], placeholders: [0], unmappedElement: true, unknownUnit: true });
+    // Ten machines read their elements: the header-only one has none, the anonymous one is skipped.
+    expect(count('unmapped_element', /^BatteryPotential$/)).toBe(10);
+    expect(count('unknown_unit', /^Distance in "furlong"$/)).toBe(10);
+    expect(count('placeholder', /^EquipmentHeader (Model|SerialNumber) "missing"$/)).toBe(2 + 1);
+    expect(count('placeholder', /^EquipmentHeader PIN "missing"$/)).toBe(1);
+    expect(count('placeholder', /without a usable EquipmentID, PIN or SerialNumber \(skipped\)$/)).toBe(1);
+    expect(reports).toHaveLength(10 + 10 + 3 + 1 + 1);
+    for (const e of events) expect(() => normalizedEventSchema.parse(e), JSON.stringify(e)).not.toThrow();
+    expect(events.filter((e) => e.type === 'equipment_seen')).toHaveLength(FLEET - 1);
+  });
+
+  it('placeholder times are counted, not kept: the reading has no time to be sent at', async () => {
+    const { events, count } = await reportsOf('vendor3_himate', {});
+    expect(count('placeholder', /^Location datetime "0001-01-01T00:00:00"$/)).toBe(2);
+    expect(events.some((e) => e.type === 'equipment_seen')).toBe(false);
+  });
+
+  it('the 2016 elements and MiX names read without a report', async () => {
+    const { events, reports } = await reportsOf('vendor1_livelink', { extraElements: true, mixNames: true });
+    expect(reports).toEqual([]);
+    for (const e of events) expect(() => normalizedEventSchema.parse(e), JSON.stringify(e)).not.toThrow();
+  });
+
+  it('keeps raw within its bound and says when it cut', () => {
+    const raw = new RawFields();
+    const big = { name: 'VendorBlob', attrs: {}, text: '', children: Array.from({ length: 100 }, (_, i) => ({ name: `Field${i}`, attrs: {}, text: 'x'.repeat(100), children: [] })) };
+    raw.add(big);
+    const kept = raw.value();
+    expect(kept?.truncated).toBe(true);
+    const size = Object.entries(kept?.fields ?? {}).reduce((n, [k, v]) => n + k.length + v.length, 0);
+    expect(size).toBeLessThanOrEqual(RAW_MAX_CHARS);
+    expect(size).toBeGreaterThan(RAW_MAX_CHARS - 200);
+  });
+
+  it.each(['vendor1_livelink', 'vendor2_machineiq'])('%s: a page that does not parse is VendorDocumentInvalidError with its path and the reason', async (id) => {
+    sim.setFleet(id, 'fleet-user', { dialect: { brokenPage: 2 } });
+    const err = await failure(() => readAll(provider(id)));
+    expect(err).toBeInstanceOf(VendorDocumentInvalidError);
+    expect(err).toMatchObject({ path: '/Fleet/2', kind: 'failed', reason: expect.stringMatching(/.{5,}/) as unknown });
+  });
+});
+
 describe('ISO time series', () => {
   const range = { start: new Date('2026-01-03T08:00:00Z'), end: new Date('2026-01-05T08:00:00Z') };
 
@@ -253,6 +307,16 @@ describe('ISO time series', () => {
     expect(faults.length).toBeGreaterThan(0);
     for (const e of faults) expect(e.data.code).toBe(f.faultAt(m, new Date(e.observed_at))?.id);
     expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+  });
+
+  it('reads a series in another dialect: a JSON array, lower-case links, @datetime without Z', async () => {
+    const p = provider('vendor2_machineiq');
+    const m = f.fleetOf(p.id, FLEET)[1] as f.Machine;
+    sim.setFleet(p.id, 'fleet-user', { dialect: { topLevelArray: true, lowerCaseLinks: true, datetime: 'attribute', times: 'no_z' } });
+    const events: NormalizedEvent[] = [];
+    for await (const batch of readerFor(p)?.series?.(await ctxOf(p), { ...range, pins: [m.pin], elements: ['CumulativeOperatingHours'] }) ?? []) events.push(...batch);
+    expect(events.map((e) => e.observed_at)).toEqual(Array.from({ length: 49 }, (_, i) => new Date(range.start.getTime() + i * 3_600_000).toISOString()));
+    expect(events[0]).toMatchObject({ equipment: { id: m.equipmentId }, data: { value: f.operatingHours(m, range.start) } });
   });
 
   it('finds the machines in the snapshot when no PIN is given, through feeds that link past the end', async () => {

@@ -1,25 +1,23 @@
 import { VendorDocumentInvalidError, type CredentialAdapter } from '../adapter.js';
 import { authHeaders, refusedMessage } from '../vendor-auth.js';
-import { callVendor, parseJson } from '../vendor-http.js';
+import { callVendor } from '../vendor-http.js';
+import { documentChildren, IsoDocumentError } from './iso-xml.js';
 
-/** ISO 15143-3 (AEMP 2.0) feeds: credentials work when the first fleet snapshot page comes back as a fleet document. */
-
-// The root element, with or without a namespace prefix, after an optional declaration and comments.
-const FLEET_ROOT = /^\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:[A-Za-z_][\w.-]*:)?Fleet[\s/>]/;
-
-function isJsonFleet(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const doc = value as Record<string, unknown>;
-  return Array.isArray(doc.Equipment) || Array.isArray(doc.Links);
-}
-
+/**
+ * ISO 15143-3 (AEMP 2.0) feeds: credentials work when the first fleet snapshot page reads as a fleet document, read
+ * by the same parser every poll uses, so a page connect accepts is a page the polls accept.
+ */
 export const iso15143Adapter: CredentialAdapter = {
   async verify(provider, endpoint, credentials) {
     const headers = await authHeaders(provider, endpoint, credentials);
     const accept = provider.format === 'xml' ? 'application/xml' : 'application/json';
-    const res = await callVendor(provider.id, endpoint, { path: '/Fleet/1', headers: { ...headers, accept }, rejected: refusedMessage(provider) });
-    const isFleet = provider.format === 'xml' ? FLEET_ROOT.test(res.body) : isJsonFleet(parseJson(provider.id, res));
-    if (!isFleet) throw new VendorDocumentInvalidError(provider.id, '/Fleet/1', 'not an ISO 15143-3 fleet document');
+    const path = '/Fleet/1';
+    const res = await callVendor(provider.id, endpoint, { path, headers: { ...headers, accept }, rejected: refusedMessage(provider) });
+    try {
+      await documentChildren(provider.format === 'xml' ? 'xml' : 'json', res.body, 'Fleet', ['Links', 'Equipment']);
+    } catch (err) {
+      throw err instanceof IsoDocumentError ? new VendorDocumentInvalidError(provider.id, path, err.reason) : err;
+    }
     return {};
   },
 };

@@ -1,10 +1,10 @@
 import { SaxesParser } from 'saxes';
 import { VendorUnavailableError } from '../adapter.js';
-import { listAt } from '../json.js';
 
 /**
  * ISO 15143-3 documents as small trees keyed by local name (any namespace prefix or URI), one per child of the root:
  * a `Links`, an `Equipment`, a `Location` reading. XML is parsed as a stream, so only the child being read is held.
+ * The root's attributes (`snapshotTime`, `version`) come first as leaves, the way JSON feeds write them as plain keys.
  */
 export interface IsoNode {
   name: string;
@@ -16,13 +16,24 @@ export interface IsoNode {
 /** One root child bigger than this is a broken or hostile feed, not a machine. */
 const MAX_NODES_PER_CHILD = 20_000;
 
-const unreadable = (providerId: string, why: string): VendorUnavailableError => new VendorUnavailableError(`${providerId} sent an unreadable ISO 15143-3 document (${why})`, 'failed');
+/** A document that does not parse as ISO 15143-3; whoever knows the URL path turns it into VendorDocumentInvalidError. */
+export class IsoDocumentError extends Error {
+  constructor(readonly reason: string) {
+    super(`unreadable ISO 15143-3 document: ${reason}`);
+    this.name = 'IsoDocumentError';
+  }
+}
+
+const unreadable = (why: string): IsoDocumentError => new IsoDocumentError(why);
+
+/** Whitespace and a byte order mark before the first tag are not content: feeds send both, and saxes refuses them. */
+const LEADING_BLANKS = /^[\s\uFEFF]+/;
 
 /**
  * Streams the root's children of an XML document, yielding those completed by each chunk. The root's local name must
  * be `root` (a 200 carrying an `<Error>` document is a failure, not an empty fleet).
  */
-export async function* xmlRootChildren(providerId: string, chunks: AsyncIterable<Uint8Array>, root: string): AsyncGenerator<IsoNode[]> {
+export async function* xmlRootChildren(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, root: string): AsyncGenerator<IsoNode[]> {
   const parser = new SaxesParser({ xmlns: true, position: false });
   const decoder = new TextDecoder('utf-8');
   const stack: IsoNode[] = [];
@@ -32,23 +43,24 @@ export async function* xmlRootChildren(providerId: string, chunks: AsyncIterable
   let failure: Error | undefined;
 
   parser.on('error', (err) => {
-    failure ??= unreadable(providerId, err.message);
+    failure ??= unreadable(err.message);
   });
   parser.on('opentag', (tag) => {
-    if (!sawRoot) {
-      sawRoot = true;
-      if (tag.local !== root) failure ??= unreadable(providerId, `root element ${tag.local}, not ${root}`);
-      return;
-    }
     const attrs: Record<string, string> = {};
     for (const attr of Object.values(tag.attributes)) {
       if (attr.prefix !== 'xmlns' && attr.name !== 'xmlns') attrs[attr.local] = attr.value;
+    }
+    if (!sawRoot) {
+      sawRoot = true;
+      if (tag.local !== root) failure ??= unreadable(`root element ${tag.local}, not ${root}`);
+      for (const [name, text] of Object.entries(attrs)) done.push({ name, attrs: {}, text, children: [] });
+      return;
     }
     const node: IsoNode = { name: tag.local, attrs, text: '', children: [] };
     stack.at(-1)?.children.push(node);
     stack.push(node);
     nodes += 1;
-    if (nodes > MAX_NODES_PER_CHILD) failure ??= unreadable(providerId, 'an element too large');
+    if (nodes > MAX_NODES_PER_CHILD) failure ??= unreadable('an element too large');
   });
   const addText = (text: string): void => {
     const node = stack.at(-1);
@@ -72,38 +84,84 @@ export async function* xmlRootChildren(providerId: string, chunks: AsyncIterable
     done = [];
     return out;
   };
+  let started = false;
+  const write = (text: string): void => {
+    const rest = started ? text : text.replace(LEADING_BLANKS, '');
+    started ||= rest !== '';
+    if (rest !== '') parser.write(rest);
+  };
   try {
     for await (const chunk of chunks) {
-      parser.write(decoder.decode(chunk, { stream: true }));
+      write(decoder.decode(chunk, { stream: true }));
       const ready = flush();
       if (ready.length > 0) yield ready;
     }
-    parser.write(decoder.decode());
+    write(decoder.decode());
     parser.close();
   } catch (err) {
-    throw err instanceof VendorUnavailableError ? err : unreadable(providerId, err instanceof Error ? err.message : 'parse error');
+    throw err instanceof VendorUnavailableError || err instanceof IsoDocumentError ? err : unreadable(err instanceof Error ? err.message : 'parse error');
   }
   const last = flush();
-  if (!sawRoot) throw unreadable(providerId, 'no root element');
+  if (!sawRoot) throw unreadable('no root element');
   if (last.length > 0) yield last;
 }
 
-/** A JSON value as the same tree: object keys become children, arrays repeated children, primitives text. */
+/** Keys that only declare namespaces, as XML-to-JSON converters copy them (`xmlns`, `@xmlns:aemp`). */
+const NAMESPACE_KEY = /^@?xmlns(?::|$)/;
+
+/** A key's local name: without a namespace prefix (`aemp:Equipment`) or a converter's attribute mark (`@datetime`). */
+const localName = (key: string): string => key.replace(/^@/, '').replace(/^[^:]*:/, '');
+
+/** A JSON value as the same tree: object keys become children (`@` keys attributes), arrays repeated children, primitives text. */
 function jsonNode(name: string, value: unknown): IsoNode[] {
   if (Array.isArray(value)) return value.flatMap((item) => jsonNode(name, item));
   if (typeof value === 'object' && value !== null) {
-    return [{ name, attrs: {}, text: '', children: Object.entries(value).flatMap(([key, v]) => jsonNode(key, v)) }];
+    const attrs: Record<string, string> = {};
+    const children: IsoNode[] = [];
+    for (const [key, v] of Object.entries(value)) {
+      if (NAMESPACE_KEY.test(key)) continue;
+      if (key.startsWith('@') && (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) attrs[localName(key)] = String(v);
+      else children.push(...jsonNode(localName(key), v));
+    }
+    return [{ name, attrs, text: '', children }];
   }
-  return [{ name, attrs: {}, text: typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '', children: [] }];
+  return [{ name, attrs: {}, text: typeof value === 'string' ? value.trim() : typeof value === 'number' || typeof value === 'boolean' ? String(value) : '', children: [] }];
 }
 
-/** The root's children of a JSON ISO document (the root object itself; feeds drop its name). */
-export function jsonRootChildren(providerId: string, doc: unknown, listKeys: readonly string[]): IsoNode[] {
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc) || !listKeys.some((key) => listAt(doc, key) !== undefined)) {
-    throw unreadable(providerId, 'not a fleet document');
-  }
-  return Object.entries(doc).flatMap(([key, value]) => jsonNode(key, value));
+/** A fleet or data element document: an object holding one of the list keys, in any case, namespaced or not. */
+function isDocument(value: unknown, listKeys: readonly string[]): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const wanted = new Set(listKeys.map((key) => key.toLowerCase()));
+  return Object.keys(value).some((key) => wanted.has(localName(key).toLowerCase()));
 }
+
+/**
+ * The root's children of a JSON ISO document (the root object itself; feeds drop its name), or of each document of a
+ * top-level array (feeds wrap the page in one). Leaves (`snapshotTime`) come first, as XML's root attributes do.
+ */
+export function jsonRootChildren(body: string, listKeys: readonly string[]): IsoNode[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body.replace(LEADING_BLANKS, '')) as unknown;
+  } catch (err) {
+    throw unreadable(err instanceof Error ? err.message : 'not JSON');
+  }
+  const docs = Array.isArray(doc) ? doc : [doc];
+  if (docs.length === 0 || !docs.every((d) => isDocument(d, listKeys))) throw unreadable(`not a document with ${listKeys.join(' or ')}`);
+  const nodes = docs.flatMap((d) => jsonNode('', d).flatMap((root) => [...Object.entries(root.attrs).map(([name, text]) => ({ name, attrs: {}, text, children: [] })), ...root.children]));
+  return [...nodes.filter((n) => n.children.length === 0), ...nodes.filter((n) => n.children.length > 0)];
+}
+
+/** Every root child of a document held whole (the connect check's first page), read exactly as a poll reads it. */
+export async function documentChildren(format: 'xml' | 'json', body: string, root: string, listKeys: readonly string[]): Promise<IsoNode[]> {
+  if (format === 'json') return jsonRootChildren(body, listKeys);
+  const out: IsoNode[] = [];
+  for await (const nodes of xmlRootChildren([new TextEncoder().encode(body)], root)) out.push(...nodes);
+  return out;
+}
+
+/** True for a `Links` element, whatever its case (JSON feeds write `links`). */
+export const isLinks = (node: IsoNode): boolean => node.name.toLowerCase() === 'links';
 
 export function child(node: IsoNode, name: string): IsoNode | undefined {
   const lower = name.toLowerCase();

@@ -1,8 +1,8 @@
-import { VendorUnavailableError } from '../adapter.js';
+import { VendorDocumentInvalidError, VendorUnavailableError } from '../adapter.js';
 import { refusedMessage } from '../vendor-auth.js';
-import { callVendor, parseJson, streamVendor } from '../vendor-http.js';
+import { callVendor, streamVendor } from '../vendor-http.js';
 import { DEFAULT_MAX_PAGES, type ReaderContext } from '../reader.js';
-import { jsonRootChildren, valueOf, xmlRootChildren, type IsoNode } from './iso-xml.js';
+import { IsoDocumentError, isLinks, jsonRootChildren, valueOf, xmlRootChildren, type IsoNode } from './iso-xml.js';
 
 /** ISO 15143-3 paging: a document's pages followed through their `Links`, each page's root children yielded as read. */
 
@@ -55,18 +55,24 @@ export async function* pagedNodes(ctx: ReaderContext, headers: Record<string, st
     let hadContent = false;
     const take = (nodes: IsoNode[]): IsoNode[] => {
       const content = nodes.filter((node) => {
-        if (node.name === 'Links') linkOf(node, links);
-        return node.name !== 'Links';
+        if (isLinks(node)) linkOf(node, links);
+        return !isLinks(node);
       });
       hadContent ||= content.some(isContent);
       return content;
     };
-    if (xml) {
-      const res = await streamVendor(provider.id, endpoint, { ...request, path: pathOf(page) });
-      for await (const nodes of xmlRootChildren(provider.id, res.body, root)) yield take(nodes);
-    } else {
-      const res = await callVendor(provider.id, endpoint, { ...request, path: pathOf(page) });
-      yield take(jsonRootChildren(provider.id, parseJson(provider.id, res), ['Links', root === 'Fleet' ? 'Equipment' : root]));
+    const path = pathOf(page);
+    try {
+      if (xml) {
+        const res = await streamVendor(provider.id, endpoint, { ...request, path });
+        for await (const nodes of xmlRootChildren(res.body, root)) yield take(nodes);
+      } else {
+        const res = await callVendor(provider.id, endpoint, { ...request, path });
+        yield take(jsonRootChildren(res.body, ['Links', root === 'Fleet' ? 'Equipment' : root]));
+      }
+    } catch (err) {
+      // The parser knows why, only this loop knows where.
+      throw err instanceof IsoDocumentError ? new VendorDocumentInvalidError(provider.id, path, err.reason) : err;
     }
     page = nextPage(page, links, hadContent, visited);
   }

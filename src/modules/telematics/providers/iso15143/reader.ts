@@ -1,7 +1,8 @@
 import type { NormalizedEvent } from '../event.js';
+import { isoTime } from '../normalize.js';
 import { Batcher, dataHeaders, type ReaderContext, type SeriesMachine, type SeriesRange, type VendorReader } from '../reader.js';
-import { equipmentEvents, isoEquipment, READINGS, readingEvents } from './elements.js';
-import { child } from './iso-xml.js';
+import { equipmentEvents, isoEquipment, isReading, readingEvents } from './elements.js';
+import { child, type IsoNode } from './iso-xml.js';
 import { pagedNodes } from './paging.js';
 
 /**
@@ -15,13 +16,24 @@ const ISO_SERIES_ELEMENTS = ['Locations', 'CumulativeOperatingHours', 'Cumulativ
 /** Feeds refuse longer windows (31 days); longer ranges are read window by window. */
 const MAX_WINDOW_MS = 31 * 24 * 3_600_000;
 
-const snapshotPages = (ctx: ReaderContext, headers: Record<string, string>) => pagedNodes(ctx, headers, (page) => `/Fleet/${page}`, 'Fleet', (n) => n.name === 'Equipment');
+const isEquipment = (node: IsoNode): boolean => node.name.toLowerCase() === 'equipment';
+const isHeader = (node: IsoNode): boolean => node.name.toLowerCase() === 'equipmentheader';
+/** The root's own fields (`snapshotTime`, `version`: attributes in XML, plain keys in JSON) are leaves among its children. */
+const isDocumentField = (node: IsoNode): boolean => node.children.length === 0 && Object.keys(node.attrs).length === 0;
+
+const snapshotPages = (ctx: ReaderContext, headers: Record<string, string>) => pagedNodes(ctx, headers, (page) => `/Fleet/${page}`, 'Fleet', isEquipment);
 
 async function* snapshot(ctx: ReaderContext): AsyncGenerator<NormalizedEvent[]> {
   const headers = await dataHeaders(ctx);
   const batcher = new Batcher(ctx);
+  // Each page says when it was taken; a machine seen without readings is dated by it.
+  let snapshotAt: string | undefined;
   for await (const nodes of snapshotPages(ctx, headers)) {
-    for (const node of nodes) if (node.name === 'Equipment') for (const event of equipmentEvents(ctx, node)) batcher.add(event);
+    for (const node of nodes) {
+      if (isEquipment(node)) for (const event of equipmentEvents(ctx, node, snapshotAt)) batcher.add(event);
+      else if (node.name.toLowerCase() === 'snapshottime') snapshotAt = isoTime(node.text) ?? snapshotAt;
+      else if (!isDocumentField(node)) ctx.report?.('unmapped_element', `Fleet ${node.name}`);
+    }
     for (let batch = batcher.full(); batch !== undefined; batch = batcher.full()) yield batch;
   }
   const rest = batcher.rest();
@@ -44,7 +56,7 @@ async function fleetMachines(ctx: ReaderContext, headers: Record<string, string>
   const machines: SeriesMachine[] = [];
   for await (const nodes of snapshotPages(ctx, headers)) {
     for (const node of nodes) {
-      const equipment = node.name === 'Equipment' ? isoEquipment(child(node, 'EquipmentHeader')) : undefined;
+      const equipment = isEquipment(node) ? isoEquipment(ctx, child(node, 'EquipmentHeader')) : undefined;
       if (equipment?.pin != null) machines.push({ pin: equipment.pin, equipment });
     }
   }
@@ -70,11 +82,11 @@ async function* series(ctx: ReaderContext, range: SeriesRange): AsyncGenerator<N
       for (const window of windowsOf(range)) {
         const base = `/Fleet/Equipment/ID/${encodeURIComponent(machine.pin)}/${encodeURIComponent(element)}/${encodeURIComponent(window.start)}/${encodeURIComponent(window.end)}`;
         let equipment = machine.equipment;
-        for await (const nodes of pagedNodes(ctx, headers, (page) => `${base}/${page}`, element, (n) => READINGS.has(n.name))) {
-          for (const node of nodes) {
-            if (node.name === 'EquipmentHeader') equipment = isoEquipment(node, equipment) ?? equipment;
-            else for (const event of readingEvents(ctx, equipment, node)) batcher.add(event);
-          }
+        for await (const nodes of pagedNodes(ctx, headers, (page) => `${base}/${page}`, element, isReading)) {
+          // JSON feeds may put the header after the readings it names.
+          const header = nodes.find(isHeader);
+          if (header !== undefined) equipment = isoEquipment(ctx, header, equipment) ?? equipment;
+          for (const node of nodes) if (!isHeader(node) && !isDocumentField(node)) for (const event of readingEvents(ctx, equipment, node)) batcher.add(event);
           for (let batch = batcher.full(); batch !== undefined; batch = batcher.full()) yield batch;
         }
       }
