@@ -4,6 +4,7 @@ import { requireAuth } from './auth.js';
 import type { RegisterRoutes, SimContext } from './context.js';
 import * as f from './fleet.js';
 import { el, leaf, toJson, toXml, type El } from './iso-doc.js';
+import { listedMachines, type ReadingQuirks, readingTimes } from './reading-quirks.js';
 
 /**
  * ISO 15143-3 (AEMP 2.0) feeds: `GET /Fleet/{page}` (snapshot, pages from 1) and
@@ -135,9 +136,9 @@ function header(variant: IsoVariant, m: f.Machine): El {
 /** Machines last reported a few minutes apart, on a 10-minute grid, so a fixed clock gives a fixed snapshot. */
 const reportedAt = (m: f.Machine, now: Date): Date => new Date(Math.floor(now.getTime() / 600_000) * 600_000 - m.index * 7 * 60_000);
 
-function equipment(variant: IsoVariant, m: f.Machine, now: Date): El {
-  const at = reportedAt(m, now);
-  const stamp = formatTime(variant, at);
+function equipment(variant: IsoVariant, m: f.Machine, now: Date, fleetSize: number, quirks: ReadingQuirks): El {
+  const { taken: at, stamped } = readingTimes(m, reportedAt(m, now), now, fleetSize, quirks);
+  const stamp = formatTime(variant, stamped);
   const elements = SNAPSHOT_ELEMENTS.map((name) => {
     const series = SERIES[name] as Series;
     const unknown = variant.unknownTimes && name === 'Locations' && m.index % 6 === 5;
@@ -191,8 +192,10 @@ export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
   app.get<{ Params: { page: string } }>('/Fleet/:page', guarded, async (request, reply) => {
     const page = pageOf(request.params.page);
     if (page === undefined) return badRequest(reply, 'page must be a whole number');
-    const lastPage = Math.max(1, Math.ceil(fleet.length / ctx.pageSize));
-    const rows = fleet.slice((page - 1) * ctx.pageSize, page * ctx.pageSize).map((m) => equipment(variant, m, ctx.now()));
+    const quirks = ctx.fleet(provider.id, request).readings ?? {};
+    const listed = listedMachines(provider.id, fleet, quirks);
+    const lastPage = Math.max(1, Math.ceil(listed.length / ctx.pageSize));
+    const rows = listed.slice((page - 1) * ctx.pageSize, page * ctx.pageSize).map((m) => equipment(variant, m, ctx.now(), fleet.length, quirks));
     const base = origin(request);
     const root = el('Fleet', [...links(variant, (n) => `${base}/Fleet/${n}`, Number(request.params.page), page, lastPage), ...rows], rootAttrs(variant, ctx));
     return send(reply, provider, root, ['Links', 'Equipment']);
@@ -203,7 +206,7 @@ export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
     guarded,
     async (request, reply) => {
       const { pin, element, start, end } = request.params;
-      const machine = fleet.find((m) => m.pin === pin);
+      const machine = listedMachines(provider.id, fleet, ctx.fleet(provider.id, request).readings ?? {}).find((m) => m.pin === pin);
       const series = SERIES[element];
       if (machine === undefined || series === undefined) return reply.code(404).send({ error: 'not_found', message: 'unknown equipment or data element' });
       const page = pageOf(request.params.page);
