@@ -2,7 +2,8 @@ import { fleetOf, type Machine } from './fleet.js';
 
 /**
  * Readings as real fleets send them, switched per fleet with `sim.setFleet(provider, account, { readings })`. ISO
- * 15143-3 snapshots honour them; without any, every machine reports on time as the simulator always has.
+ * 15143-3 snapshots and the aggregator and TPMS lists honour them (the OEM APIs do not yet); without any, every machine reports on time as the
+ * simulator always has.
  */
 export interface ReadingQuirks {
   /** One machine (by index) reports late: its latest reading is this many minutes older than the others' would be. */

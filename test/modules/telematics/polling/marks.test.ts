@@ -7,7 +7,7 @@ import type { AuditEventView } from '../../../../src/platform/audit/audit.schema
 import { expectError } from '../../../support/auth-checks.js';
 import { useInProcessCli } from '../../../support/cli.js';
 import { dialects, HARNESS_ADMIN_TOKEN, type Harness } from '../../../support/harness.js';
-import { startTelematicsRig, type TelematicsRig } from '../telematics-support.js';
+import { credentialsFor, startTelematicsRig, type TelematicsRig } from '../telematics-support.js';
 
 /**
  * Nothing lost, nothing invented: marks per machine and data element (a late machine, a machine added with older
@@ -105,6 +105,29 @@ describe.each(dialects)('telematics marks (%s)', (dialect) => {
     expect(caughtUp.length).toBe(late.length);
     expect(second.events_enqueued).toBeGreaterThanOrEqual(5 * late.length);
     expect((await marksOf(id, machine(3))).every((m) => m.mark === at(T0, 60 - 21 - 180))).toBe(true);
+  });
+
+  it.each([
+    ['vendor13', 'vendor13'],
+    ['vendor18_tyresense', 'vendor18'],
+  ])('%s: a late machine is judged against its own marks in every provider group', async (provider, prefix) => {
+    const credentials = credentialsFor(provider);
+    const account = credentials?.api_key ?? credentials?.username ?? '';
+    rig.sim.setFleet(provider, account, { readings: { late: { machine: 2, minutes: 180 } } });
+    try {
+      const id = (await rig.connect(provider)).connection_id;
+      // These vendors stamp every machine at the last 10-minute tick.
+      const tick = new Date(Math.floor(vendorClock.now().getTime() / (10 * MIN)) * 10 * MIN).toISOString();
+      await run(id);
+      advance(60 * MIN);
+      const second = await run(id);
+      const late = (await queued(id)).filter((e) => e.equipment === `${prefix}-0003`);
+      expect(new Set(late.map((e) => e.observed_at))).toEqual(new Set([at(tick, -180), at(tick, 60 - 180)]));
+      // The rest of the fleet reported at the tick: everything newer, the late machine's catch-up included, is sent.
+      expect(second.events_enqueued).toBe((await queued(id)).filter((e) => e.observed_at > tick).length + late.filter((e) => e.observed_at === at(tick, 60 - 180)).length);
+    } finally {
+      rig.sim.setFleet(provider, account, {});
+    }
   });
 
   it("a machine added with an older last report is sent, and shows in the marks' summary", async () => {
