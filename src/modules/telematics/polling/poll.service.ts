@@ -191,7 +191,11 @@ export class PollService {
     if (provider === undefined || endpoint === undefined || reader === undefined) throw new AppError('unavailable', `${row.provider} is not configured on this gateway`);
     const auth = await this.authOf(row, provider);
     const renew = () => repo.renewClaim(this.db, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString());
-    const gated = { ...endpoint, beforeCall: () => this.gate.pass(provider.id, endpoint.requestsPerMinute ?? DEFAULT_RATE_LIMIT, renew) };
+    const perMinute = endpoint.requestsPerMinute ?? DEFAULT_RATE_LIMIT;
+    const beforeCall = async () => {
+      if (await this.gate.pass(provider.id, perMinute, renew)) report?.('budget_wait', `${perMinute} requests per minute`);
+    };
+    const gated = { ...endpoint, beforeCall };
     return { reader, ctx: { provider, endpoint: gated, auth, connectionId: row.id, ...(since === undefined ? {} : { since }), ...(report === undefined ? {} : { report }) } };
   }
 
