@@ -35,7 +35,7 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
     .requiredOption('--org <slug>', 'the organisation the connection will belong to')
     .option('--provider <id>', `fix the provider the token may connect (${PROVIDER_IDS.length} known; see README)`)
     .option('--label <text>', 'a label for the connection, up to 100 characters')
-    .option('--connection <id>', "reconnect this connection of the org (new credentials or consent, same id and cursors); fixes the provider to its own")
+    .option('--connection <id>', "reconnect this connection of the org (new credentials or consent, same id and marks); fixes the provider to its own")
     .option('--json', 'machine-readable output')
     .action(run(async (opts: CreateOptions) => {
       const issued = await withGateway((gw) =>
@@ -85,5 +85,18 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
         return gw.services.connections.setPolling(id, { intervalSeconds, pause: opts.pause, resume: opts.resume }, orgId);
       });
       print(opts, connection, (c) => table([c], SET_COLUMNS));
+    }));
+
+  connections
+    .command('reset-cursors <id>')
+    .description('forget every mark of a connection: its next poll sends all the vendor returns again (the hub drops repeats); audited')
+    .option('--org <slug>', 'only if the connection belongs to this organisation')
+    .option('--json', 'machine-readable output')
+    .action(run(async (id: string, opts: OutputOptions & { org?: string }) => {
+      const connection = await withGateway(async (gw) => {
+        const orgId = opts.org === undefined ? undefined : (await gw.services.orgs.bySlug(opts.org)).id;
+        return gw.services.connections.resetCursors(id, CLI_ACTOR, orgId);
+      });
+      print(opts, connection, (c) => `cursors of ${c.id} (${c.provider}) reset: its next poll sends everything the vendor returns`);
     }));
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { actorOf, DOOR_SCOPE } from '../../platform/auth/scopes.js';
 import { defineRead, defineSteps, defineWrite, type Operation, OPERATOR_NOT_A_TOOL } from '../../platform/operations/operation.js';
+import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import type { ConnectService } from './connect/connect.service.js';
 import type { ConnectTokensService } from './connect/connect-tokens.service.js';
 import type { ConnectionsService } from './connections/connections.service.js';
@@ -17,6 +18,7 @@ import {
   listSyncsQuery,
   pollOutput,
   replayBody,
+  resetCursorsBody,
   syncParams,
   syncSchema,
 } from './telematics.schemas.js';
@@ -34,7 +36,11 @@ const exampleConnection = {
   credentials_hint: 'fl***@acme.example',
   poll_interval_s: 300,
   consent_expires_at: null,
-  cursors: { snapshot_at: '2026-06-01T12:05:00.000Z', elements: { location: '2026-06-01T12:04:31.000Z', operating_hours: '2026-06-01T12:00:00.000Z' } },
+  cursors: { snapshot_at: '2026-06-01T12:05:00.000Z', machines: 48, oldest_mark: '2026-05-29T07:40:00.000Z', newest_mark: '2026-06-01T12:04:31.000Z' },
+  issues: [
+    { kind: 'future_timestamp', detail: 'LL-0031 location', count: 12, first_seen: '2026-06-01T11:10:02.000Z', last_seen: '2026-06-01T12:05:02.000Z' },
+    { kind: 'unmapped_element', detail: 'CumulativeLoadCount', count: 576, first_seen: '2026-06-01T10:00:01.000Z', last_seen: '2026-06-01T12:05:02.000Z' },
+  ],
   breaker: { state: 'closed', consecutive_failures: 0, open_until: null },
   next_poll_at: '2026-06-01T12:10:00.000Z',
   last_run: { started_at: '2026-06-01T12:05:00.000Z', finished_at: '2026-06-01T12:05:02.100Z', events: 50, outcome: 'ok' },
@@ -63,10 +69,11 @@ interface TelematicsOperationServices {
   connectTokens: ConnectTokensService;
   polling: PollService;
   syncs: SyncService;
+  orgs: OrgsService;
 }
 
 /** The telematics operations: connection reads (API keys, REST and MCP), the public connect and the operator's token issue. */
-export function telematicsOperations({ connections, connect, connectTokens, polling, syncs }: TelematicsOperationServices): Operation[] {
+export function telematicsOperations({ connections, connect, connectTokens, polling, syncs, orgs }: TelematicsOperationServices): Operation[] {
   return [
     defineRead({
       name: 'telematics_connections_list',
@@ -76,7 +83,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       summary: 'List telematics connections',
       description:
         "List your organisation's linked telematics accounts, newest first, with their health: status, poll interval, " +
-        'cursors, circuit breaker, last run, last error, and a masked hint of the credentials (never the credentials). ' +
+        'cursors (a summary), issues, circuit breaker, last run, last error, and a masked hint of the credentials (never the credentials). ' +
         'Filter by `status`; pass `next_cursor` back as `cursor` for the next page.',
       query: listConnectionsQuery,
       output: z.object({ connections: z.array(connectionSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
@@ -92,7 +99,10 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       path: '/v1/telematics/connections/:connection_id',
       scope: 'telematics:read',
       summary: 'Get a telematics connection',
-      description: 'Get one linked telematics account by id (`con_…`): provider, label, status, masked credentials hint.',
+      description:
+        'Get one linked telematics account by id (`con_…`): provider, label, status, masked credentials hint, where polling ' +
+        'stands (a summary of the per-machine marks) and its issues: what polls read and could not use (readings stamped in ' +
+        'the future, unmapped elements, unknown units, placeholders, budget waits, documents that do not parse), with counts.',
       params: connectionParams,
       output: z.object({ connection: connectionSchema }),
       result: 'connection',
@@ -109,13 +119,14 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       scope: 'telematics:write',
       summary: 'Poll a telematics connection now',
       description:
-        'Polls the vendor for this connection now and waits for it: new readings become `telematics.event`s for the hub ' +
-        'and the cursors move. Answers how many events were queued and the cursors after. 409 while another poll of it ' +
-        'runs, or when it cannot be polled (paused, reauth_required, consent pending or expired).',
+        'Polls the vendor for this connection now and waits for it: each reading newer than its machine\'s mark for its data ' +
+        'element becomes a `telematics.event` for the hub (readings stamped more than the allowed skew in the future are ' +
+        'not sent and are counted in issues) and the marks move. Answers how many events were queued and the summary of ' +
+        'the marks after. 409 while another poll of it runs, or when it cannot be polled (paused, reauth_required, consent pending or expired).',
       params: connectionParams,
       output: pollOutput,
       status: 200,
-      returns: 'the events queued and the cursors after the poll.',
+      returns: 'the events queued and the summary of the marks after the poll.',
       errors: {
         not_found: 'No connection with this id in your organisation.',
         conflict: 'A poll of it is running, or it cannot be polled (the message says why).',
@@ -297,7 +308,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         'hands it to the fleet owner\'s connect page. The token is shown once; only its SHA-256 hash is stored. With ' +
         '`connection` (a `con_…` id of the org, e.g. one in reauth_required) the token reconnects that connection: it is ' +
         "fixed to the connection's provider, and POST /connect replaces the credentials (or starts a new OAuth consent) on " +
-        'the same id, keeping its cursors.',
+        'the same id, keeping its marks.',
       body: issueTokenBody,
       output: issuedTokenSchema,
       status: 201,
@@ -314,6 +325,36 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         response: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', expires_at: '2026-06-01T12:15:00.000Z', org: 'acme', provider: 'vendor1_livelink', label: 'North yard', connection: null },
       },
       handle: ({ auth }, { body }) => connectTokens.issue(body, actorOf(auth)),
+    }),
+    defineSteps({
+      name: 'telematics_connections_reset_cursors',
+      method: 'POST',
+      path: '/admin/v1/telematics/connections/:connection_id/reset-cursors',
+      scope: DOOR_SCOPE.operator,
+      audience: 'operator',
+      summary: 'Reset a telematics connection\'s cursors',
+      description:
+        "Forgets every mark of the connection (per machine and data element), so its next poll sends everything the vendor " +
+        'returns again; the hub drops the events it already has by their ids. For a connection whose marks went wrong. ' +
+        'Recorded on the audit trail. 409 while a poll of it runs (try again when it ends). Reconnecting keeps the marks.',
+      params: connectionParams,
+      body: resetCursorsBody,
+      output: z.object({ connection: connectionSchema }),
+      result: 'connection',
+      status: 200,
+      returns: 'the connection, its cursors empty.',
+      errors: {
+        not_found: 'No organisation with this slug, or no connection with this id in it.',
+        conflict: 'A poll of the connection is running.',
+      },
+      hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
+      absent: { mcp: OPERATOR_NOT_A_TOOL },
+      example: {
+        params: { connection_id: exampleConnection.id },
+        body: { org: 'acme' },
+        response: { connection: { ...exampleConnection, cursors: { snapshot_at: null, machines: 0, oldest_mark: null, newest_mark: null } } },
+      },
+      handle: async ({ auth }, { params, body }) => connections.resetCursors(params.connection_id, actorOf(auth), (await orgs.bySlug(body.org)).id),
     }),
   ];
 }

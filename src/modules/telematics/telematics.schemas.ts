@@ -2,12 +2,24 @@ import { z } from 'zod';
 import { limitParam } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { PROVIDER_IDS } from './providers/catalog.js';
+import type { ReadIssueKind } from './providers/reader.js';
 
 const CONNECTION_STATUSES = ['active', 'pending_consent', 'consent_expired', 'reauth_required', 'paused', 'disconnected'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
 const label = freeText(100, { trim: true, min: 1, what: 'label' });
 const timestamp = z.string().describe('ISO 8601 UTC');
+
+const READ_ISSUE_KINDS = ['future_timestamp', 'unmapped_element', 'unknown_unit', 'placeholder', 'budget_wait', 'document_invalid'] as const satisfies readonly ReadIssueKind[];
+
+const cursorsSchema = z
+  .object({
+    snapshot_at: timestamp.nullable().describe('When the last successful poll started; null before the first and after a reset.'),
+    machines: z.number().int().describe('Machines with a mark: each data element of each machine is sent from its own newest reading on.'),
+    oldest_mark: timestamp.nullable().describe("The oldest machine's mark: a machine that stopped reporting shows here."),
+    newest_mark: timestamp.nullable().describe('The newest reading sent.'),
+  })
+  .describe('A summary of where polling stands (per machine and data element marks); a replay leaves it as it is, a reset clears it.');
 
 export const connectionSchema = z
   .object({
@@ -19,12 +31,20 @@ export const connectionSchema = z
     credentials_hint: z.string().nullable().describe('A masked hint of the credentials (`fl***@acme.example`, `••••ab12`); the credentials themselves are never returned.'),
     poll_interval_s: z.number().int(),
     consent_expires_at: timestamp.nullable().describe('While consent is pending: when the authorize link stops working.'),
-    cursors: z
-      .object({
-        snapshot_at: timestamp.nullable().describe('When the last successful poll started.'),
-        elements: z.record(z.string(), z.string()).describe('Per event type, the newest reading sent to the hub.'),
-      })
-      .describe('Where polling stands; a replay leaves it as it is.'),
+    cursors: cursorsSchema,
+    issues: z
+      .array(
+        z.object({
+          kind: z.enum(READ_ISSUE_KINDS).describe(
+            'future_timestamp (a reading stamped beyond the allowed clock skew: not sent), unmapped_element, unknown_unit, placeholder, budget_wait, document_invalid (a vendor document that does not parse).',
+          ),
+          detail: z.string().describe('What it was about: a machine and data element, an element or unit name, a URL path and the parser\'s reason.'),
+          count: z.number().int().describe('How many times polls came across it.'),
+          first_seen: timestamp,
+          last_seen: timestamp,
+        }),
+      )
+      .describe('What polls read and could not use, most recently seen first (at most 50).'),
     breaker: z
       .object({
         state: z.enum(['closed', 'open', 'half_open']),
@@ -100,7 +120,7 @@ export const issueTokenBody = z.strictObject({
     .min(1)
     .max(100)
     .optional()
-    .describe("Reconnect this existing connection (`con_…`) of the org: POST /connect then replaces its credentials (or starts a new consent) and keeps its id and cursors. The provider is fixed to the connection's."),
+    .describe("Reconnect this existing connection (`con_…`) of the org: POST /connect then replaces its credentials (or starts a new consent) and keeps its id and marks (`reset-cursors` clears them). The provider is fixed to the connection's."),
 });
 
 export const issuedTokenSchema = z.object({
@@ -134,7 +154,7 @@ export const replayBody = z
 
 export const pollOutput = z.object({
   events_enqueued: z.number().int().describe('Events queued for the hub by this poll.'),
-  cursors: z.object({ snapshot_at: z.string().nullable(), elements: z.record(z.string(), z.string()) }).describe('The cursors after it.'),
+  cursors: cursorsSchema.describe('The summary of the marks after it.'),
 });
 
 export const SYNC_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -172,3 +192,6 @@ export const listSyncsQuery = z.strictObject({
   cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });
 export type ListSyncsQuery = z.infer<typeof listSyncsQuery>;
+export const resetCursorsBody = z.strictObject({
+  org: z.string().min(1).max(100).describe('The slug of the organisation the connection belongs to; another organisation\'s connection is not found.'),
+});

@@ -1,5 +1,9 @@
 import { z } from 'zod';
 import { type Environment, parseEnv } from '../../config.js';
+import { PROVIDERS } from './providers/catalog.js';
+
+/** Up to a day: a device clock further off than that is wrong, not skewed. */
+const skewSeconds = z.coerce.number().int().min(0).max(86_400);
 
 /** The telematics module's settings from the environment: vendors, their budgets and the poller (README, Configuration). */
 const telematicsEnv = z.object({
@@ -25,6 +29,8 @@ const telematicsEnv = z.object({
   SYNC_LEASE_MS: z.coerce.number().int().positive().default(2 * 60 * 1000),
   /** Failures in a row of one slice (vendor down, timeouts) before the sync ends failed. */
   SYNC_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** A reading stamped more than this many seconds ahead of the gateway's clock is not sent (a device clock set wrong). */
+  FUTURE_SKEW_S: skewSeconds.default(600),
 });
 
 export type TelematicsSettings = z.output<typeof telematicsEnv>;
@@ -32,4 +38,17 @@ export type TelematicsSettings = z.output<typeof telematicsEnv>;
 /** Reads the module's settings; a bad value fails start with one clear line, like the gateway's own. */
 export function telematicsSettings(env: Environment): TelematicsSettings {
   return parseEnv(telematicsEnv, env);
+}
+
+/**
+ * The future skew per provider, in ms: FUTURE_SKEW_S, or PROVIDER_<ID>_FUTURE_SKEW_S for a vendor whose clocks run
+ * looser (or tighter); a bad value fails start with one line naming the variable.
+ */
+export function futureSkews(settings: TelematicsSettings, env: Environment): (providerId: string) => number {
+  const names = Object.fromEntries(PROVIDERS.map((p) => [p.id, `PROVIDER_${p.id.toUpperCase()}_FUTURE_SKEW_S`]));
+  const perProvider = parseEnv(z.object(Object.fromEntries(Object.values(names).map((name) => [name, skewSeconds.optional()]))), env);
+  return (providerId) => {
+    const name = names[providerId];
+    return ((name === undefined ? undefined : perProvider[name]) ?? settings.FUTURE_SKEW_S) * 1000;
+  };
 }

@@ -47,7 +47,7 @@ export interface TelematicsConnectionsTable {
   /** The process polling it now, and until when its claim holds (a dead process's claim runs out). */
   lease_owner: string | null;
   lease_until: string | null;
-  /** JSON: `{ snapshot_at, elements: { <event type>: <latest observed_at> } }`; moves only with a successful poll's events. */
+  /** JSON: `{ snapshot_at, machines, oldest_mark, newest_mark }`, a summary of telematics_marks written with them; null after a reset. */
   cursors: string | null;
   /** closed | open | half_open */
   breaker_state: string;
@@ -61,6 +61,20 @@ export interface TelematicsConnectionsTable {
   last_error: string | null;
   /** JSON: the hub's last 20 per-event rejections of this connection's events, newest first: `[{ event_id, reason, at }]`. */
   last_hub_rejections: string | null;
+  /** JSON: `[{ kind, detail, count, first_seen, last_seen }]`, what polls read and could not use, most recently seen first. */
+  issues: string | null;
+}
+
+/** How far a connection's polls have sent one machine's data element: only readings after `mark` are sent again. */
+export interface TelematicsMarksTable {
+  connection_id: string;
+  /** The normalized event's `equipment.id`. */
+  equipment_id: string;
+  /** The event type (`location`, `operating_hours`, ...). */
+  element: string;
+  org_id: string;
+  /** The newest `observed_at` sent (ISO 8601 UTC, milliseconds); moves only in a successful poll's last transaction. */
+  mark: string;
 }
 
 /** A replay of a past window run in the background (POST .../replay), one slice (machine x data element) at a time. */
@@ -109,5 +123,6 @@ declare module '../../platform/db/schema.js' {
     telematics_connections: TelematicsConnectionsTable;
     telematics_syncs: TelematicsSyncsTable;
     telematics_sync_machines: TelematicsSyncMachinesTable;
+    telematics_marks: TelematicsMarksTable;
   }
 }

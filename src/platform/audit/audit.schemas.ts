@@ -9,6 +9,7 @@ const AUDIT_ACTIONS = [
   'portal_key.created',
   'portal_key.revoked',
   'connect_token.issued',
+  'connection.cursors_reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -18,7 +19,7 @@ export const auditEventSchema = z
     at: z.string().describe('ISO 8601 UTC'),
     actor: z.string().describe('who: `admin:<first 8 hex of the admin token\'s SHA-256>`, `cli`, or `system` (in-process seeding)'),
     action: z.enum(AUDIT_ACTIONS),
-    target: z.string().describe('what was acted on: the org, key or portal key id; for a connect token, the connection it reconnects or the org'),
+    target: z.string().describe('what was acted on: the org, key or portal key id; for a connect token, the connection it reconnects or the org; for a cursors reset, the connection'),
     org: z.string().nullable().describe('the organisation slug'),
     request_id: z.string().nullable().describe('the X-Request-Id of the API call; null from the CLI'),
   })

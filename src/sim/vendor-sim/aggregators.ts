@@ -18,22 +18,24 @@ import { accountName, registerReadApi, type ReadApi } from './json-api.js';
 const AGGREGATOR_APIS: Readonly<Record<string, ReadApi>> = {
   vendor13: {
     '/v1/account': () => ({ account: { id: 'acc_13001', name: accountName('vendor13') } }),
-    '/v1/units': (fleet, at) => ({
+    '/v1/units': (fleet, timeOf) => ({
       units: fleet.map((m) => {
+        const { taken: at, stamped } = timeOf(m);
         const p = f.positionAt(m, at);
-        return { unit_id: m.equipmentId, name: m.model, vin: m.pin, position: { lat: p.latitude, lng: p.longitude, recorded_at: at.toISOString() }, engine_hours: f.operatingHours(m, at), fuel_level_pct: f.fuelRemainingPercent(m, at) };
+        return { unit_id: m.equipmentId, name: m.model, vin: m.pin, position: { lat: p.latitude, lng: p.longitude, recorded_at: stamped.toISOString() }, engine_hours: f.operatingHours(m, at), fuel_level_pct: f.fuelRemainingPercent(m, at) };
       }),
     }),
   },
   vendor14: {
     '/api/me': () => ({ companyName: accountName('vendor14'), userRole: 'fleet_admin' }),
-    '/api/vehicles': (fleet, at) => ({
+    '/api/vehicles': (fleet, timeOf) => ({
       vehicles: fleet.map((m) => {
+        const { taken: at, stamped } = timeOf(m);
         const p = f.positionAt(m, at);
         return {
           id: m.index + 14_000,
           label: m.equipmentId,
-          gps: { latitude: p.latitude, longitude: p.longitude, timestamp: Math.floor(at.getTime() / 1000) },
+          gps: { latitude: p.latitude, longitude: p.longitude, timestamp: Math.floor(stamped.getTime() / 1000) },
           engineSeconds: Math.round(f.operatingHours(m, at) * 3600),
           fuelLiters: Math.round((m.tankLitres * f.fuelRemainingPercent(m, at)) / 100),
         };
@@ -42,27 +44,30 @@ const AGGREGATOR_APIS: Readonly<Record<string, ReadApi>> = {
   },
   vendor15: {
     '/rest/whoami': () => ({ login: 'fleet-api', customer: { name: accountName('vendor15') } }),
-    '/rest/assets': (fleet, at) =>
+    '/rest/assets': (fleet, timeOf) =>
       fleet.map((m) => {
+        const { taken: at, stamped } = timeOf(m);
         const p = f.positionAt(m, at);
-        return { assetId: m.equipmentId, description: `${m.oemName} ${m.model}`, lastPosition: { lat: p.latitude, lon: p.longitude, time: at.getTime() }, hourMeter: f.operatingHours(m, at), fuelPercent: f.fuelRemainingPercent(m, at) };
+        return { assetId: m.equipmentId, description: `${m.oemName} ${m.model}`, lastPosition: { lat: p.latitude, lon: p.longitude, time: stamped.getTime() }, hourMeter: f.operatingHours(m, at), fuelPercent: f.fuelRemainingPercent(m, at) };
       }),
   },
   vendor16: {
     '/api/v2/account': () => ({ data: { accountName: accountName('vendor16') } }),
-    '/api/v2/units': (fleet, at) => ({
+    '/api/v2/units': (fleet, timeOf) => ({
       data: fleet.map((m) => {
+        const { taken: at, stamped } = timeOf(m);
         const p = f.positionAt(m, at);
-        return { uid: m.equipmentId, title: m.model, loc: { y: p.latitude, x: p.longitude, t: at.toISOString().slice(0, 19) }, engine_minutes: Math.round(f.operatingHours(m, at) * 60), fuel_pct: f.fuelRemainingPercent(m, at) };
+        return { uid: m.equipmentId, title: m.model, loc: { y: p.latitude, x: p.longitude, t: stamped.toISOString().slice(0, 19) }, engine_minutes: Math.round(f.operatingHours(m, at) * 60), fuel_pct: f.fuelRemainingPercent(m, at) };
       }),
     }),
   },
   vendor17: {
     '/account': () => ({ name: accountName('vendor17') }),
-    '/devices': (fleet, at) => ({
+    '/devices': (fleet, timeOf) => ({
       devices: fleet.map((m) => {
+        const { taken: at, stamped } = timeOf(m);
         const p = f.positionAt(m, at);
-        return { device_id: m.equipmentId, name: m.model, latitude: p.latitude, longitude: p.longitude, fix_time: at.toISOString(), engine_hours: f.operatingHours(m, at), odometer_km: f.odometerKm(m, at) };
+        return { device_id: m.equipmentId, name: m.model, latitude: p.latitude, longitude: p.longitude, fix_time: stamped.toISOString(), engine_hours: f.operatingHours(m, at), odometer_km: f.odometerKm(m, at) };
       }),
     }),
   },

@@ -5,6 +5,7 @@ import type { RegisterRoutes, SimContext } from './context.js';
 import * as f from './fleet.js';
 import type { IsoDialect } from './iso-dialect.js';
 import { el, leaf, prefixed, toJson, toXml, type El } from './iso-doc.js';
+import { listedMachines, type ReadingQuirks, readingTimes } from './reading-quirks.js';
 
 /**
  * ISO 15143-3 (AEMP 2.0) feeds: `GET /Fleet/{page}` (snapshot, pages from 1) and
@@ -169,10 +170,10 @@ function extraReadings(m: f.Machine, at: Date, dialect: IsoDialect): [string, El
   return out;
 }
 
-function equipment(variant: IsoVariant, m: f.Machine, now: Date, dialect: IsoDialect = {}): El {
+function equipment(variant: IsoVariant, m: f.Machine, now: Date, fleetSize: number, quirks: ReadingQuirks, dialect: IsoDialect = {}): El {
   if (dialect.headerOnly?.includes(m.index)) return el('Equipment', [header(variant, m, dialect)]);
-  const at = reportedAt(m, now);
-  const stamp = formatTime(variant, at);
+  const { taken: at, stamped } = readingTimes(m, reportedAt(m, now), now, fleetSize, quirks);
+  const stamp = formatTime(variant, stamped);
   const elements = SNAPSHOT_ELEMENTS.map((name) => {
     const series = SERIES[name] as Series;
     const unknown = variant.unknownTimes && name === 'Locations' && m.index % 6 === 5;
@@ -246,10 +247,13 @@ export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
   app.get<{ Params: { page: string } }>('/Fleet/:page', guarded, async (request, reply) => {
     const page = pageOf(request.params.page);
     if (page === undefined) return badRequest(reply, 'page must be a whole number');
-    const dialect = ctx.fleet(provider.id, request).dialect ?? {};
+    const behaviour = ctx.fleet(provider.id, request);
+    const dialect = behaviour.dialect ?? {};
+    const quirks = behaviour.readings ?? {};
     const variant = variantOf(providerVariant, dialect);
-    const lastPage = Math.max(1, Math.ceil(fleet.length / ctx.pageSize));
-    const rows = fleet.slice((page - 1) * ctx.pageSize, page * ctx.pageSize).map((m) => equipment(variant, m, ctx.now(), dialect));
+    const listed = listedMachines(provider.id, fleet, quirks);
+    const lastPage = Math.max(1, Math.ceil(listed.length / ctx.pageSize));
+    const rows = listed.slice((page - 1) * ctx.pageSize, page * ctx.pageSize).map((m) => equipment(variant, m, ctx.now(), fleet.length, quirks, dialect));
     const base = origin(request);
     const pageLinks = links(variant, (n) => `${base}/Fleet/${n}`, Number(request.params.page), page, lastPage, linksName(dialect));
     const root = el('Fleet', [...pageLinks, ...rows], rootAttrs(variant, ctx, dialect));
@@ -261,9 +265,10 @@ export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
     guarded,
     async (request, reply) => {
       const { pin, element, start, end } = request.params;
-      const dialect = ctx.fleet(provider.id, request).dialect ?? {};
+      const behaviour = ctx.fleet(provider.id, request);
+      const dialect = behaviour.dialect ?? {};
       const variant = variantOf(providerVariant, dialect);
-      const machine = fleet.find((m) => m.pin === pin);
+      const machine = listedMachines(provider.id, fleet, behaviour.readings ?? {}).find((m) => m.pin === pin);
       const series = SERIES[element];
       if (machine === undefined || series === undefined) return reply.code(404).send({ error: 'not_found', message: 'unknown equipment or data element' });
       const page = pageOf(request.params.page);

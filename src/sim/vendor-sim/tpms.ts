@@ -42,31 +42,39 @@ const plate = (m: Machine): string => `SIM-${String(m.index + 1).padStart(3, '0'
 const TPMS_APIS: Readonly<Record<string, ReadApi>> = {
   vendor18_tyresense: {
     '/api/account': () => ({ account_name: accountName('vendor18_tyresense'), units: { pressure: 'bar', temperature: 'C' } }),
-    '/api/vehicles': (fleet, at) => ({
-      vehicles: fleet.map((m) => ({
-        vehicle_id: m.equipmentId,
-        registration: plate(m),
-        tyres: tiresOf(m, at).map((t) => ({ position: AXLE_POSITIONS[t.index], pressure_bar: toBar(t.kpa), temperature_c: t.celsius, recorded_at: at.toISOString() })),
-      })),
+    '/api/vehicles': (fleet, timeOf) => ({
+      vehicles: fleet.map((m) => {
+        const { taken, stamped } = timeOf(m);
+        return {
+          vehicle_id: m.equipmentId,
+          registration: plate(m),
+          tyres: tiresOf(m, taken).map((t) => ({ position: AXLE_POSITIONS[t.index], pressure_bar: toBar(t.kpa), temperature_c: t.celsius, recorded_at: stamped.toISOString() })),
+        };
+      }),
     }),
-    '/api/alerts': (fleet, at) => ({
-      alerts: fleet.flatMap((m) =>
-        lowTires(m, at).map((t) => ({ vehicle_id: m.equipmentId, position: AXLE_POSITIONS[t.index], type: 'low_pressure', severity: 'warning', pressure_bar: toBar(t.kpa), raised_at: at.toISOString() })),
-      ),
+    '/api/alerts': (fleet, timeOf) => ({
+      alerts: fleet.flatMap((m) => {
+        const { taken, stamped } = timeOf(m);
+        return lowTires(m, taken).map((t) => ({ vehicle_id: m.equipmentId, position: AXLE_POSITIONS[t.index], type: 'low_pressure', severity: 'warning', pressure_bar: toBar(t.kpa), raised_at: stamped.toISOString() }));
+      }),
     }),
   },
   vendor19_connect: {
     '/v1/me': () => ({ fleet: { id: 'flt_19', name: accountName('vendor19_connect') } }),
-    '/v1/vehicles': (fleet, at) =>
-      fleet.map((m) => ({
-        vehicleId: m.equipmentId,
-        plate: plate(m),
-        wheels: tiresOf(m, at).map((t) => ({ wheelPosition: CORNER_POSITIONS[t.index], pressurePsi: toPsi(t.kpa), tempF: toFahrenheit(t.celsius), measuredAt: at.toISOString() })),
-      })),
-    '/v1/alerts': (fleet, at) => ({
-      items: fleet.flatMap((m) =>
-        lowTires(m, at).map((t) => ({ vehicleId: m.equipmentId, wheelPosition: CORNER_POSITIONS[t.index], code: 'PRESSURE_LOW', pressureKpa: t.kpa, at: at.toISOString() })),
-      ),
+    '/v1/vehicles': (fleet, timeOf) =>
+      fleet.map((m) => {
+        const { taken, stamped } = timeOf(m);
+        return {
+          vehicleId: m.equipmentId,
+          plate: plate(m),
+          wheels: tiresOf(m, taken).map((t) => ({ wheelPosition: CORNER_POSITIONS[t.index], pressurePsi: toPsi(t.kpa), tempF: toFahrenheit(t.celsius), measuredAt: stamped.toISOString() })),
+        };
+      }),
+    '/v1/alerts': (fleet, timeOf) => ({
+      items: fleet.flatMap((m) => {
+        const { taken, stamped } = timeOf(m);
+        return lowTires(m, taken).map((t) => ({ vehicleId: m.equipmentId, wheelPosition: CORNER_POSITIONS[t.index], code: 'PRESSURE_LOW', pressureKpa: t.kpa, at: stamped.toISOString() }));
+      }),
     }),
   },
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.js';
-import { telematicsSettings } from '../../../src/modules/telematics/telematics.settings.js';
+import { futureSkews, telematicsSettings } from '../../../src/modules/telematics/telematics.settings.js';
 
 describe('telematics settings, declared by the module', () => {
   it('reads its own variables from the environment the config was loaded from, with defaults', () => {
@@ -14,5 +14,14 @@ describe('telematics settings, declared by the module', () => {
       expect(() => telematicsSettings({ [name]: value })).toThrow(ConfigError);
       expect(() => telematicsSettings({ [name]: value })).toThrow(new RegExp(`^invalid configuration: ${name}: `));
     }
+  });
+
+  it('the future skew: 10 minutes, FUTURE_SKEW_S, and a per-provider override; a bad one fails start naming it', () => {
+    expect(futureSkews(telematicsSettings({}), {})('vendor1_livelink')).toBe(600_000);
+    const env = { FUTURE_SKEW_S: '120', PROVIDER_VENDOR13_FUTURE_SKEW_S: '3600' };
+    const skew = futureSkews(telematicsSettings(env), env);
+    expect([skew('vendor1_livelink'), skew('vendor13')]).toEqual([120_000, 3_600_000]);
+    expect(() => telematicsSettings({ FUTURE_SKEW_S: '-1' })).toThrow(/^invalid configuration: FUTURE_SKEW_S: /);
+    expect(() => futureSkews(telematicsSettings({}), { PROVIDER_VENDOR13_FUTURE_SKEW_S: 'soon' })).toThrow(/^invalid configuration: PROVIDER_VENDOR13_FUTURE_SKEW_S: /);
   });
 });

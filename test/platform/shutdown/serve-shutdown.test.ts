@@ -64,14 +64,17 @@ describe.each(dialects)('serve on SIGTERM (%s)', (dialect) => {
 
     // Slow enough that both the order's hub delivery and the poll are still running when the signal comes.
     await hub.setMode({ kind: 'slow', delayMs: 2000 });
-    vendor.setMode('vendor1_livelink', { kind: 'slow', delayMs: 300 });
+    vendor.setMode('vendor1_livelink', { kind: 'slow', delayMs: 1500 });
     const serve = await startServe(
       childEnv(h, { HUB_URL: hub.url, HUB_TIMEOUT_MS: '20000', HUB_BATCH_TIMEOUT_MS: '20000', OUTBOX_LEASE_MS: '60000', VENDOR_SIM_URL: vendor.url, POLLER_IDLE_MS: '100', SHUTDOWN_TIMEOUT_MS: '60000' }),
     );
     running.push(serve);
     const exited = exitOf(serve);
+    // The connection's own `connected` event reaches the hub first; the order's delivery is the one after it.
+    await waitFor(() => hub.events().some((e) => e.type === 'telematics.connection.connected'), { what: "the connection's connected event at the hub", timeoutMs: 30_000 });
+    const before = hub.stats().received;
     const inFlight = postJson(serve.url, '/v1/orders', orderPayload('PO-SHUTDOWN'), { authorization: `Bearer ${key}` });
-    await waitFor(() => hub.stats().received > 0, { what: "the order's delivery at the hub", timeoutMs: 30_000 });
+    await waitFor(() => hub.stats().received > before, { what: "the order's delivery at the hub", timeoutMs: 30_000 });
     await waitFor(async () => (await connection()).lease_owner !== null, { what: 'a poll in flight', timeoutMs: 30_000 });
 
     serve.child.kill('SIGTERM');

@@ -243,6 +243,7 @@ export class ConnectService {
       last_run: null,
       last_error: null,
       last_hub_rejections: null,
+      issues: null,
       ...rest,
     };
   }

@@ -75,7 +75,7 @@ export async function finishPoll(
   db: Executor,
   id: string,
   owner: string,
-  change: Partial<Pick<ConnectionRow, 'status' | 'cursors' | 'breaker_state' | 'consecutive_failures' | 'open_until' | 'cooldown_s' | 'last_run' | 'last_error' | 'next_poll_at'>> & {
+  change: Partial<Pick<ConnectionRow, 'status' | 'cursors' | 'breaker_state' | 'consecutive_failures' | 'open_until' | 'cooldown_s' | 'last_run' | 'last_error' | 'next_poll_at' | 'issues'>> & {
     updated_at: string;
   },
 ): Promise<boolean> {
@@ -157,6 +157,17 @@ export async function disconnect(db: Executor, orgId: string, id: string, nowIso
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Forgets the marks' summary unless a poll holds the connection (it would store marks moved from the old ones); true when this call did. */
+export async function clearCursors(db: Executor, id: string, nowIso: string): Promise<boolean> {
+  const result = await db
+    .updateTable('telematics_connections')
+    .set({ cursors: null, updated_at: nowIso })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowIso)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
 }
 
 /** Moves the holder's claim forward (a poll still making progress). */

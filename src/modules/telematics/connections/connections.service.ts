@@ -1,3 +1,5 @@
+import type { Actor } from '../../../platform/core/actor.js';
+import { recordAudit } from '../../../platform/audit/audit.service.js';
 import type { Clock } from '../../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
 import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
@@ -7,6 +9,8 @@ import { z } from 'zod';
 import * as repo from './connections.repository.js';
 import * as syncs from '../polling/syncs.repository.js';
 import { parseCursors } from '../polling/cursors.js';
+import { parseIssues } from '../polling/issues.js';
+import { deleteMarks } from '../polling/marks.repository.js';
 import { findProvider } from '../providers/catalog.js';
 import type { Connection, ConnectionStatus, ListConnectionsQuery } from '../telematics.schemas.js';
 
@@ -73,6 +77,7 @@ function present(row: repo.ConnectionRow, now: Date): Connection {
     poll_interval_s: row.poll_interval_s,
     consent_expires_at: status === 'pending_consent' ? row.consent_expires_at : null,
     cursors: parseCursors(row.cursors),
+    issues: parseIssues(row.issues),
     breaker: { state: row.breaker_state as Connection['breaker']['state'], consecutive_failures: row.consecutive_failures, open_until: row.open_until },
     next_poll_at: row.next_poll_at,
     last_run: row.last_run === null ? null : (JSON.parse(row.last_run) as Connection['last_run']),
@@ -157,6 +162,23 @@ export class ConnectionsService {
     }
     // Decided on the status read above: a poll that marked it reauth_required meanwhile wins, and this call says so.
     if (!(await repo.updatePolling(this.db, row.id, row.status, update))) throw conflict(`connection ${id} changed while it was being updated; run the command again`);
+    return this.getForOperator(row.id);
+  }
+
+  /**
+   * The operator's reset (`connections reset-cursors`, the admin API): forgets every mark, so the next poll sends all
+   * the vendor returns again (the hub drops what it has by event id). Refused while a poll holds the connection, whose
+   * last transaction would store marks moved from the old ones. Audited in the same transaction.
+   */
+  async resetCursors(id: string, actor: Actor, orgId?: string): Promise<Connection> {
+    const row = await repo.findConnectionForOperator(this.db, id, orgId);
+    if (row === undefined) throw notFound(`connection ${id}`);
+    const now = this.clock.now().toISOString();
+    await this.db.transaction().execute(async (tx) => {
+      if (!(await repo.clearCursors(tx, row.id, now))) throw conflict(`a poll of connection ${id} is running: reset its cursors when it has finished`);
+      await deleteMarks(tx, row.org_id, row.id);
+      await recordAudit(tx, this.clock, actor, { action: 'connection.cursors_reset', target: row.id, orgId: row.org_id });
+    });
     return this.getForOperator(row.id);
   }
 }

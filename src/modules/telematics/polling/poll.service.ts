@@ -6,7 +6,7 @@ import { AppError, conflict, notFound } from '../../../platform/core/errors.js';
 import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
 import type { SecretVault } from '../../../platform/secrets/vault.js';
 import { DEFAULT_RATE_LIMIT } from '../../../platform/ratelimit/rate-limiter.js';
-import { type Credentials, retryAfterOf, VendorRejectedError } from '../providers/adapter.js';
+import { type Credentials, retryAfterOf, VendorDocumentInvalidError, VendorRejectedError } from '../providers/adapter.js';
 import * as repo from '../connections/connections.repository.js';
 import { announce, statusOf } from '../connections/connections.service.js';
 import type { OAuthConsentService } from '../connect/oauth-consent.service.js';
@@ -14,17 +14,19 @@ import type { ProviderEndpoints } from '../providers/endpoints.js';
 import { findProvider, type Provider } from '../providers/catalog.js';
 import { vendorError } from '../providers/vendor-errors.js';
 import { admission, afterFailure, type Breaker, CLOSED } from './breaker.js';
-import { advance, type Cursors, isNew, parseCursors, readFrom } from './cursors.js';
+import { advance, type CursorSummary, isNew, type Marks, marksOf, rowsOf, summarize } from './cursors.js';
+import { IssueTally } from './issues.js';
+import { loadMarks, saveMarks } from './marks.repository.js';
 import type { NormalizedEvent } from '../providers/event.js';
 import { readerFor } from '../providers/readers.js';
 import type { VendorRateGate } from './rate-gate.js';
-import type { ReaderContext, VendorReader } from '../providers/reader.js';
+import type { ReaderContext, ReadIssueKind, VendorReader } from '../providers/reader.js';
 
 export const TELEMATICS_EVENT = 'telematics.event';
 
 interface PollResult {
   events_enqueued: number;
-  cursors: Cursors;
+  cursors: CursorSummary;
 }
 
 const breakerOf = (row: repo.ConnectionRow): Breaker => ({
@@ -63,6 +65,8 @@ export class PollService {
     private readonly gate: VendorRateGate,
     /** How long one poll may hold a connection (POLL_LEASE_MS); a process that dies mid-poll frees it after this. */
     readonly leaseMs: number,
+    /** Per provider, how far ahead of our clock a reading may be stamped and still be sent (FUTURE_SKEW_S). */
+    private readonly futureSkewMs: (providerId: string) => number,
   ) {}
 
   /**
@@ -85,28 +89,32 @@ export class PollService {
    */
   async pollClaimed(row: repo.ConnectionRow, settle?: Settle): Promise<PollResult> {
     const started = this.clock.now();
-    // Readings are judged new against the marks the poll started from; the moving marks are only what it will store.
-    const from = parseCursors(row.cursors);
-    let cursors = from;
+    const tally = new IssueTally();
     const trial = admission(breakerOf(row), started) !== 'go';
     try {
-      const { reader, ctx } = await this.readerOf(row, readFrom(from));
+      // Readings are judged new against the marks the poll started from; `moved` is only what it will store.
+      const from = marksOf(await loadMarks(this.db, row.org_id, row.id));
+      const moved: Marks = new Map();
+      const horizon = started.getTime() + this.futureSkewMs(row.provider);
+      // No `since`: a machine added with readings older than every mark must still be read; the marks judge each.
+      const { reader, ctx } = await this.readerOf(row, undefined, { report: tally.report });
       let enqueued = 0;
       let held: NormalizedEvent[] = [];
-      // The newest batch is held back, to be written with the cursors in the poll's last transaction.
+      // The newest batch is held back, to be written with the marks in the poll's last transaction.
       for await (const batch of reader.snapshot(ctx)) {
-        const fresh = batch.filter((e) => isNew(from, e));
+        const fresh = batch.filter((e) => !aheadOf(e, horizon, tally.report) && isNew(from, e));
         if (fresh.length === 0) continue;
         if (held.length > 0) await this.db.transaction().execute((tx) => this.enqueueAndRenew(tx, row, held));
         enqueued += fresh.length;
-        cursors = advance(cursors, fresh);
+        advance(moved, fresh);
         held = fresh;
       }
       const finished = this.clock.now();
-      cursors = { ...cursors, snapshot_at: started.toISOString() };
+      const cursors = summarize(from, moved, started.toISOString());
       const done = { ...CLOSED, last: { started_at: started.toISOString(), finished_at: finished.toISOString(), events: enqueued, outcome: 'ok' } };
       await this.db.transaction().execute(async (tx) => {
         await this.enqueue(tx, row.org_id, held);
+        await saveMarks(tx, row.org_id, row.id, rowsOf(moved));
         const finishedHere = await repo.finishPoll(tx, row.id, this.owner, {
           cursors: JSON.stringify(cursors),
           breaker_state: done.state,
@@ -116,6 +124,7 @@ export class PollService {
           last_run: JSON.stringify(done.last),
           next_poll_at: new Date(finished.getTime() + row.poll_interval_s * 1000).toISOString(),
           updated_at: finished.toISOString(),
+          ...(tally.empty ? {} : { issues: tally.mergeInto(row.issues, finished.toISOString()) }),
         });
         // A poll that succeeds after failures closes the breaker: the hub hears the feed is back.
         if (finishedHere && row.breaker_state !== CLOSED.state) await announce(tx, 'breaker_closed', { ...row, breaker_state: CLOSED.state, consecutive_failures: 0, open_until: null, cooldown_s: 0 }, finished);
@@ -123,7 +132,8 @@ export class PollService {
       });
       return { events_enqueued: enqueued, cursors };
     } catch (err) {
-      await this.recordFailure(row, started, err, trial);
+      if (err instanceof VendorDocumentInvalidError) tally.report('document_invalid', `${err.path}: ${err.reason}`);
+      await this.recordFailure(row, started, err, trial, tally);
       throw err;
     }
   }
@@ -140,19 +150,28 @@ export class PollService {
     return row;
   }
 
-  /** The connection's reader and what it reads with; `renew` keeps the caller's claim alive while it waits for the vendor's budget. */
+  /**
+   * The connection's reader and what it reads with: `renew` keeps the caller's claim alive while it waits for the vendor's
+   * budget (the poll's lease by default); `report` hears what the read could not use.
+   */
   async readerOf(
     row: repo.ConnectionRow,
     since: Date | undefined,
-    renew: () => Promise<void> = () => repo.renewClaim(this.db, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString()),
+    opts: { renew?: () => Promise<void>; report?: ReaderContext['report'] } = {},
   ): Promise<{ reader: VendorReader; ctx: ReaderContext }> {
     const provider = findProvider(row.provider);
     const endpoint = provider === undefined ? undefined : this.endpoints.of(provider);
     const reader = provider === undefined ? undefined : readerFor(provider);
     if (provider === undefined || endpoint === undefined || reader === undefined) throw new AppError('unavailable', `${row.provider} is not configured on this gateway`);
     const auth = await this.authOf(row, provider);
-    const gated = { ...endpoint, beforeCall: () => this.gate.pass(provider.id, endpoint.requestsPerMinute ?? DEFAULT_RATE_LIMIT, renew) };
-    return { reader, ctx: { provider, endpoint: gated, auth, connectionId: row.id, ...(since === undefined ? {} : { since }) } };
+    const renew = opts.renew ?? (() => repo.renewClaim(this.db, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString()));
+    const { report } = opts;
+    const perMinute = endpoint.requestsPerMinute ?? DEFAULT_RATE_LIMIT;
+    const beforeCall = async () => {
+      if (await this.gate.pass(provider.id, perMinute, renew)) report?.('budget_wait', `${perMinute} requests per minute`);
+    };
+    const gated = { ...endpoint, beforeCall };
+    return { reader, ctx: { provider, endpoint: gated, auth, connectionId: row.id, ...(since === undefined ? {} : { since }), ...(report === undefined ? {} : { report }) } };
   }
 
   private async authOf(row: repo.ConnectionRow, provider: Provider): Promise<ReaderContext['auth']> {
@@ -177,13 +196,14 @@ export class PollService {
   }
 
   /** A failed poll: credentials refused -> reauth_required; anything else counts against the breaker. Cursors stay. */
-  private async recordFailure(row: repo.ConnectionRow, started: Date, err: unknown, trial: boolean): Promise<void> {
+  private async recordFailure(row: repo.ConnectionRow, started: Date, err: unknown, trial: boolean, tally: IssueTally): Promise<void> {
     const now = this.clock.now();
+    const issues = tally.empty ? {} : { issues: tally.mergeInto(row.issues, now.toISOString()) };
     const message = err instanceof Error ? err.message : String(err);
     const lastRun = JSON.stringify({ started_at: started.toISOString(), finished_at: now.toISOString(), events: 0, outcome: 'failed' });
     const lastError = JSON.stringify({ at: now.toISOString(), message });
     if (err instanceof VendorRejectedError) {
-      const change = { status: 'reauth_required', last_run: lastRun, last_error: lastError, updated_at: now.toISOString() };
+      const change = { status: 'reauth_required', last_run: lastRun, last_error: lastError, updated_at: now.toISOString(), ...issues };
       await this.db.transaction().execute(async (tx) => {
         if (await repo.finishPoll(tx, row.id, this.owner, change)) await announce(tx, 'reauth_required', { ...row, ...change }, now);
       });
@@ -201,6 +221,7 @@ export class PollService {
       last_error: lastError,
       next_poll_at: new Date(nextPoll).toISOString(),
       updated_at: now.toISOString(),
+      ...issues,
     };
     await this.db.transaction().execute(async (tx) => {
       const finished = await repo.finishPoll(tx, row.id, this.owner, change);
@@ -208,4 +229,11 @@ export class PollService {
       if (finished && breaker.state === 'open' && row.breaker_state === CLOSED.state) await announce(tx, 'breaker_opened', { ...row, ...change }, now);
     });
   }
+}
+
+/** A reading stamped past the horizon (a device clock set wrong) is counted and neither sent nor allowed to move a mark. */
+function aheadOf(event: NormalizedEvent, horizon: number, report: (kind: ReadIssueKind, detail: string) => void): boolean {
+  if (Date.parse(event.observed_at) <= horizon) return false;
+  report('future_timestamp', `${event.equipment.id} ${event.type}`);
+  return true;
 }

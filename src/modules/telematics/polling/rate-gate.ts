@@ -14,11 +14,14 @@ const napFor = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve
 export class VendorRateGate {
   constructor(private readonly limiter: RateLimiter) {}
 
-  async pass(providerId: string, perMinute: number, keepAlive: () => Promise<void>): Promise<void> {
+  /** True when the call had to wait for the budget (counted in the connection's issues). */
+  async pass(providerId: string, perMinute: number, keepAlive: () => Promise<void>): Promise<boolean> {
     let waitedMs = 0;
+    let waited = false;
     for (;;) {
       const decision = await this.limiter.check(`vendor:${providerId}`, perMinute);
-      if (decision.allowed) return;
+      if (decision.allowed) return waited;
+      waited = true;
       const nap = Math.min(decision.retryAfterSeconds * 1000, MAX_NAP_MS);
       await napFor(nap);
       waitedMs += nap;

@@ -154,7 +154,7 @@ export class SyncService {
     try {
       // Waiting for the vendor's budget keeps this sync's claim alive, not the connection's.
       const renew = async () => void (await repo.updateHeld(this.db, row.id, owner, { lease_until: this.leaseUntil(), updated_at: this.clock.now().toISOString() }));
-      const { reader, ctx } = await this.polling.readerOf(connection, undefined, renew);
+      const { reader, ctx } = await this.polling.readerOf(connection, undefined, { renew });
       if (reader.series === undefined || reader.history === undefined) return await this.end(row, owner, 'failed', `${connection.provider} keeps no history the gateway can read`);
       if (row.elements === null) return await this.plan(row, owner, reader.history, ctx);
       return await this.slice(row, owner, reader.series.bind(reader), ctx);

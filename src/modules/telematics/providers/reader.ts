@@ -17,7 +17,10 @@ export interface ReaderContext {
   /** The fleet's credentials (used per the provider's auth style), or an access token already held (OEM consent). */
   auth: { credentials: Credentials } | { accessToken: string };
   connectionId: string;
-  /** The poller's cursor: readings observed before it are skipped; repeats at the boundary keep their ids, so the hub drops them. */
+  /**
+   * Readings observed before it are skipped (a replay window's start); repeats at the boundary keep their ids, so the
+   * hub drops them. Polls pass none: their marks are per machine, and a machine added with older readings must be read.
+   */
   since?: Date;
   /** Events per yielded batch (default 500, the hub's batch size). */
   batchSize?: number;

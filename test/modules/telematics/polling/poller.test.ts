@@ -227,6 +227,9 @@ describe.each(dialects)('the telematics poller (%s)', (dialect) => {
         expect(r.last_run, 'waiting is not a failure').toContain('"outcome":"ok"');
         expect(r.consecutive_failures).toBe(0);
       }
+      // The polls held at the gate say so in their connection's issues.
+      const waits = await Promise.all(ids.map(async (id) => ((JSON.parse((await row(id)).issues ?? '[]') as { kind: string }[]).some((i) => i.kind === 'budget_wait'))));
+      expect(waits.filter(Boolean).length).toBeGreaterThan(0);
     } finally {
       polls.restore();
       await second.close();
