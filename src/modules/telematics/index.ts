@@ -6,6 +6,7 @@ import * as m0008 from './migrations/0008_telematics.js';
 import * as m0010 from './migrations/0010_telematics_connections.js';
 import * as m0012 from './migrations/0012_telematics_polling.js';
 import * as m0013 from './migrations/0013_telematics_reconnect.js';
+import * as m0017 from './migrations/0017_telematics_endpoints.js';
 import { OAuthConsentService } from './connect/oauth-consent.service.js';
 import { PollService, TELEMATICS_EVENT } from './polling/poll.service.js';
 import { keepHubRejections } from './connections/hub-rejections.js';
@@ -41,12 +42,13 @@ export const telematicsModule: ModuleDefinition = {
     const settings = telematicsSettings(config.environment);
     const endpoints = new ProviderEndpoints(settings, config.environment);
     const publicUrl = (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
-    const connect = new ConnectService(db, clock, vault, endpoints, publicUrl);
+    const gate = new VendorRateGate(limiter);
+    const connect = new ConnectService(db, clock, vault, endpoints, publicUrl, gate);
     const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
-    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, new VendorRateGate(limiter), settings.POLL_LEASE_MS);
+    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, gate, settings.POLL_LEASE_MS);
     return {
       connectTokens: new ConnectTokensService(db, clock, orgs),
-      connections: new ConnectionsService(db, clock),
+      connections: new ConnectionsService(db, clock, endpoints),
       connect,
       oauthConsent,
       polling,
@@ -79,10 +81,11 @@ export const telematicsModule: ModuleDefinition = {
       render: (query) => oauthConsent.complete(query),
     },
   ],
-  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012, '0013_telematics_reconnect': m0013 },
+  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012, '0013_telematics_reconnect': m0013, '0017_telematics_endpoints': m0017 },
   encryptedColumns: [
     { table: 'telematics_connections', idColumn: 'id', column: 'credentials_ciphertext' },
     { table: 'telematics_connections', idColumn: 'id', column: 'oauth_tokens_ciphertext' },
     { table: 'telematics_connections', idColumn: 'id', column: 'consent_verifier_ciphertext' },
+    { table: 'telematics_connections', idColumn: 'id', column: 'vendor_token_ciphertext' },
   ],
 };

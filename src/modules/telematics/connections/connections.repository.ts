@@ -117,6 +117,8 @@ export async function reconnect(
     | 'credentials_ciphertext'
     | 'credentials_hint'
     | 'oauth_tokens_ciphertext'
+    | 'vendor_token_ciphertext'
+    | 'fleet_id'
     | 'consent_state_hash'
     | 'consent_verifier_ciphertext'
     | 'consent_expires_at'
@@ -130,6 +132,11 @@ export async function reconnect(
 ): Promise<boolean> {
   const result = await db.updateTable('telematics_connections').set(change).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
   return result.numUpdatedRows === 1n;
+}
+
+/** Keeps (or, with null, drops) the connection's cached vendor token; only the poll holding the claim writes it. */
+export async function setVendorToken(db: Executor, id: string, owner: string, ciphertext: string | null): Promise<void> {
+  await db.updateTable('telematics_connections').set({ vendor_token_ciphertext: ciphertext }).where('id', '=', id).where('lease_owner', '=', owner).execute();
 }
 
 /** Moves the holder's claim forward (a poll still making progress). */

@@ -17,6 +17,8 @@ export interface ReaderContext {
   /** The fleet's credentials (used per the provider's auth style), or an access token already held (OEM consent). */
   auth: { credentials: Credentials } | { accessToken: string };
   connectionId: string;
+  /** The fleet's id at the vendor, captured at connect, for paths that name it (`/{fleet_id}/Fleet/{page}`). */
+  fleetId?: string;
   /** The poller's cursor: readings observed before it are skipped; repeats at the boundary keep their ids, so the hub drops them. */
   since?: Date;
   /** Events per yielded batch (default 500, the hub's batch size). */
