@@ -44,6 +44,8 @@ export interface VendorSimRequest {
   status: number;
   /** Whose credentials it carried (the API key, or the Basic user name), to tell one connection's calls apart. */
   account: string | null;
+  /** The format it asked for (its Accept header), which ISO feeds answer in. */
+  accept: string | null;
   /** When it arrived and when it was answered (ms since the epoch): overlapping calls of one account show concurrent polls. */
   startedAt: number;
   endedAt: number;
@@ -196,6 +198,7 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
         path: request.url.split('?')[0] ?? request.url,
         status: reply.statusCode,
         account: accountOf(request, tokens),
+        accept: request.headers.accept ?? null,
         startedAt: arrivals.get(request) ?? Date.now(),
         endedAt: Date.now(),
       });

@@ -30,11 +30,11 @@ export interface TelematicsRig {
 
 let rigs = 0;
 
-export async function startTelematicsRig(dialect: DialectName, opts: { fleetSize?: number; pageSize?: number } = {}): Promise<TelematicsRig> {
+export async function startTelematicsRig(dialect: DialectName, opts: { fleetSize?: number; pageSize?: number; env?: Record<string, string> } = {}): Promise<TelematicsRig> {
   const clock = new ManualClock(new Date('2026-06-01T12:00:00.000Z'));
   const hub = await startHubSim();
   const sim = await startVendorSim({ fleetSize: opts.fleetSize ?? 5, pageSize: opts.pageSize ?? 2, now: () => clock.now() });
-  const h = await startHarness(dialect, { env: { HUB_URL: hub.url, VENDOR_SIM_URL: sim.url, VENDOR_TIMEOUT_MS: '500' }, clock });
+  const h = await startHarness(dialect, { env: { HUB_URL: hub.url, VENDOR_SIM_URL: sim.url, VENDOR_TIMEOUT_MS: '500', ...opts.env }, clock });
   await h.org('acme');
   await h.org('other');
   const key = (await h.key('acme', 'telematics:read,telematics:write')).key;

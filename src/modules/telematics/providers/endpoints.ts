@@ -142,7 +142,6 @@ function checkFits(provider: Provider, s: ProviderSettings): void {
 const resolve = (baseUrl: string, urlOrPath: string): string => (urlOrPath.startsWith('/') ? `${baseUrl}${urlOrPath}` : urlOrPath);
 
 function endpointOf(provider: Provider, baseUrl: string, s: ProviderSettings, config: Config): ProviderEndpoint {
-  checkFits(provider, s);
   const min = s.min_poll_interval_s ?? Math.max(provider.minPollSeconds, s.url_interval_s ?? 0);
   const optional = {
     clientId: s.client_id,
@@ -185,6 +184,8 @@ export class ProviderEndpoints {
       if (provider.group === 'stub') continue;
       let settings: ProviderSettings = { ...file[provider.id], ...fromEnv(provider, env) };
       if (config.VENDOR_SIM_URL) settings = { ...SIM_CLIENT, ...withoutOtherHosts(settings), base_url: `${config.VENDOR_SIM_URL.replace(/\/+$/, '')}/${provider.id}` };
+      // Checked whether or not the provider is reachable here, so a mistake shows before the day it is configured.
+      checkFits(provider, settings);
       if (settings.base_url === undefined) continue;
       this.byId.set(provider.id, endpointOf(provider, settings.base_url, settings, config));
     }
