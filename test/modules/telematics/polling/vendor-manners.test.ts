@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway } from '../../../../src/gateway.js';
 import { findProvider, type Provider } from '../../../../src/modules/telematics/providers/catalog.js';
 import { iso15143Reader } from '../../../../src/modules/telematics/providers/iso15143/reader.js';
 import type { NormalizedEvent } from '../../../../src/modules/telematics/providers/event.js';
@@ -134,6 +135,19 @@ describe.each(dialects)('vendor manners (%s)', (dialect) => {
     expect(sim.requests('vendor7_consite').filter((q) => q.status === 200).map((q) => q.path)).toEqual(['/vendor7_consite/Fleet/1', '/vendor7_consite/Fleet/1', '/vendor7_consite/Fleet/2', '/vendor7_consite/Fleet/3']);
     const next = await read(connection_id);
     expect(Date.parse(next.next_poll_at ?? '') - h.clock.now().getTime()).toBeGreaterThanOrEqual(900_000);
+  });
+
+  it.skipIf(!process.env.TEST_REDIS_URL)('processes sharing Redis share the per-URL budget: another process may not poll inside the window either', async () => {
+    sim.setFleet('vendor7_consite', USER, { endpoints: { urlIntervalSeconds: 900 } });
+    const { connection_id } = await rig.connect('vendor7_consite');
+    const row = await h.gateway.database.db.selectFrom('telematics_connections').select('org_id').where('id', '=', connection_id).executeTakeFirstOrThrow();
+    const second = await createGateway(h.config, { clock: h.clock, ...(h.databaseSchema ? { databaseSchema: h.databaseSchema } : {}), redisKeyPrefix: h.redisKeyPrefix, migrate: false });
+    try {
+      await expect(second.services.polling.run(row.org_id, connection_id, async () => {})).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/per 900 s/) as unknown });
+      expect(sim.requests('vendor7_consite').filter((q) => q.path.endsWith('/Fleet/1'))).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
   });
 
   it('series URLs carry times as YYYY-MM-DDThh:mm:ssZ, never fractions', async () => {
