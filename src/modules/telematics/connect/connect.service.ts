@@ -148,10 +148,10 @@ export class ConnectService {
     if (adapter === undefined) throw new AppError('unavailable', `${provider.id} has no adapter on this gateway`);
     const interval = endpoint.urlIntervalSeconds;
     let waitS = 0;
-    const counted: ProviderEndpoint =
-      interval === undefined
-        ? endpoint
-        : { ...endpoint, beforeCall: async ({ method, url }) => void (method === 'GET' && (waitS = Math.max(waitS, await this.gate.countUrl(connectionId, url, interval)))) };
+    const count = async ({ method, url }: { method: string; url: string }): Promise<void> => {
+      if (interval !== undefined && method === 'GET') waitS = Math.max(waitS, await this.gate.countUrl(connectionId, url, interval));
+    };
+    const counted: ProviderEndpoint = interval === undefined ? endpoint : { ...endpoint, beforeCall: count };
     try {
       await adapter.verify(provider, counted, account.fleetId === null ? account.credentials : { ...account.credentials, fleet_id: account.fleetId });
     } catch (err) {
