@@ -100,7 +100,7 @@ export class PollService {
       return await this.pollClaimed(row, settle);
     } catch (err) {
       if (err instanceof VendorRejectedError) throw conflict(`${row.provider} refused the stored credentials; the connection now needs reconnecting (reauth_required)`);
-      if (err instanceof VendorBudgetError) throw new AppError('conflict', `connection ${id} cannot be polled yet: ${err.message}`, undefined, { 'retry-after': String(err.retryAfterSeconds ?? 1) });
+      if (err instanceof VendorBudgetError) throw new AppError('conflict', `connection ${id} cannot be polled yet: ${err.message}`, undefined, { 'retry-after': String(err.waitSeconds) });
       throw vendorError(err, row.provider);
     }
   }
@@ -315,7 +315,7 @@ export class PollService {
     }
     if (err instanceof VendorBudgetError) {
       // Put off until the per-URL budget admits the call: the vendor did nothing wrong, so the breaker does not count it.
-      await repo.finishPoll(this.db, row.id, this.owner, { next_poll_at: new Date(now.getTime() + (err.retryAfterSeconds ?? 1) * 1000).toISOString(), updated_at: now.toISOString() });
+      await repo.finishPoll(this.db, row.id, this.owner, { next_poll_at: new Date(now.getTime() + err.waitSeconds * 1000).toISOString(), updated_at: now.toISOString() });
       return;
     }
     const breaker = afterFailure(trial ? { ...breakerOf(row), state: 'half_open' } : breakerOf(row), now, refusedRequest(err));

@@ -110,11 +110,18 @@ export class VendorAskedToWaitError extends VendorUnavailableError {
 
 /**
  * The gateway's own count of a vendor's per-URL budget says this URL was fetched too recently: the poll is put off
- * until the budget admits it (it is not a failure of the vendor's, so the breaker does not count it).
+ * until the budget admits it (it is not a failure of the vendor's, so the breaker does not count it). Not a
+ * VendorAskedToWaitError: it holds back one connection, not every poll of the provider.
  */
-export class VendorBudgetError extends VendorAskedToWaitError {
-  constructor(providerId: string, path: string, intervalSeconds: number, waitSeconds: number) {
-    super(`${providerId} allows one call to ${path} per ${intervalSeconds} s: the next is due in ${waitSeconds} s`, waitSeconds);
+export class VendorBudgetError extends VendorUnavailableError {
+  constructor(
+    providerId: string,
+    path: string,
+    intervalSeconds: number,
+    /** Seconds until the budget admits the call. */
+    readonly waitSeconds: number,
+  ) {
+    super(`${providerId} allows one call to ${path} per ${intervalSeconds} s: the next is due in ${waitSeconds} s`, 'failed');
     this.name = 'VendorBudgetError';
   }
 }
