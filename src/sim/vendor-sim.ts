@@ -8,14 +8,15 @@ import { registerAggregatorRoutes } from './vendor-sim/aggregators.js';
 import { registerAuthRoutes } from './vendor-sim/auth.js';
 import type { RegisterRoutes, SimContext } from './vendor-sim/context.js';
 import type { FleetBehaviour } from './vendor-sim/fleet-behaviour.js';
-import { registerIsoRoutes } from './vendor-sim/iso.js';
+import { OTHER_HOST } from './vendor-sim/fleet-endpoints.js';
+import { registerIsoRoutes, registerIsoSeriesRoutes } from './vendor-sim/iso.js';
 import { registerOemRoutes } from './vendor-sim/oem.js';
 import { TokenStore } from './vendor-sim/tokens.js';
 import { registerTpmsRoutes } from './vendor-sim/tpms.js';
 
 /**
- * Every telematics provider of PROVIDERS as one HTTP server, each under `/<provider id>/...`, with switches to make any
- * of them refuse, fail, stall or rate-limit. Stub providers have no API (404). Admin routes live under `/_sim/`.
+ * Every telematics provider of PROVIDERS as one HTTP server, each under `/<provider id>/...` (and an ISO feed's other
+ * host under `/other-host/<provider id>/...`), with switches to make any of them refuse, fail, stall or rate-limit. Stub providers have no API (404). Admin routes live under `/_sim/`.
  */
 
 type VendorSimMode =
@@ -45,6 +46,8 @@ export interface VendorSimRequest {
   status: number;
   /** Whose credentials it carried (the API key, or the Basic user name), to tell one connection's calls apart. */
   account: string | null;
+  /** The format it asked for (its Accept header), which ISO feeds answer in. */
+  accept: string | null;
   /** When it arrived and when it was answered (ms since the epoch): overlapping calls of one account show concurrent polls. */
   startedAt: number;
   endedAt: number;
@@ -71,6 +74,8 @@ export interface VendorSim {
   setFleet(provider: string, account: string, behaviour: FleetBehaviour): void;
   /** Makes every refresh token issued so far (of one provider, or all) unknown: the next refresh is invalid_grant. */
   revokeRefreshTokens(provider?: string): void;
+  /** Tokens handed out by the token endpoint (every grant, refreshes included), of one provider or all. */
+  tokensIssued(provider?: string): number;
   /** Answered requests, oldest first, optionally of one provider (admin routes are not logged). */
   requests(provider?: string): VendorSimRequest[];
   /** Back to all up, no tokens, empty log; drops in-flight slow requests. */
@@ -139,10 +144,14 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
       const account = accountOf(request, tokens);
       return (account === null ? undefined : fleets.get(fleetKey(provider, account))) ?? {};
     },
+    fleetOf: (provider, account) => (account === undefined ? undefined : fleets.get(fleetKey(provider, account))) ?? {},
   };
+  // When each account last called each URL (sim clock), for fleets with a per-URL budget.
+  let urlCalls = new Map<string, number>();
 
   const providerOf = (request: FastifyRequest): string | undefined => {
-    const id = request.url.split('/')[1]?.split('?')[0];
+    const parts = request.url.split('?')[0]?.split('/') ?? [];
+    const id = parts[1] === OTHER_HOST ? parts[2] : parts[1];
     return id !== undefined && findProvider(id) !== undefined ? id : undefined;
   };
 
@@ -173,6 +182,17 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
     if (mode.kind === 'rate_limited') {
       return reply.code(429).header('retry-after', String(mode.retryAfterSeconds)).send({ error: 'rate_limited', message: 'Too many requests' });
     }
+    const interval = ctx.fleet(provider, request).endpoints?.urlIntervalSeconds;
+    if (interval !== undefined && request.method === 'GET') {
+      const key = JSON.stringify([accountOf(request, tokens), request.url.split('?')[0]]);
+      const at = now().getTime();
+      const last = urlCalls.get(key);
+      if (last !== undefined && at - last < interval * 1000) {
+        const wait = Math.ceil((last + interval * 1000 - at) / 1000);
+        return reply.code(429).header('retry-after', String(wait)).send({ error: 'rate_limited', message: `one call per URL per ${interval} s` });
+      }
+      urlCalls.set(key, at);
+    }
     return undefined;
   });
 
@@ -184,6 +204,7 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
         path: request.url.split('?')[0] ?? request.url,
         status: reply.statusCode,
         account: accountOf(request, tokens),
+        accept: request.headers.accept ?? null,
         startedAt: arrivals.get(request) ?? Date.now(),
         endedAt: Date.now(),
       });
@@ -202,6 +223,16 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
       },
       { prefix: `/${provider.id}` },
     );
+    // The vendor's other host: the ISO time series, for fleets whose series is served elsewhere.
+    if (provider.group === 'iso15143') {
+      await app.register(
+        (scope, _opts, done) => {
+          registerIsoSeriesRoutes(scope, provider, ctx);
+          done();
+        },
+        { prefix: `/${OTHER_HOST}/${provider.id}` },
+      );
+    }
   }
 
   const setMode = (provider: string, mode: VendorSimMode): void => {
@@ -225,6 +256,7 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
     fleets.clear();
     globalMode = { kind: 'up' };
     log = [];
+    urlCalls = new Map();
     tokens.clear();
     inflight.abort();
     inflight = new AbortController();
@@ -264,6 +296,7 @@ export async function startVendorSim(opts: VendorSimOptions = {}): Promise<Vendo
     setFleet,
     mode: modeOf,
     revokeRefreshTokens: (provider) => tokens.revokeRefreshTokens(provider),
+    tokensIssued: (provider) => tokens.issued(provider),
     requests,
     reset,
     async close() {

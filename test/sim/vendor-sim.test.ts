@@ -422,3 +422,61 @@ describe('modes', () => {
     expect(sim.requests()).toEqual([]);
   });
 });
+
+describe('per-fleet endpoints (FleetEndpoints)', () => {
+  const json = { accept: 'application/json' };
+
+  it('a token path of its own, with the scope and audience the vendor asks for; each token issued is counted', async () => {
+    sim.setFleet('vendor2_machineiq', 'fleet-user', { endpoints: { tokenPath: '/auth/v2/token', requireScope: 'aemp.read', requireAudience: 'aemp-api' } });
+    const form = { grant_type: 'password', username: 'fleet-user', password: 'secret', client_id: 'gw' };
+    expect((await call(sim, 'POST', '/vendor2_machineiq/oauth/token', { form: { ...form, scope: 'aemp.read', audience: 'aemp-api' } })).status, 'moved').toBe(404);
+    expect((await call(sim, 'POST', '/vendor2_machineiq/auth/v2/token', { form })).json()).toMatchObject({ error: 'invalid_scope' });
+    expect((await call(sim, 'POST', '/vendor2_machineiq/auth/v2/token', { form: { ...form, scope: 'aemp.read' } })).json()).toMatchObject({ error: 'invalid_request' });
+    expect(sim.tokensIssued('vendor2_machineiq')).toBe(0);
+    expect((await call(sim, 'POST', '/vendor2_machineiq/auth/v2/token', { form: { ...form, scope: 'other aemp.read', audience: 'aemp-api' } })).status).toBe(200);
+    expect((await call(sim, 'POST', '/vendor2_machineiq/elsewhere', { form })).status).toBe(404);
+    expect(sim.tokensIssued('vendor2_machineiq')).toBe(1);
+  });
+
+  it('a fleet id in the path and pages from 0, linked as such; the plain path and other ids are 404', async () => {
+    sim.setFleet('vendor2_machineiq', 'fleet-user', { endpoints: { fleetId: 'F-1', firstPage: 0 } });
+    const token = await passwordToken(sim, 'vendor2_machineiq');
+    const headers = { authorization: `Bearer ${token}`, ...json };
+    expect((await call(sim, 'GET', '/vendor2_machineiq/Fleet/1', { headers })).status).toBe(404);
+    expect((await call(sim, 'GET', '/vendor2_machineiq/F-2/Fleet/0', { headers })).status).toBe(404);
+    const first = (await call(sim, 'GET', '/vendor2_machineiq/F-1/Fleet/0', { headers })).json() as { Links: { rel: string; href: string }[]; Equipment: unknown[] };
+    expect(first.Equipment).toHaveLength(10);
+    expect(first.Links.map((l) => `${l.rel} ${new URL(l.href).pathname}`)).toEqual(['self /vendor2_machineiq/F-1/Fleet/0', 'next /vendor2_machineiq/F-1/Fleet/1', 'last /vendor2_machineiq/F-1/Fleet/2']);
+  });
+
+  it('the series without ID/ and on the other host only; times must be whole seconds with Z', async () => {
+    sim.setFleet('vendor1_livelink', 'fleet-user', { endpoints: { seriesWithoutId: true, seriesOnOtherHost: true } });
+    const fleet = await call(sim, 'GET', '/vendor1_livelink/Fleet/1', { headers: { authorization: GOOD } });
+    const pin = /<PIN>([^<]+)<\/PIN>/.exec(fleet.text)?.[1] ?? '';
+    const window = `${encodeURIComponent('2026-03-02T06:00:00Z')}/${encodeURIComponent('2026-03-02T12:00:00Z')}/1`;
+    const get = (path: string) => call(sim, 'GET', path, { headers: { authorization: GOOD } });
+    expect((await get(`/vendor1_livelink/Fleet/Equipment/ID/${pin}/CumulativeOperatingHours/${window}`)).status).toBe(404);
+    expect((await get(`/vendor1_livelink/Fleet/Equipment/${pin}/CumulativeOperatingHours/${window}`)).status).toBe(404);
+    expect((await get(`/other-host/vendor1_livelink/Fleet/Equipment/ID/${pin}/CumulativeOperatingHours/${window}`)).status).toBe(404);
+    const served = await get(`/other-host/vendor1_livelink/Fleet/Equipment/${pin}/CumulativeOperatingHours/${window}`);
+    expect(served.status).toBe(200);
+    expect(served.text).toContain('other-host/vendor1_livelink/Fleet/Equipment/');
+    const fractional = `${encodeURIComponent('2026-03-02T06:00:00.000Z')}/${encodeURIComponent('2026-03-02T12:00:00Z')}/1`;
+    expect((await get(`/other-host/vendor1_livelink/Fleet/Equipment/${pin}/CumulativeOperatingHours/${fractional}`)).status).toBe(400);
+    expect(sim.requests('vendor1_livelink').at(-1)?.provider, 'the other host is logged as the provider').toBe('vendor1_livelink');
+  });
+
+  it('one call per URL per N seconds of its clock, else 429 with Retry-After; a missing page is 404', async () => {
+    sim.setFleet('vendor1_livelink', 'fleet-user', { endpoints: { urlIntervalSeconds: 60, missingPages: [3] } });
+    const get = (path: string) => call(sim, 'GET', path, { headers: { authorization: GOOD } });
+    expect((await get('/vendor1_livelink/Fleet/1')).status).toBe(200);
+    expect((await get('/vendor1_livelink/Fleet/2')).status, 'another URL').toBe(200);
+    nowMs += 30_000;
+    const again = await get('/vendor1_livelink/Fleet/1');
+    expect(again.status).toBe(429);
+    expect(again.headers['retry-after']).toBe('30');
+    nowMs += 30_000;
+    expect((await get('/vendor1_livelink/Fleet/1')).status).toBe(200);
+    expect((await get('/vendor1_livelink/Fleet/3')).status).toBe(404);
+  });
+});

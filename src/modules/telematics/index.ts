@@ -6,6 +6,7 @@ import * as m0008 from './migrations/0008_telematics.js';
 import * as m0010 from './migrations/0010_telematics_connections.js';
 import * as m0012 from './migrations/0012_telematics_polling.js';
 import * as m0013 from './migrations/0013_telematics_reconnect.js';
+import * as m0017 from './migrations/0017_telematics_endpoints.js';
 import * as m0018 from './migrations/0018_telematics_marks.js';
 import * as m0019 from './migrations/0019_telematics_syncs.js';
 import { OAuthConsentService } from './connect/oauth-consent.service.js';
@@ -47,13 +48,14 @@ export const telematicsModule: ModuleDefinition = {
     const settings = telematicsSettings(config.environment);
     const endpoints = new ProviderEndpoints(settings, config.environment);
     const publicUrl = (config.PUBLIC_URL ?? `http://${config.HOST}:${config.PORT}`).replace(/\/+$/, '');
-    const connect = new ConnectService(db, clock, vault, endpoints, publicUrl);
+    const gate = new VendorRateGate(limiter);
+    const connect = new ConnectService(db, clock, vault, endpoints, publicUrl, gate);
     const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
-    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, new VendorRateGate(limiter), settings.POLL_LEASE_MS, futureSkews(settings, config.environment));
+    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, gate, settings.POLL_LEASE_MS, futureSkews(settings, config.environment));
     const syncs = new SyncService(db, clock, endpoints, polling, { leaseMs: settings.SYNC_LEASE_MS, maxAttempts: settings.SYNC_MAX_ATTEMPTS });
     return {
       connectTokens: new ConnectTokensService(db, clock, orgs),
-      connections: new ConnectionsService(db, clock),
+      connections: new ConnectionsService(db, clock, endpoints),
       connect,
       oauthConsent,
       polling,
@@ -93,10 +95,11 @@ export const telematicsModule: ModuleDefinition = {
       render: (query) => oauthConsent.complete(query),
     },
   ],
-  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012, '0013_telematics_reconnect': m0013, '0018_telematics_marks': m0018, '0019_telematics_syncs': m0019 },
+  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012, '0013_telematics_reconnect': m0013, '0017_telematics_endpoints': m0017, '0018_telematics_marks': m0018, '0019_telematics_syncs': m0019 },
   encryptedColumns: [
     { table: 'telematics_connections', idColumn: 'id', column: 'credentials_ciphertext' },
     { table: 'telematics_connections', idColumn: 'id', column: 'oauth_tokens_ciphertext' },
     { table: 'telematics_connections', idColumn: 'id', column: 'consent_verifier_ciphertext' },
+    { table: 'telematics_connections', idColumn: 'id', column: 'vendor_token_ciphertext' },
   ],
 };

@@ -85,7 +85,7 @@ export const connectBody = z.strictObject({
   credentials: z
     .record(z.string().max(64), z.string().max(2048))
     .optional()
-    .describe('`{ username, password }` or `{ api_key }` as the provider takes; none for the OAuth-consent providers.'),
+    .describe('`{ username, password }` or `{ api_key }` as the provider takes, with `fleet_id` (the fleet\'s id at the vendor) where the provider\'s configured paths name one; none for the OAuth-consent providers.'),
   label: label.optional().describe('A name for the connection, up to 100 characters; the token\'s label otherwise.'),
 });
 export type ConnectBody = z.infer<typeof connectBody>;

@@ -32,6 +32,13 @@ export interface TelematicsConnectionsTable {
   credentials_hint: string | null;
   /** OAuth tokens (access, refresh, expiry) as JSON, encrypted; set when consent completes. */
   oauth_tokens_ciphertext: string | null;
+  /** The fleet's id at the vendor, given at connect when the provider's paths name one; null otherwise. */
+  fleet_id: string | null;
+  /**
+   * The bearer token of an OAuth password or client-credentials grant as JSON `{ access_token, expires_at?, obtained_at }`,
+   * encrypted: polls reuse it until shortly before it expires; a vendor's 401 drops it.
+   */
+  vendor_token_ciphertext: string | null;
   /** SHA-256 of the OAuth `state` of a pending consent; cleared when the callback uses it. */
   consent_state_hash: string | null;
   /** The PKCE code verifier of a pending consent, encrypted. */

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Provider } from '../../modules/telematics/providers/catalog.js';
-import { basicCredentials, bearerToken, field, oauthError, refuse, WRONG_KEY, WRONG_PASSWORD, type RegisterRoutes, type SimContext } from './context.js';
+import { basicCredentials, bearerToken, field, localPath, oauthError, refuse, WRONG_KEY, WRONG_PASSWORD, type RegisterRoutes, type SimContext } from './context.js';
 import { SESSION_SECONDS } from './tokens.js';
 
 /** Per auth style: how a data call must prove itself, and the token/login endpoints that hand out bearers. */
@@ -50,7 +50,24 @@ function clientOf(request: FastifyRequest): { id?: string; secret?: string } {
   return { id: field(request.body, 'client_id') ?? decode(basic?.user), secret: field(request.body, 'client_secret') ?? decode(basic?.password) };
 }
 
-/** `POST /oauth/token` for every OAuth style, `POST /auth/login` for session logins. */
+/** The account a token request speaks for: the user of a password grant, else the OAuth client. */
+function tokenAccount(request: FastifyRequest): string | undefined {
+  return field(request.body, 'grant_type') === 'password' ? field(request.body, 'username') : clientOf(request).id;
+}
+
+/** What the account's vendor asks of a token request beyond the grant (a scope, an audience), or undefined when it is met. */
+function missingAsk(request: FastifyRequest, ctx: SimContext, provider: Provider): { error: string; description: string } | undefined {
+  const ask = ctx.fleetOf(provider.id, tokenAccount(request)).endpoints;
+  const scopes = (field(request.body, 'scope') ?? '').split(' ');
+  if (ask?.requireScope !== undefined && !scopes.includes(ask.requireScope)) return { error: 'invalid_scope', description: `scope ${ask.requireScope} is required` };
+  if (ask?.requireAudience !== undefined && field(request.body, 'audience') !== ask.requireAudience) return { error: 'invalid_request', description: `audience ${ask.requireAudience} is required` };
+  return undefined;
+}
+
+/**
+ * `POST /oauth/token` for every OAuth style (or the path the account's fleet moved it to, `/oauth/token` then 404),
+ * `POST /auth/login` for session logins.
+ */
 export const registerAuthRoutes: RegisterRoutes = (app, provider, ctx) => {
   if (provider.auth === 'session_login') {
     app.post('/auth/login', async (request, reply) => {
@@ -64,12 +81,22 @@ export const registerAuthRoutes: RegisterRoutes = (app, provider, ctx) => {
   }
   if (!provider.auth.startsWith('oauth_')) return;
 
+  const notHere = (reply: FastifyReply) => reply.code(404).send({ error: 'not_found', message: 'no such endpoint' });
   app.post('/oauth/token', async (request, reply) => {
+    const moved = ctx.fleetOf(provider.id, tokenAccount(request)).endpoints?.tokenPath;
+    return moved === undefined || moved === '/oauth/token' ? token(request, reply) : notHere(reply);
+  });
+  // Any other path is the token endpoint only for an account whose fleet put it there.
+  app.post('/*', async (request, reply) => (ctx.fleetOf(provider.id, tokenAccount(request)).endpoints?.tokenPath === localPath(request, provider) ? token(request, reply) : notHere(reply)));
+
+  async function token(request: FastifyRequest, reply: FastifyReply) {
     const body = request.body;
     const grant = field(body, 'grant_type');
     const client = clientOf(request);
     if (client.id === undefined) return oauthError(reply, 'invalid_request', 'client_id is required');
     const rejecting = ctx.rejecting(provider.id);
+    const missing = missingAsk(request, ctx, provider);
+    if (missing !== undefined) return oauthError(reply, missing.error, missing.description);
     if (grant === 'refresh_token') {
       const token = field(body, 'refresh_token');
       if (token === undefined) return oauthError(reply, 'invalid_request', 'refresh_token is required');
@@ -103,5 +130,5 @@ export const registerAuthRoutes: RegisterRoutes = (app, provider, ctx) => {
       return typeof result === 'string' ? oauthError(reply, 'invalid_grant', result.replaceAll('_', ' ')) : result;
     }
     return oauthError(reply, 'unsupported_grant_type', `grant_type ${grant ?? '(missing)'} is not supported here`);
-  });
+  }
 };

@@ -15,6 +15,15 @@ export interface SimContext {
   accountOf(request: FastifyRequest): string | null;
   /** How the fleet a request reads behaves (empty: as the simulator always has). */
   fleet(provider: string, request: FastifyRequest): FleetBehaviour;
+  /** How one account's fleet behaves, for requests that name the account in their body or query (token, authorize). */
+  fleetOf(provider: string, account: string | undefined): FleetBehaviour;
+}
+
+/** The request's path under the provider's prefix (and the other host's), without its query. */
+export function localPath(request: FastifyRequest, provider: Provider): string {
+  const path = request.url.split('?')[0] ?? '';
+  const at = path.indexOf(`/${provider.id}/`);
+  return at < 0 ? path : path.slice(at + provider.id.length + 1);
 }
 
 /** Adds one provider's routes to a scope already prefixed with `/<provider id>`. */

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Provider } from '../../modules/telematics/providers/catalog.js';
 import { requireAuth } from './auth.js';
 import type { RegisterRoutes, SimContext } from './context.js';
+import { OTHER_HOST, type FleetEndpoints } from './fleet-endpoints.js';
 import * as f from './fleet.js';
 import type { IsoDialect } from './iso-dialect.js';
 import { el, leaf, prefixed, toJson, toXml, type El } from './iso-doc.js';
@@ -9,7 +10,8 @@ import { listedMachines, type ReadingQuirks, readingTimes } from './reading-quir
 
 /**
  * ISO 15143-3 (AEMP 2.0) feeds: `GET /Fleet/{page}` (snapshot, pages from 1) and
- * `GET /Fleet/Equipment/ID/{pin}/{DataElement}/{start}/{end}/{page}` (hourly time series, at most 31 days).
+ * `GET /Fleet/Equipment/ID/{pin}/{DataElement}/{start}/{end}/{page}` (hourly time series, at most 31 days); per fleet
+ * (FleetEndpoints) `/{fleetId}/Fleet/{page}`, pages from 0, the series without `ID/` or on the other host.
  * Real feeds differ in small ways that break naive clients; each provider shows some of them:
  *
  * | provider            | format | namespace | datetime  | Links on the last page / past it     | times                           | unknown times |
@@ -210,7 +212,10 @@ function send(reply: FastifyReply, provider: Provider, dialect: IsoDialect, root
   const prefix = dialect.namespace === 'prefixed' ? 'aemp' : undefined;
   const doc = prefix === undefined ? root : prefixed(root, prefix);
   const names = prefix === undefined ? arrays : arrays.map((a) => `${prefix}:${a}`);
-  const xml = (dialect.format ?? provider.format) === 'xml';
+  // The fleet's dialect first, else the format the client asks for (real feeds negotiate), else the provider's own.
+  const accept = String(reply.request.headers.accept ?? '');
+  const negotiated = accept.includes('application/json') ? 'json' : accept.includes('application/xml') ? 'xml' : provider.format;
+  const xml = (dialect.format ?? negotiated) === 'xml';
   const json = (): string => {
     const page = toJson(doc, names, dialect.datetime === 'attribute' ? '@' : '');
     return JSON.stringify(dialect.topLevelArray === true ? [page] : page);
@@ -238,14 +243,27 @@ function variantOf(base: IsoVariant, dialect: IsoDialect): IsoVariant {
   return { ...base, ...(dialect.datetime === undefined ? {} : { datetime: dialect.datetime }), ...(dialect.times === undefined ? {} : { times: dialect.times }) };
 }
 
+const notFound = (reply: FastifyReply): FastifyReply => reply.code(404).send({ error: 'not_found', message: 'no such resource' });
+
+/** The feed's first page number for this fleet, and a page number as asked turned into 1-based (undefined: not a page). */
+const firstOf = (ends: FleetEndpoints | undefined): number => ends?.firstPage ?? 1;
+function pageFrom(raw: string, first: number): number | undefined {
+  // Feeds from 1 serve page 0 as page 1: feeds that number from 0 link to it, and a client that follows them must see the repeat.
+  if (first === 1) return pageOf(raw);
+  return /^\d{1,6}$/.test(raw) ? Number(raw) + 1 : undefined;
+}
+
 export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
   const providerVariant = ISO_VARIANTS[provider.id] ?? DEFAULT_VARIANT;
   const fleet = f.fleetOf(provider.id, ctx.fleetSize);
   const origin = (request: FastifyRequest): string => `${request.protocol}://${request.headers.host ?? 'localhost'}/${provider.id}`;
   const guarded = { preHandler: requireAuth(provider, ctx) };
 
-  app.get<{ Params: { page: string } }>('/Fleet/:page', guarded, async (request, reply) => {
-    const page = pageOf(request.params.page);
+  const fleetPage = (request: FastifyRequest, reply: FastifyReply, raw: string, fleetId: string | undefined): FastifyReply => {
+    const ends = ctx.fleet(provider.id, request).endpoints;
+    if (ends?.fleetId !== fleetId || ends?.missingPages?.includes(Number(raw)) === true) return notFound(reply);
+    const first = firstOf(ends);
+    const page = pageFrom(raw, first);
     if (page === undefined) return badRequest(reply, 'page must be a whole number');
     const behaviour = ctx.fleet(provider.id, request);
     const dialect = behaviour.dialect ?? {};
@@ -254,40 +272,62 @@ export const registerIsoRoutes: RegisterRoutes = (app, provider, ctx) => {
     const listed = listedMachines(provider.id, fleet, quirks);
     const lastPage = Math.max(1, Math.ceil(listed.length / ctx.pageSize));
     const rows = listed.slice((page - 1) * ctx.pageSize, page * ctx.pageSize).map((m) => equipment(variant, m, ctx.now(), fleet.length, quirks, dialect));
-    const base = origin(request);
-    const pageLinks = links(variant, (n) => `${base}/Fleet/${n}`, Number(request.params.page), page, lastPage, linksName(dialect));
-    const root = el('Fleet', [...pageLinks, ...rows], rootAttrs(variant, ctx, dialect));
+    const base = `${origin(request)}${fleetId === undefined ? '' : `/${encodeURIComponent(fleetId)}`}/Fleet`;
+    // Links number pages as the feed does: from 0 where it counts from 0.
+    const href = (n: number) => `${base}/${n + first - 1}`;
+    const root = el('Fleet', [...links(variant, href, Number(raw) - first + 1, page, lastPage, linksName(dialect)), ...rows], rootAttrs(variant, ctx, dialect));
     return send(reply, provider, dialect, root, [linksName(dialect), 'Equipment'], dialect.brokenPage === page);
-  });
+  };
+  app.get<{ Params: { page: string } }>('/Fleet/:page', guarded, async (request, reply) => fleetPage(request, reply, request.params.page, undefined));
+  app.get<{ Params: { fleetId: string; page: string } }>('/:fleetId/Fleet/:page', guarded, async (request, reply) => fleetPage(request, reply, request.params.page, request.params.fleetId));
+  registerIsoSeriesRoutes(app, provider, ctx);
+};
 
-  app.get<{ Params: { pin: string; element: string; start: string; end: string; page: string } }>(
-    '/Fleet/Equipment/ID/:pin/:element/:start/:end/:page',
-    guarded,
-    async (request, reply) => {
-      const { pin, element, start, end } = request.params;
-      const behaviour = ctx.fleet(provider.id, request);
-      const dialect = behaviour.dialect ?? {};
-      const variant = variantOf(providerVariant, dialect);
-      const machine = listedMachines(provider.id, fleet, behaviour.readings ?? {}).find((m) => m.pin === pin);
-      const series = SERIES[element];
-      if (machine === undefined || series === undefined) return reply.code(404).send({ error: 'not_found', message: 'unknown equipment or data element' });
-      const page = pageOf(request.params.page);
-      const from = Date.parse(start);
-      const to = Math.min(Date.parse(end), ctx.now().getTime());
-      if (page === undefined || Number.isNaN(from) || Number.isNaN(to)) return badRequest(reply, 'start and end must be ISO 8601 times, page a whole number');
-      if (to - from > MAX_SERIES_MS) return badRequest(reply, 'the time range is limited to 31 days');
-      const times: Date[] = [];
-      for (let t = Math.ceil(from / HOUR_MS) * HOUR_MS; t <= to; t += HOUR_MS) {
-        const at = new Date(t);
-        if (series.present?.(machine, at) ?? true) times.push(at);
-      }
-      const lastPage = Math.max(1, Math.ceil(times.length / ctx.pageSize));
-      const items = times
-        .slice((page - 1) * ctx.pageSize, page * ctx.pageSize)
-        .map((at) => timed(variant, series.item, formatTime(variant, at), series.body(machine, at)));
-      const base = `${origin(request)}/Fleet/Equipment/ID/${encodeURIComponent(pin)}/${element}/${encodeURIComponent(start)}/${encodeURIComponent(end)}`;
-      const children = [...links(variant, (n) => `${base}/${n}`, Number(request.params.page), page, lastPage, linksName(dialect)), header(variant, machine, dialect), ...items];
-      return send(reply, provider, dialect, el(element, children, rootAttrs(variant, ctx, dialect)), [linksName(dialect), series.item]);
-    },
-  );
+/**
+ * The time series, `ID/` form and the form without it, on the vendor's host and (registered again under
+ * `/other-host/<provider>`) its other one: each fleet is served by the one form and host its FleetEndpoints say.
+ */
+export const registerIsoSeriesRoutes: RegisterRoutes = (app, provider, ctx) => {
+  const providerVariant = ISO_VARIANTS[provider.id] ?? DEFAULT_VARIANT;
+  const fleet = f.fleetOf(provider.id, ctx.fleetSize);
+  const guarded = { preHandler: requireAuth(provider, ctx) };
+  type SeriesParams = { pin: string; element: string; start: string; end: string; page: string };
+
+  const seriesPage = (request: FastifyRequest<{ Params: SeriesParams }>, reply: FastifyReply, withId: boolean): FastifyReply => {
+    const behaviour = ctx.fleet(provider.id, request);
+    const ends = behaviour.endpoints;
+    const dialect = behaviour.dialect ?? {};
+    const variant = variantOf(providerVariant, dialect);
+    const otherHost = request.url.startsWith(`/${OTHER_HOST}/`);
+    if ((ends?.seriesWithoutId === true) === withId || (ends?.seriesOnOtherHost === true) !== otherHost) return notFound(reply);
+    const { pin, element, start, end } = request.params;
+    const machine = listedMachines(provider.id, fleet, behaviour.readings ?? {}).find((m) => m.pin === pin);
+    const series = SERIES[element];
+    if (machine === undefined || series === undefined) return reply.code(404).send({ error: 'not_found', message: 'unknown equipment or data element' });
+    const first = firstOf(ends);
+    const page = pageFrom(request.params.page, first);
+    // The standard's YYYY-MM-DDThh:mm:ssZ only, as strict feeds take it.
+    const strict = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+    if (!strict.test(start) || !strict.test(end)) return badRequest(reply, 'start and end must be YYYY-MM-DDThh:mm:ssZ');
+    const from = Date.parse(start);
+    const to = Math.min(Date.parse(end), ctx.now().getTime());
+    if (page === undefined || Number.isNaN(from) || Number.isNaN(to)) return badRequest(reply, 'start and end must be ISO 8601 times, page a whole number');
+    if (to - from > MAX_SERIES_MS) return badRequest(reply, 'the time range is limited to 31 days');
+    const times: Date[] = [];
+    for (let t = Math.ceil(from / HOUR_MS) * HOUR_MS; t <= to; t += HOUR_MS) {
+      const at = new Date(t);
+      if (series.present?.(machine, at) ?? true) times.push(at);
+    }
+    const lastPage = Math.max(1, Math.ceil(times.length / ctx.pageSize));
+    const items = times
+      .slice((page - 1) * ctx.pageSize, page * ctx.pageSize)
+      .map((at) => timed(variant, series.item, formatTime(variant, at), series.body(machine, at)));
+    const host = `${request.protocol}://${request.headers.host ?? 'localhost'}${otherHost ? `/${OTHER_HOST}` : ''}/${provider.id}`;
+    const base = `${host}/Fleet/Equipment${withId ? '/ID' : ''}/${encodeURIComponent(pin)}/${element}/${encodeURIComponent(start)}/${encodeURIComponent(end)}`;
+    const href = (n: number) => `${base}/${n + first - 1}`;
+    const children = [...links(variant, href, Number(request.params.page) - first + 1, page, lastPage, linksName(dialect)), header(variant, machine, dialect), ...items];
+    return send(reply, provider, dialect, el(element, children, rootAttrs(variant, ctx, dialect)), [linksName(dialect), series.item]);
+  };
+  app.get<{ Params: SeriesParams }>('/Fleet/Equipment/ID/:pin/:element/:start/:end/:page', guarded, async (request, reply) => seriesPage(request, reply, true));
+  app.get<{ Params: SeriesParams }>('/Fleet/Equipment/:pin/:element/:start/:end/:page', guarded, async (request, reply) => seriesPage(request, reply, false));
 };

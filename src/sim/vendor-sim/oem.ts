@@ -1,5 +1,6 @@
 import { requireAuth } from './auth.js';
-import { field, type RegisterRoutes } from './context.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { field, localPath, type RegisterRoutes } from './context.js';
 import * as f from './fleet.js';
 
 /**
@@ -74,8 +75,9 @@ export const registerOemRoutes: RegisterRoutes = (app, provider, ctx) => {
   const guarded = { preHandler: requireAuth(provider, ctx) };
   const readingTime = (): Date => new Date(Math.floor(ctx.now().getTime() / 600_000) * 600_000);
 
-  app.get('/oauth/authorize', async (request, reply) => {
+  const authorize = async (request: FastifyRequest, reply: FastifyReply) => {
     const q = request.query;
+    const ask = ctx.fleetOf(provider.id, field(q, 'client_id')).endpoints;
     const redirect = redirectTarget(field(q, 'redirect_uri'));
     const state = field(q, 'state');
     const clientId = field(q, 'client_id');
@@ -85,14 +87,23 @@ export const registerOemRoutes: RegisterRoutes = (app, provider, ctx) => {
     if (field(q, 'response_type') !== 'code' || state === undefined || challenge === undefined || !CHALLENGE.test(challenge) || field(q, 'code_challenge_method') !== 'S256') {
       return reply.code(400).send({ error: 'invalid_request', error_description: 'response_type=code, state, code_challenge and code_challenge_method=S256 are required' });
     }
-    if (field(q, 'deny') === '1' || ctx.rejecting(provider.id)) {
+    if (ask?.requireScope !== undefined && !(field(q, 'scope') ?? '').split(' ').includes(ask.requireScope)) {
+      redirect.searchParams.set('error', 'invalid_scope');
+    } else if (field(q, 'deny') === '1' || ctx.rejecting(provider.id)) {
       redirect.searchParams.set('error', 'access_denied');
     } else {
       redirect.searchParams.set('code', ctx.tokens.issueCode({ provider: provider.id, clientId, redirectUri: field(q, 'redirect_uri') ?? '', challenge }));
     }
     redirect.searchParams.set('state', state);
     return reply.redirect(redirect.toString(), 302);
+  };
+  const notHere = (reply: FastifyReply) => reply.code(404).send({ error: 'not_found', message: 'no such page' });
+  // The authorize page is where the client's fleet behaviour puts it (keyed by the client_id it is opened with).
+  app.get('/oauth/authorize', async (request, reply) => {
+    const moved = ctx.fleetOf(provider.id, field(request.query, 'client_id')).endpoints?.authorizePath;
+    return moved === undefined || moved === '/oauth/authorize' ? authorize(request, reply) : notHere(reply);
   });
+  app.get('/*', async (request, reply) => (ctx.fleetOf(provider.id, field(request.query, 'client_id')).endpoints?.authorizePath === localPath(request, provider) ? authorize(request, reply) : notHere(reply)));
 
   app.get('/api/machines', guarded, () => shape.list(fleet, readingTime()));
 

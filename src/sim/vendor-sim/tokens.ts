@@ -32,6 +32,7 @@ export class TokenStore {
   private access = new Map<string, { provider: string; expiresAt: number; account: string | undefined }>();
   private refresh = new Map<string, { provider: string; clientId: string; account: string | undefined }>();
   private codes = new Map<string, CodeGrant>();
+  private issuedBy = new Map<string, number>();
 
   constructor(private readonly now: () => Date) {}
 
@@ -52,7 +53,13 @@ export class TokenStore {
     return grant !== undefined && grant.provider === provider && grant.expiresAt > this.now().getTime();
   }
 
+  /** Token pairs issued (every grant, refreshes included), of one provider or all. */
+  issued(provider?: string): number {
+    return provider === undefined ? [...this.issuedBy.values()].reduce((a, b) => a + b, 0) : (this.issuedBy.get(provider) ?? 0);
+  }
+
   issuePair(provider: string, clientId: string, account?: string): IssuedTokens {
+    this.issuedBy.set(provider, (this.issuedBy.get(provider) ?? 0) + 1);
     const refreshToken = opaque('rt');
     this.refresh.set(refreshToken, { provider, clientId, account });
     return { access_token: this.issueAccess(provider, ACCESS_TOKEN_SECONDS, account), token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refreshToken };
@@ -92,5 +99,6 @@ export class TokenStore {
     this.access.clear();
     this.refresh.clear();
     this.codes.clear();
+    this.issuedBy.clear();
   }
 }

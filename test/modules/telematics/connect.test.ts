@@ -163,7 +163,7 @@ describe.each(dialects)('POST /connect (%s)', (dialect) => {
       const down = await post({ connect_token: token, provider: 'vendor1_livelink', credentials: credentialsFor(PROVIDERS[0] as Provider) });
       expect(down.statusCode, down.body).toBe(502);
       expect(down.json()).toMatchObject({ ok: false, code: 'vendor_error', details: { status: 503 } });
-      expect(down.json<{ error: string }>().error).toContain('HTTP 503 at /Fleet/1');
+      expect(down.json<{ error: string }>().error).toContain('HTTP 503 at /vendor1_livelink/Fleet/1');
       sim.setMode('vendor1_livelink', { kind: 'slow', delayMs: 1500 });
       const slow = await post({ connect_token: token, provider: 'vendor1_livelink', credentials: credentialsFor(PROVIDERS[0] as Provider) });
       expect(slow.statusCode, slow.body).toBe(504);

@@ -99,7 +99,7 @@ describe.each(dialects)('telematics connection lifecycle (%s)', (dialect) => {
     expect(shown).toMatchObject({ id: connection_id, status: 'disconnected', next_poll_at: null });
     expect(await read(connection_id)).toMatchObject({ status: 'disconnected' });
     const stored = await row(connection_id);
-    expect(stored).toMatchObject({ status: 'disconnected', credentials_ciphertext: null, oauth_tokens_ciphertext: null, lease_owner: null, next_poll_at: null });
+    expect(stored).toMatchObject({ status: 'disconnected', credentials_ciphertext: null, oauth_tokens_ciphertext: null, vendor_token_ciphertext: null, lease_owner: null, next_poll_at: null });
     // Its unfinished syncs end with it.
     const sync = await rig.h.request({ method: 'GET', url: `/v1/telematics/connections/${connection_id}/syncs/${syncId}`, key: rig.key });
     expect(sync.json()).toMatchObject({ sync: { status: 'cancelled', failure_reason: 'the connection was disconnected' } });

@@ -8,12 +8,13 @@ import { newId } from '../../../platform/core/ids.js';
 import { invalidFromIssues } from '../../../platform/core/issues.js';
 import { maskHint } from '../../../platform/secrets/mask.js';
 import type { SecretVault } from '../../../platform/secrets/vault.js';
-import type { Credentials, ProviderEndpoint } from '../providers/adapter.js';
+import { type Credentials, needsFleetId, type ProviderEndpoint } from '../providers/adapter.js';
 import { credentialAdapterFor, oauthAdapterFor } from '../providers/adapters.js';
 import * as tokens from './connect-tokens.repository.js';
 import * as connections from '../connections/connections.repository.js';
 import { announce } from '../connections/connections.service.js';
 import { CLOSED } from '../polling/breaker.js';
+import type { VendorRateGate } from '../polling/rate-gate.js';
 import type { ProviderEndpoints } from '../providers/endpoints.js';
 import { findProvider, type Provider, PROVIDER_IDS } from '../providers/catalog.js';
 import { apiKeyCredentials, type ConnectBody, type ConnectOutput, noCredentials, usernamePassword } from '../telematics.schemas.js';
@@ -44,6 +45,20 @@ function credentialsFor(provider: Provider, sent: Record<string, string> | undef
   throw invalidFromIssues(parsed.error.issues, `credentials for ${provider.id}`, ['credentials']);
 }
 
+/** A fleet id is one path segment at the vendor: nothing that needs escaping, nothing that moves up a level. */
+const FLEET_ID = /^(?!\.{1,2}$)[A-Za-z0-9._~-]{1,100}$/;
+
+/** The fleet's id at the vendor when the provider's configured paths name one (`/{fleet_id}/Fleet/{page}`); refused otherwise. */
+function fleetIdFor(provider: Provider, endpoint: ProviderEndpoint, given: string | undefined): string | undefined {
+  if (!needsFleetId(endpoint)) {
+    if (given === undefined) return undefined;
+    throw invalidInput(`credentials.fleet_id: ${provider.id} takes no fleet id on this gateway`, [{ path: 'credentials.fleet_id', message: 'not used by this provider' }]);
+  }
+  if (given !== undefined && FLEET_ID.test(given)) return given;
+  const message = given === undefined ? 'is required' : "must be 1-100 letters, digits, '.', '_', '~' or '-'";
+  throw invalidInput(`credentials.fleet_id ${message}: ${provider.id} reads each fleet under its own id at the vendor`, [{ path: 'credentials.fleet_id', message }]);
+}
+
 /** What a response may show of the credentials. */
 function hintOf(credentials: Credentials): string | null {
   if (credentials.username !== undefined) return maskHint(credentials.username, credentials.username.includes('@') ? 'email' : 'username');
@@ -52,6 +67,12 @@ function hintOf(credentials: Credentials): string | null {
 }
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
+
+/** What the fleet owner gave for a credentials provider: the credentials, and the fleet's id at the vendor if it takes one. */
+interface Account {
+  credentials: Credentials;
+  fleetId: string | null;
+}
 
 /**
  * POST /connect: a fleet owner links a telematics account with a connect token. Everything that can fail without
@@ -66,6 +87,8 @@ export class ConnectService {
     private readonly endpoints: ProviderEndpoints,
     /** The gateway's public URL, where the vendor sends the fleet owner back after consent. */
     private readonly publicUrl: string,
+    /** Counts the connect check against the vendor's per-URL budget, which the first poll then keeps to. */
+    private readonly gate: VendorRateGate,
   ) {}
 
   get callbackUrl(): string {
@@ -83,44 +106,59 @@ export class ConnectService {
     if (provider.group === 'stub') {
       throw unprocessable(`${provider.id} cannot be connected through the gateway yet: contact the vendor to link this account; your connect token is still valid`);
     }
-    const credentials = credentialsFor(provider, body.credentials);
+    const { fleet_id: givenFleetId, ...sent } = body.credentials ?? {};
+    const credentials = credentialsFor(provider, body.credentials === undefined ? undefined : sent);
     const endpoint = this.endpoints.of(provider);
     if (endpoint === undefined) throw new AppError('unavailable', `${provider.id} is not configured on this gateway; contact the operator`);
-    if (token.connection_id !== null) return this.reconnect(provider, endpoint, credentials, tokenHash, token, token.connection_id, body.label);
+    const fleetId = fleetIdFor(provider, endpoint, givenFleetId);
+    const account = { credentials, fleetId: fleetId ?? null };
+    if (token.connection_id !== null) return this.reconnect(provider, endpoint, account, tokenHash, token, token.connection_id, body.label);
     return provider.auth === 'oauth_authorization_code'
       ? this.startConsent(provider, endpoint, tokenHash, token, body.label)
-      : this.linkWithCredentials(provider, endpoint, credentials, tokenHash, token, body.label);
+      : this.linkWithCredentials(provider, endpoint, account, tokenHash, token, body.label);
   }
 
   private async linkWithCredentials(
     provider: Provider,
     endpoint: ProviderEndpoint,
-    credentials: Credentials,
+    account: Account,
     tokenHash: string,
     token: tokens.ConnectTokenRow,
     label: string | undefined,
   ): Promise<ConnectOutput> {
-    await this.verify(provider, endpoint, credentials);
+    const id = newId('con', this.clock.now());
+    const firstPoll = await this.verify(provider, endpoint, account, id);
     const now = this.clock.now();
-    const id = newId('con', now);
-    const row = this.newRow(id, provider, tokenHash, token, label, now, {
+    const row = this.newRow(id, provider, endpoint, tokenHash, token, label, now, {
       status: 'active',
-      credentials_ciphertext: await this.vault.encrypt(JSON.stringify(credentials), id),
-      credentials_hint: hintOf(credentials),
+      credentials_ciphertext: await this.vault.encrypt(JSON.stringify(account.credentials), id),
+      credentials_hint: hintOf(account.credentials),
+      fleet_id: account.fleetId,
+      next_poll_at: firstPoll,
     });
     await this.create(row, tokenHash);
     return { connection_id: id, provider: provider.id };
   }
 
-  /** The vendor's verdict on the credentials, before anything is written or the token spent. */
-  private async verify(provider: Provider, endpoint: ProviderEndpoint, credentials: Credentials): Promise<void> {
+  /**
+   * The vendor's verdict on the credentials, before anything is written or the token spent. Its calls count against
+   * the vendor's per-URL budget, if it has one; the answer is when the first poll may then fetch them (null: at once).
+   */
+  private async verify(provider: Provider, endpoint: ProviderEndpoint, account: Account, connectionId: string): Promise<string | null> {
     const adapter = credentialAdapterFor(provider);
     if (adapter === undefined) throw new AppError('unavailable', `${provider.id} has no adapter on this gateway`);
+    const interval = endpoint.urlIntervalSeconds;
+    let waitS = 0;
+    const count = async ({ method, url }: { method: string; url: string }): Promise<void> => {
+      if (interval !== undefined && method === 'GET') waitS = Math.max(waitS, await this.gate.countUrl(connectionId, url, interval));
+    };
+    const counted: ProviderEndpoint = interval === undefined ? endpoint : { ...endpoint, beforeCall: count };
     try {
-      await adapter.verify(provider, endpoint, credentials);
+      await adapter.verify(provider, counted, account.fleetId === null ? account.credentials : { ...account.credentials, fleet_id: account.fleetId });
     } catch (err) {
       throw vendorError(err, provider.id);
     }
+    return waitS === 0 ? null : new Date(this.clock.now().getTime() + waitS * 1000).toISOString();
   }
 
   /** A new consent's state, PKCE verifier (encrypted for the connection), expiry and the vendor's authorize link. */
@@ -153,7 +191,7 @@ export class ConnectService {
   private async reconnect(
     provider: Provider,
     endpoint: ProviderEndpoint,
-    credentials: Credentials,
+    account: Account,
     tokenHash: string,
     token: tokens.ConnectTokenRow,
     connectionId: string,
@@ -165,7 +203,8 @@ export class ConnectService {
     if (existing.status === 'disconnected') throw conflict(`connection ${connectionId} was disconnected; ask for a new connect token to link the account anew`);
     const oauth = provider.auth === 'oauth_authorization_code';
     const adapter = oauth ? this.oauthAdapterOf(provider, endpoint) : undefined;
-    if (!oauth) await this.verify(provider, endpoint, credentials);
+    const firstPoll = oauth ? null : await this.verify(provider, endpoint, account, connectionId);
+    const { credentials } = account;
     const now = this.clock.now();
     const consent = adapter === undefined ? undefined : await this.newConsent(endpoint, adapter, connectionId, now);
     const change: Parameters<typeof connections.reconnect>[3] = {
@@ -175,6 +214,8 @@ export class ConnectService {
       credentials_hint: consent === undefined ? hintOf(credentials) : null,
       // The refused tokens are of no more use; the callback stores the new ones.
       oauth_tokens_ciphertext: null,
+      vendor_token_ciphertext: null,
+      fleet_id: account.fleetId,
       consent_state_hash: consent?.columns.consent_state_hash ?? null,
       consent_verifier_ciphertext: consent?.columns.consent_verifier_ciphertext ?? null,
       consent_expires_at: consent?.columns.consent_expires_at ?? null,
@@ -182,7 +223,7 @@ export class ConnectService {
       consecutive_failures: CLOSED.consecutive_failures,
       open_until: CLOSED.open_until,
       cooldown_s: CLOSED.cooldown_s,
-      next_poll_at: null,
+      next_poll_at: firstPoll,
       updated_at: now.toISOString(),
     };
     await this.spend(tokenHash, async (tx) => {
@@ -203,7 +244,7 @@ export class ConnectService {
     const now = this.clock.now();
     const id = newId('con', now);
     const consent = await this.newConsent(endpoint, adapter, id, now);
-    const row = this.newRow(id, provider, tokenHash, token, label, now, { status: 'pending_consent', ...consent.columns });
+    const row = this.newRow(id, provider, endpoint, tokenHash, token, label, now, { status: 'pending_consent', ...consent.columns });
     await this.create(row, tokenHash);
     return { connection_id: id, provider: provider.id, next_step: consent.nextStep };
   }
@@ -211,6 +252,7 @@ export class ConnectService {
   private newRow(
     id: string,
     provider: Provider,
+    endpoint: ProviderEndpoint,
     tokenHash: string,
     token: tokens.ConnectTokenRow,
     label: string | undefined,
@@ -225,11 +267,13 @@ export class ConnectService {
       credentials_ciphertext: null,
       credentials_hint: null,
       oauth_tokens_ciphertext: null,
+      fleet_id: null,
+      vendor_token_ciphertext: null,
       consent_state_hash: null,
       consent_verifier_ciphertext: null,
       consent_expires_at: null,
       connect_token_hash: tokenHash,
-      poll_interval_s: provider.minPollSeconds,
+      poll_interval_s: endpoint.pollIntervalSeconds ?? provider.minPollSeconds,
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
       next_poll_at: null,

@@ -119,6 +119,8 @@ export async function reconnect(
     | 'credentials_ciphertext'
     | 'credentials_hint'
     | 'oauth_tokens_ciphertext'
+    | 'vendor_token_ciphertext'
+    | 'fleet_id'
     | 'consent_state_hash'
     | 'consent_verifier_ciphertext'
     | 'consent_expires_at'
@@ -145,6 +147,7 @@ export async function disconnect(db: Executor, orgId: string, id: string, nowIso
       status: 'disconnected',
       credentials_ciphertext: null,
       oauth_tokens_ciphertext: null,
+      vendor_token_ciphertext: null,
       consent_state_hash: null,
       consent_verifier_ciphertext: null,
       consent_expires_at: null,
@@ -168,6 +171,11 @@ export async function clearCursors(db: Executor, id: string, nowIso: string): Pr
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowIso)]))
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
+}
+
+/** Keeps (or, with null, drops) the connection's cached vendor token; only the poll holding the claim writes it. */
+export async function setVendorToken(db: Executor, id: string, owner: string, ciphertext: string | null): Promise<void> {
+  await db.updateTable('telematics_connections').set({ vendor_token_ciphertext: ciphertext }).where('id', '=', id).where('lease_owner', '=', owner).execute();
 }
 
 /** Moves the holder's claim forward (a poll still making progress). */

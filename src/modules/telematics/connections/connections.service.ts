@@ -12,6 +12,7 @@ import { parseCursors } from '../polling/cursors.js';
 import { parseIssues } from '../polling/issues.js';
 import { deleteMarks } from '../polling/marks.repository.js';
 import { findProvider } from '../providers/catalog.js';
+import type { ProviderEndpoints } from '../providers/endpoints.js';
 import type { Connection, ConnectionStatus, ListConnectionsQuery } from '../telematics.schemas.js';
 
 const cursorSchema = z.object({ id: z.string() });
@@ -93,6 +94,8 @@ export class ConnectionsService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    /** Where the operator's per-provider minimum interval comes from. */
+    private readonly endpoints: ProviderEndpoints,
   ) {}
 
   /** An org's connections (REST, MCP and the operator's CLI). */
@@ -145,7 +148,7 @@ export class ConnectionsService {
     if (row === undefined) throw notFound(`connection ${id}`);
     const now = this.clock.now();
     const status = statusOf(row, now);
-    if (intervalSeconds !== undefined) checkInterval(intervalSeconds, row.provider);
+    if (intervalSeconds !== undefined) checkInterval(intervalSeconds, row.provider, this.endpoints);
     if (pause && status !== 'active') {
       throw conflict(status === 'paused' ? `connection ${id} is already paused` : `connection ${id} is ${status}: only an active connection can be paused`);
     }
@@ -183,8 +186,10 @@ export class ConnectionsService {
   }
 }
 
-function checkInterval(seconds: number, providerId: string): void {
-  const providerMin = findProvider(providerId)?.minPollSeconds ?? MIN_POLL_INTERVAL_S;
+function checkInterval(seconds: number, providerId: string, endpoints: ProviderEndpoints): void {
+  const provider = findProvider(providerId);
+  // The operator's configured minimum wins over the catalog's (a vendor with a per-URL budget asks for longer).
+  const providerMin = (provider === undefined ? undefined : (endpoints.of(provider)?.minPollSeconds ?? provider.minPollSeconds)) ?? MIN_POLL_INTERVAL_S;
   const min = Math.max(MIN_POLL_INTERVAL_S, providerMin);
   if (seconds < min) {
     const why = providerMin > MIN_POLL_INTERVAL_S ? `${providerId}'s minimum` : 'the minimum';

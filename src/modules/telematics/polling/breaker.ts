@@ -24,10 +24,13 @@ export function admission(b: Breaker, now: Date): 'go' | 'trial' | 'wait' {
   return 'trial';
 }
 
-/** After a failed poll: count it; a failed trial reopens for twice as long, the fifth failure in a row opens. */
-export function afterFailure(b: Breaker, now: Date): Breaker {
+/**
+ * After a failed poll: count it; a failed trial reopens for twice as long, the fifth failure in a row opens. `openNow`
+ * (the vendor refused the request itself, a 4xx) opens at once: the same request at the interval would fare no better.
+ */
+export function afterFailure(b: Breaker, now: Date, openNow = false): Breaker {
   const failures = b.consecutive_failures + 1;
-  const cooldown = b.state === 'closed' ? (failures >= FAILURES_TO_OPEN ? FIRST_COOLDOWN_S : 0) : Math.min(MAX_COOLDOWN_S, Math.max(FIRST_COOLDOWN_S, b.cooldown_s * 2));
+  const cooldown = b.state === 'closed' ? (failures >= FAILURES_TO_OPEN || openNow ? FIRST_COOLDOWN_S : 0) : Math.min(MAX_COOLDOWN_S, Math.max(FIRST_COOLDOWN_S, b.cooldown_s * 2));
   if (cooldown === 0) return { ...CLOSED, consecutive_failures: failures };
   return { state: 'open', consecutive_failures: failures, open_until: new Date(now.getTime() + cooldown * 1000).toISOString(), cooldown_s: cooldown };
 }

@@ -6,10 +6,11 @@ import { AppError, conflict, notFound } from '../../../platform/core/errors.js';
 import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
 import type { SecretVault } from '../../../platform/secrets/vault.js';
 import { DEFAULT_RATE_LIMIT } from '../../../platform/ratelimit/rate-limiter.js';
-import { type Credentials, retryAfterOf, VendorDocumentInvalidError, VendorRejectedError } from '../providers/adapter.js';
+import { type Credentials, type ProviderEndpoint, retryAfterOf, VendorBudgetError, VendorDocumentInvalidError, VendorRejectedError, VendorUnavailableError } from '../providers/adapter.js';
 import * as repo from '../connections/connections.repository.js';
 import { announce, statusOf } from '../connections/connections.service.js';
-import type { OAuthConsentService } from '../connect/oauth-consent.service.js';
+import { type OAuthConsentService, REFRESH_AHEAD_MS } from '../connect/oauth-consent.service.js';
+import { grantToken, usesGrantToken } from '../providers/vendor-auth.js';
 import type { ProviderEndpoints } from '../providers/endpoints.js';
 import { findProvider, type Provider } from '../providers/catalog.js';
 import { vendorError } from '../providers/vendor-errors.js';
@@ -28,6 +29,25 @@ interface PollResult {
   events_enqueued: number;
   cursors: CursorSummary;
 }
+
+/** A grant's bearer token as kept (encrypted) on the connection. */
+interface CachedToken {
+  access_token: string;
+  expires_at?: string;
+  obtained_at: string;
+}
+
+/** How a read authenticates: `retry` is there when it uses a cached token, to drop it and read once more with a new one. */
+interface ReadAuth {
+  reader: VendorReader;
+  ctx: ReaderContext;
+  retry?: { drop: () => Promise<void>; fresh: () => Promise<ReaderContext> };
+}
+
+/** A vendor's 4xx other than 401/403/429: the request is wrong (a page gone, a path misconfigured), not the vendor busy. */
+const refusedRequest = (err: unknown): boolean => err instanceof VendorUnavailableError && err.status !== undefined && err.status >= 400 && err.status < 500 && err.status !== 429;
+
+const urlPath = (url: string): string => (URL.canParse(url) ? new URL(url).pathname : url);
 
 const breakerOf = (row: repo.ConnectionRow): Breaker => ({
   state: row.breaker_state as Breaker['state'],
@@ -79,6 +99,7 @@ export class PollService {
       return await this.pollClaimed(row, settle);
     } catch (err) {
       if (err instanceof VendorRejectedError) throw conflict(`${row.provider} refused the stored credentials; the connection now needs reconnecting (reauth_required)`);
+      if (err instanceof VendorBudgetError) throw new AppError('conflict', `connection ${id} cannot be polled yet: ${err.message}`, undefined, { 'retry-after': String(err.waitSeconds) });
       throw vendorError(err, row.provider);
     }
   }
@@ -97,11 +118,11 @@ export class PollService {
       const moved: Marks = new Map();
       const horizon = started.getTime() + this.futureSkewMs(row.provider);
       // No `since`: a machine added with readings older than every mark must still be read; the marks judge each.
-      const { reader, ctx } = await this.readerOf(row, undefined, { report: tally.report });
+      const read = await this.readerOf(row, undefined, { report: tally.report });
       let enqueued = 0;
       let held: NormalizedEvent[] = [];
       // The newest batch is held back, to be written with the marks in the poll's last transaction.
-      for await (const batch of reader.snapshot(ctx)) {
+      for await (const batch of this.withToken(read, (ctx) => read.reader.snapshot(ctx))) {
         const fresh = batch.filter((e) => !aheadOf(e, horizon, tally.report) && isNew(from, e));
         if (fresh.length === 0) continue;
         if (held.length > 0) await this.db.transaction().execute((tx) => this.enqueueAndRenew(tx, row, held));
@@ -158,26 +179,93 @@ export class PollService {
     row: repo.ConnectionRow,
     since: Date | undefined,
     opts: { renew?: () => Promise<void>; report?: ReaderContext['report'] } = {},
-  ): Promise<{ reader: VendorReader; ctx: ReaderContext }> {
+  ): Promise<ReadAuth> {
     const provider = findProvider(row.provider);
     const endpoint = provider === undefined ? undefined : this.endpoints.of(provider);
     const reader = provider === undefined ? undefined : readerFor(provider);
     if (provider === undefined || endpoint === undefined || reader === undefined) throw new AppError('unavailable', `${row.provider} is not configured on this gateway`);
-    const auth = await this.authOf(row, provider);
     const renew = opts.renew ?? (() => repo.renewClaim(this.db, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString()));
-    const { report } = opts;
-    const perMinute = endpoint.requestsPerMinute ?? DEFAULT_RATE_LIMIT;
-    const beforeCall = async () => {
-      if (await this.gate.pass(provider.id, perMinute, renew)) report?.('budget_wait', `${perMinute} requests per minute`);
-    };
-    const gated = { ...endpoint, beforeCall };
-    return { reader, ctx: { provider, endpoint: gated, auth, connectionId: row.id, ...(since === undefined ? {} : { since }), ...(report === undefined ? {} : { report }) } };
+    const report = (detail: string) => opts.report?.('budget_wait', detail);
+    const gated: ProviderEndpoint = { ...endpoint, beforeCall: (call) => this.beforeCall(provider, endpoint, row.id, call, renew, report) };
+    const contextOf = (auth: ReaderContext['auth']): ReaderContext => ({
+      provider,
+      endpoint: gated,
+      auth,
+      connectionId: row.id,
+      ...(row.fleet_id === null ? {} : { fleetId: row.fleet_id }),
+      ...(since === undefined ? {} : { since }),
+      ...(opts.report === undefined ? {} : { report: opts.report }),
+    });
+    if (provider.auth === 'oauth_authorization_code') return { reader, ctx: (contextOf({ accessToken: await this.oauth.accessToken(row.org_id, row.id) })) };
+    if (row.credentials_ciphertext === null) throw new VendorRejectedError(`${row.provider} connection holds no credentials`);
+    const credentials = JSON.parse(await this.vault.decrypt(row.credentials_ciphertext, row.id)) as Credentials;
+    if (!usesGrantToken(provider)) return { reader, ctx: (contextOf({ credentials })) };
+    const fetchNew = async (): Promise<ReaderContext> => (contextOf({ accessToken: await this.newVendorToken(row, provider, gated, credentials) }));
+    const cached = await this.cachedVendorToken(row);
+    if (cached === undefined) return { reader, ctx: await fetchNew() };
+    const drop = () => repo.setVendorToken(this.db, row.id, this.owner, null);
+    return { reader, ctx: (contextOf({ accessToken: cached })), retry: { drop, fresh: async () => (await drop(), fetchNew()) } };
   }
 
-  private async authOf(row: repo.ConnectionRow, provider: Provider): Promise<ReaderContext['auth']> {
-    if (provider.auth === 'oauth_authorization_code') return { accessToken: await this.oauth.accessToken(row.org_id, row.id) };
-    if (row.credentials_ciphertext === null) throw new VendorRejectedError(`${row.provider} connection holds no credentials`);
-    return { credentials: JSON.parse(await this.vault.decrypt(row.credentials_ciphertext, row.id)) as Credentials };
+  /**
+   * Before each vendor call: the connection's per-URL budget (a GET to a URL fetched too recently puts the poll off,
+   * VendorBudgetError) and then the provider's per-minute budget (waited for). A wait is reported to the read.
+   */
+  private async beforeCall(provider: Provider, endpoint: ProviderEndpoint, connectionId: string, call: { method: string; url: string }, renew: () => Promise<void>, report: (detail: string) => void): Promise<void> {
+    const interval = endpoint.urlIntervalSeconds;
+    if (interval !== undefined && call.method === 'GET') {
+      const wait = await this.gate.tryUrl(connectionId, call.url, interval);
+      if (wait > 0) {
+        report(`${urlPath(call.url)}: one call per ${interval} s`);
+        throw new VendorBudgetError(provider.id, urlPath(call.url), interval, wait);
+      }
+    }
+    const perMinute = endpoint.requestsPerMinute ?? DEFAULT_RATE_LIMIT;
+    await this.gate.pass(provider.id, perMinute, renew, () => report(`${provider.id}: ${perMinute} requests a minute`));
+  }
+
+  /** The connection's cached grant token while it is not about to expire (within 5 minutes, or half its life if shorter). */
+  private async cachedVendorToken(row: repo.ConnectionRow): Promise<string | undefined> {
+    if (row.vendor_token_ciphertext === null) return undefined;
+    const token = JSON.parse(await this.vault.decrypt(row.vendor_token_ciphertext, row.id)) as CachedToken;
+    if (token.expires_at === undefined) return token.access_token;
+    const expires = Date.parse(token.expires_at);
+    const ahead = Math.min(REFRESH_AHEAD_MS, (expires - Date.parse(token.obtained_at)) / 2);
+    return expires - this.clock.now().getTime() > ahead ? token.access_token : undefined;
+  }
+
+  /** A new grant token from the credentials, kept (encrypted) on the connection for the polls to come. */
+  private async newVendorToken(row: repo.ConnectionRow, provider: Provider, endpoint: ProviderEndpoint, credentials: Credentials): Promise<string> {
+    const now = this.clock.now();
+    const token = await grantToken(provider, endpoint, credentials);
+    const cached: CachedToken = {
+      access_token: token.accessToken,
+      obtained_at: now.toISOString(),
+      ...(token.expiresInSeconds === undefined ? {} : { expires_at: new Date(now.getTime() + token.expiresInSeconds * 1000).toISOString() }),
+    };
+    await repo.setVendorToken(this.db, row.id, this.owner, await this.vault.encrypt(JSON.stringify(cached), row.id));
+    return token.accessToken;
+  }
+
+  /**
+   * Reads with the connection's auth. A cached token the vendor refuses is dropped; if nothing was read yet the read
+   * starts once more with a new token (a refusal then is the credentials'), else the poll fails and the next fetches one.
+   */
+  private async *withToken<T>(read: ReadAuth, from: (ctx: ReaderContext) => AsyncIterable<T>): AsyncGenerator<T> {
+    let yielded = false;
+    try {
+      for await (const item of from(read.ctx)) {
+        yielded = true;
+        yield item;
+      }
+    } catch (err) {
+      if (!(err instanceof VendorRejectedError) || read.retry === undefined) throw err;
+      if (yielded) {
+        await read.retry.drop();
+        throw new VendorUnavailableError(`${read.ctx.provider.id} refused the cached access token part way through the read; the next poll fetches a new one`, 'failed');
+      }
+      yield* from(await read.retry.fresh());
+    }
   }
 
   /** A batch written keeps the claim alive: a long poll is not taken over while it makes progress. */
@@ -195,7 +283,10 @@ export class PollService {
     );
   }
 
-  /** A failed poll: credentials refused -> reauth_required; anything else counts against the breaker. Cursors stay. */
+  /**
+   * A failed poll: credentials refused -> reauth_required; the per-URL budget -> put off; anything else counts against
+   * the breaker, and a 4xx other than 401/403/429 opens it at once. Cursors stay.
+   */
   private async recordFailure(row: repo.ConnectionRow, started: Date, err: unknown, trial: boolean, tally: IssueTally): Promise<void> {
     const now = this.clock.now();
     const issues = tally.empty ? {} : { issues: tally.mergeInto(row.issues, now.toISOString()) };
@@ -209,7 +300,12 @@ export class PollService {
       });
       return;
     }
-    const breaker = afterFailure(trial ? { ...breakerOf(row), state: 'half_open' } : breakerOf(row), now);
+    if (err instanceof VendorBudgetError) {
+      // Put off until the per-URL budget admits the call: the vendor did nothing wrong, so the breaker does not count it.
+      await repo.finishPoll(this.db, row.id, this.owner, { next_poll_at: new Date(now.getTime() + err.waitSeconds * 1000).toISOString(), updated_at: now.toISOString(), ...issues });
+      return;
+    }
+    const breaker = afterFailure(trial ? { ...breakerOf(row), state: 'half_open' } : breakerOf(row), now, refusedRequest(err));
     const retryAfter = retryAfterOf(err);
     const nextPoll = Math.max(now.getTime() + row.poll_interval_s * 1000, breaker.open_until ? Date.parse(breaker.open_until) : 0, retryAfter ? now.getTime() + retryAfter * 1000 : 0);
     const change = {

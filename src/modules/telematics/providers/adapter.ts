@@ -11,8 +11,47 @@ export interface ProviderEndpoint {
   timeoutMs: number;
   /** The vendor's request budget for the whole gateway (PROVIDERS_CONFIG, else VENDOR_RATE_LIMIT_PER_MINUTE). */
   requestsPerMinute?: number;
-  /** Awaited before every call (the pollers' shared rate gate); connect-time calls go without one. */
-  beforeCall?: () => Promise<void>;
+  /** One call per URL per this many seconds (a vendor's per-URL budget), counted per connection; absent: no such budget. */
+  urlIntervalSeconds?: number;
+  /** The OAuth token endpoint, absolute (default `{baseUrl}/oauth/token`). */
+  tokenUrl?: string;
+  /** The OAuth authorize page, absolute (default `{baseUrl}/oauth/authorize`). */
+  authorizeUrl?: string;
+  /** Sent with every token request (and the authorize link) when the vendor asks for them. */
+  scope?: string;
+  audience?: string;
+  tokenParams?: Readonly<Record<string, string>>;
+  /** ISO 15143-3 paths: the fleet snapshot and the time series, with `{fleet_id}`, `{page}`, `{pin}`, `{element}`, `{start}`, `{end}`. */
+  fleetPath?: string;
+  seriesPath?: string;
+  /** Where the time series is served when not at baseUrl (another host). */
+  seriesBaseUrl?: string;
+  /** The number of a feed's first page: 0 or 1 (default 1). */
+  firstPage?: 0 | 1;
+  /** The vendor's document format when it differs from the catalog's. */
+  format?: 'xml' | 'json';
+  /** A new connection's poll interval, and the least the operator may set (default: the catalog's minPollSeconds). */
+  pollIntervalSeconds?: number;
+  minPollSeconds?: number;
+  /** Awaited before every call with its absolute URL (the pollers' shared rate gate); connect-time calls go without one. */
+  beforeCall?: (call: { method: 'GET' | 'POST'; url: string }) => Promise<void>;
+}
+
+/** The ISO 15143-3 paths and first page number when the operator configured none: the standard's. */
+export const DEFAULT_FLEET_PATH = '/Fleet/{page}';
+export const DEFAULT_SERIES_PATH = '/Fleet/Equipment/ID/{pin}/{element}/{start}/{end}/{page}';
+
+/** A path template with its placeholders filled, each value encoded as one path segment. */
+export function fillPath(template: string, values: Readonly<Record<string, string | number | undefined>>): string {
+  return template.replace(/\{([a-z_]+)\}/g, (whole, name: string) => {
+    const value = values[name];
+    return value === undefined ? whole : encodeURIComponent(String(value));
+  });
+}
+
+/** Whether a provider's configured paths take the fleet's id (captured at connect). */
+export function needsFleetId(endpoint: ProviderEndpoint): boolean {
+  return [endpoint.fleetPath, endpoint.seriesPath].some((path) => path?.includes('{fleet_id}') === true);
 }
 
 /** The credentials a fleet owner posts, already checked against the provider's CredentialKind. */
@@ -67,6 +106,24 @@ export class VendorAskedToWaitError extends VendorUnavailableError {
   ) {
     super(message, 'failed', status);
     this.name = 'VendorAskedToWaitError';
+  }
+}
+
+/**
+ * The gateway's own count of a vendor's per-URL budget says this URL was fetched too recently: the poll is put off
+ * until the budget admits it (it is not a failure of the vendor's, so the breaker does not count it). Not a
+ * VendorAskedToWaitError: it holds back one connection, not every poll of the provider.
+ */
+export class VendorBudgetError extends VendorUnavailableError {
+  constructor(
+    providerId: string,
+    path: string,
+    intervalSeconds: number,
+    /** Seconds until the budget admits the call. */
+    readonly waitSeconds: number,
+  ) {
+    super(`${providerId} allows one call to ${path} per ${intervalSeconds} s: the next is due in ${waitSeconds} s`, 'failed');
+    this.name = 'VendorBudgetError';
   }
 }
 

@@ -17,6 +17,8 @@ export interface ReaderContext {
   /** The fleet's credentials (used per the provider's auth style), or an access token already held (OEM consent). */
   auth: { credentials: Credentials } | { accessToken: string };
   connectionId: string;
+  /** The fleet's id at the vendor, captured at connect, for paths that name it (`/{fleet_id}/Fleet/{page}`). */
+  fleetId?: string;
   /**
    * Readings observed before it are skipped (a replay window's start); repeats at the boundary keep their ids, so the
    * hub drops them. Polls pass none: their marks are per machine, and a machine added with older readings must be read.

@@ -15,6 +15,8 @@ interface VendorRequest {
   method?: 'GET' | 'POST';
   /** Appended to endpoint.baseUrl. */
   path: string;
+  /** Another base than endpoint.baseUrl for this call (a configured token URL's origin, the series host). */
+  baseUrl?: string;
   headers?: Record<string, string>;
   /** Sent as application/x-www-form-urlencoded. */
   form?: Record<string, string>;
@@ -24,7 +26,7 @@ interface VendorRequest {
 }
 
 interface VendorResponse {
-  /** The path asked for (after the base URL), for messages. */
+  /** The URL's path, for messages. */
   path: string;
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -59,8 +61,11 @@ function encodeBody(req: VendorRequest): { body?: string; contentType?: string }
 }
 
 function urlOf(endpoint: ProviderEndpoint, req: VendorRequest): string {
-  return `${endpoint.baseUrl.replace(/\/+$/, '')}${req.path}`;
+  return `${(req.baseUrl ?? endpoint.baseUrl).replace(/\/+$/, '')}${req.path}`;
 }
+
+/** The URL's path, for messages: never its query (a token request carries none, but a vendor's URL might). */
+const pathOf = (url: string): string => (URL.canParse(url) ? new URL(url).pathname : url);
 
 function unreachable(providerId: string, endpoint: ProviderEndpoint, err: unknown, timedOut: boolean): VendorUnavailableError {
   if (timedOut || err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError) {
@@ -70,39 +75,44 @@ function unreachable(providerId: string, endpoint: ProviderEndpoint, err: unknow
   return new VendorUnavailableError(`${providerId} could not be reached (${code})`, 'failed');
 }
 
-/** The error a non-2xx answer means; Retry-After is kept for 429 and every 5xx that says it. */
-function failureOf(providerId: string, req: VendorRequest, response: VendorResponse): Error {
+/**
+ * The error a non-2xx answer means; Retry-After is kept for 429 and every 5xx that says it. Any other 4xx names its
+ * status and path: it is the request that is wrong (a page gone, a path misconfigured), which a retry will not mend.
+ */
+function failureOf(providerId: string, req: VendorRequest, url: string, response: VendorResponse): Error {
   const { status } = response;
   if (status === 401 || status === 403) return new VendorRejectedError(req.rejected);
   if (status === 400 && REFUSING_OAUTH_ERRORS.has(oauthErrorOf(response.body) ?? '')) return new VendorRejectedError(req.rejected);
   const wait = status === 429 || status >= 500 ? retryAfterSeconds(response.headers['retry-after']) : undefined;
-  if (status === 429) return new VendorAskedToWaitError(`${providerId} is rate limiting the gateway (HTTP 429 at ${req.path})`, wait, status);
-  if (status === 503) return new VendorAskedToWaitError(`${providerId} is unavailable (HTTP 503 at ${req.path})`, wait, status);
-  const message = `${providerId} answered HTTP ${status} at ${req.path}`;
+  const at = pathOf(url);
+  if (status === 429) return new VendorAskedToWaitError(`${providerId} is rate limiting the gateway (HTTP 429 at ${at})`, wait, status);
+  if (status === 503) return new VendorAskedToWaitError(`${providerId} is unavailable (HTTP 503 at ${at})`, wait, status);
+  const message = `${providerId} answered HTTP ${status} at ${at}`;
   return wait === undefined ? new VendorUnavailableError(message, 'failed', status) : new VendorAskedToWaitError(message, wait, status);
 }
 
 /** A 2xx answer with its whole body, or the error the caller should surface. */
 export async function callVendor(providerId: string, endpoint: ProviderEndpoint, req: VendorRequest): Promise<VendorResponse> {
-  await endpoint.beforeCall?.();
+  const url = urlOf(endpoint, req);
+  await endpoint.beforeCall?.({ method: req.method ?? 'GET', url });
   const { body, contentType } = encodeBody(req);
   // One deadline for connect, headers and body together: a vendor trickling bytes must not hold a fleet owner waiting.
   const signal = AbortSignal.timeout(endpoint.timeoutMs);
   let response: VendorResponse;
   try {
-    const res = await request(urlOf(endpoint, req), {
+    const res = await request(url, {
       method: req.method ?? 'GET',
       dispatcher: agent,
       headers: { ...(contentType ? { 'content-type': contentType } : {}), ...req.headers },
       body,
       signal,
     });
-    response = { path: req.path, status: res.statusCode, headers: res.headers, body: await res.body.text() };
+    response = { path: pathOf(url), status: res.statusCode, headers: res.headers, body: await res.body.text() };
   } catch (err) {
     throw unreachable(providerId, endpoint, err, signal.aborted);
   }
   if (response.status >= 200 && response.status < 300) return response;
-  throw failureOf(providerId, req, response);
+  throw failureOf(providerId, req, url, response);
 }
 
 /** A 2xx answer whose body is read chunk by chunk. */
@@ -118,13 +128,14 @@ interface VendorStream {
  * deadline covers connect + headers, then each chunk, so a consumer that pauses to hand on batches is not timed out.
  */
 export async function streamVendor(providerId: string, endpoint: ProviderEndpoint, req: VendorRequest): Promise<VendorStream> {
-  await endpoint.beforeCall?.();
+  const url = urlOf(endpoint, req);
+  await endpoint.beforeCall?.({ method: req.method ?? 'GET', url });
   const { body, contentType } = encodeBody(req);
   const controller = new AbortController();
   let timer = setTimeout(() => controller.abort(), endpoint.timeoutMs);
   let res: Awaited<ReturnType<typeof request>>;
   try {
-    res = await request(urlOf(endpoint, req), {
+    res = await request(url, {
       method: req.method ?? 'GET',
       dispatcher: agent,
       headers: { ...(contentType ? { 'content-type': contentType } : {}), ...req.headers },
@@ -133,7 +144,7 @@ export async function streamVendor(providerId: string, endpoint: ProviderEndpoin
     });
     if (res.statusCode < 200 || res.statusCode >= 300) {
       // Error answers are small: read whole, still under the first deadline, for the OAuth error and Retry-After.
-      throw failureOf(providerId, req, { path: req.path, status: res.statusCode, headers: res.headers, body: await res.body.text() });
+      throw failureOf(providerId, req, url, { path: pathOf(url), status: res.statusCode, headers: res.headers, body: await res.body.text() });
     }
   } catch (err) {
     clearTimeout(timer);

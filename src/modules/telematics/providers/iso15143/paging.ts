@@ -12,16 +12,16 @@ interface PageLinks {
   last?: string;
 }
 
-/** The page number an ISO link names: its last path segment. Feeds counting from 0 mean their first page by 0. */
+/** The page number an ISO link names: its last path segment, as it stands (feeds counting from 0 start at 0). */
 export function pageNumberOf(href: string | undefined): number | undefined {
   if (href === undefined || !URL.canParse(href, 'http://base.invalid/')) return undefined;
   const segment = new URL(href, 'http://base.invalid/').pathname.replace(/\/+$/, '').split('/').at(-1) ?? '';
-  return /^\d{1,9}$/.test(segment) ? Math.max(1, Number(segment)) : undefined;
+  return /^\d{1,9}$/.test(segment) ? Number(segment) : undefined;
 }
 
 /**
  * The page to read after `page`, or undefined at the end: an empty page, self == last, no next link, or a next link
- * back to a page already read (feeds link the last page to 0 or 1, or keep linking past the end).
+ * that does not go forward (feeds link the last page back to 0 or 1, or keep linking past the end).
  */
 export function nextPage(page: number, links: PageLinks, hadContent: boolean, visited: ReadonlySet<number>): number | undefined {
   if (!hadContent) return undefined;
@@ -29,7 +29,7 @@ export function nextPage(page: number, links: PageLinks, hadContent: boolean, vi
   const last = pageNumberOf(links.last);
   if (last !== undefined && self >= last) return undefined;
   const next = pageNumberOf(links.next);
-  return next === undefined || visited.has(next) ? undefined : next;
+  return next === undefined || next <= self || visited.has(next) ? undefined : next;
 }
 
 function linkOf(node: IsoNode, links: PageLinks): void {
@@ -38,17 +38,28 @@ function linkOf(node: IsoNode, links: PageLinks): void {
   if (href !== undefined && (rel === 'self' || rel === 'next' || rel === 'last')) links[rel] = href;
 }
 
+/** The feed's document format: the operator's override, else the catalog's. */
+export const formatOf = (ctx: Pick<ReaderContext, 'provider' | 'endpoint'>): 'xml' | 'json' => ctx.endpoint.format ?? ctx.provider.format;
+
 /**
- * Reads pages from 1, yielding each page's root children (links excluded) as they arrive. Links are only ever read for
- * a page number: every request goes to the configured endpoint, so a feed's links cannot send credentials elsewhere.
+ * Reads pages from the feed's first (1, or 0 where configured), yielding each page's root children (links excluded) as
+ * they arrive. Links are only ever read for a page number: every request goes to the configured endpoint (`baseUrl`
+ * when another host serves the document), so a feed's links cannot send credentials elsewhere.
  */
-export async function* pagedNodes(ctx: ReaderContext, headers: Record<string, string>, pathOf: (page: number) => string, root: string, isContent: (node: IsoNode) => boolean): AsyncGenerator<IsoNode[]> {
+export async function* pagedNodes(
+  ctx: ReaderContext,
+  headers: Record<string, string>,
+  pathOf: (page: number) => string,
+  root: string,
+  isContent: (node: IsoNode) => boolean,
+  baseUrl?: string,
+): AsyncGenerator<IsoNode[]> {
   const { provider, endpoint } = ctx;
   const maxPages = ctx.maxPages ?? DEFAULT_MAX_PAGES;
   const visited = new Set<number>();
-  const xml = provider.format === 'xml';
-  const request = { path: '', headers: { ...headers, accept: xml ? 'application/xml' : 'application/json' }, rejected: refusedMessage(provider) };
-  for (let page: number | undefined = 1; page !== undefined; ) {
+  const xml = formatOf(ctx) === 'xml';
+  const request = { path: '', ...(baseUrl === undefined ? {} : { baseUrl }), headers: { ...headers, accept: xml ? 'application/xml' : 'application/json' }, rejected: refusedMessage(provider) };
+  for (let page: number | undefined = endpoint.firstPage ?? 1; page !== undefined; ) {
     if (visited.size >= maxPages) throw new VendorUnavailableError(`${provider.id} kept linking pages past ${maxPages}`, 'failed');
     visited.add(page);
     const links: PageLinks = {};

@@ -1,3 +1,4 @@
+import { DEFAULT_FLEET_PATH, DEFAULT_SERIES_PATH, fillPath } from '../adapter.js';
 import type { NormalizedEvent } from '../event.js';
 import { isoTime } from '../normalize.js';
 import { Batcher, dataHeaders, type ReaderContext, type SeriesMachine, type SeriesRange, type VendorReader } from '../reader.js';
@@ -7,7 +8,8 @@ import { pagedNodes } from './paging.js';
 
 /**
  * ISO 15143-3 (AEMP 2.0) feeds, XML or JSON: the fleet snapshot `/Fleet/{page}` and the time series
- * `/Fleet/Equipment/ID/{pin}/{DataElement}/{start}/{end}/{page}`, both paged through `Links`.
+ * `/Fleet/Equipment/ID/{pin}/{DataElement}/{start}/{end}/{page}` (or the paths and series host the operator
+ * configured), both paged through `Links`.
  */
 
 /** Time-series data elements the reader maps (the URL name; items inside are named in the singular for two of them). */
@@ -21,7 +23,14 @@ const isHeader = (node: IsoNode): boolean => node.name.toLowerCase() === 'equipm
 /** The root's own fields (`snapshotTime`, `version`: attributes in XML, plain keys in JSON) are leaves among its children. */
 const isDocumentField = (node: IsoNode): boolean => node.children.length === 0 && Object.keys(node.attrs).length === 0;
 
-const snapshotPages = (ctx: ReaderContext, headers: Record<string, string>) => pagedNodes(ctx, headers, (page) => `/Fleet/${page}`, 'Fleet', isEquipment);
+
+/** The fleet page's path: the configured template with the connection's fleet id, else `/Fleet/{page}`. */
+export const fleetPathOf = (ctx: Pick<ReaderContext, 'endpoint' | 'fleetId'>, page: number): string => fillPath(ctx.endpoint.fleetPath ?? DEFAULT_FLEET_PATH, { fleet_id: ctx.fleetId, page });
+
+const snapshotPages = (ctx: ReaderContext, headers: Record<string, string>) => pagedNodes(ctx, headers, (page) => fleetPathOf(ctx, page), 'Fleet', isEquipment);
+
+/** The standard's `YYYY-MM-DDThh:mm:ssZ`: feeds refuse the fractions toISOString() writes. */
+const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 async function* snapshot(ctx: ReaderContext): AsyncGenerator<NormalizedEvent[]> {
   const headers = await dataHeaders(ctx);
@@ -65,10 +74,11 @@ async function fleetMachines(ctx: ReaderContext, headers: Record<string, string>
 
 function windowsOf(range: SeriesRange): { start: string; end: string }[] {
   const out: { start: string; end: string }[] = [];
-  // Windows do not overlap, so a reading on a boundary comes once.
-  for (let from = range.start.getTime(); from <= range.end.getTime(); from += MAX_WINDOW_MS + 1) {
-    const to = Math.min(from + MAX_WINDOW_MS, range.end.getTime());
-    out.push({ start: new Date(from).toISOString(), end: new Date(to).toISOString() });
+  // Whole seconds (the URL has no finer unit), and windows a second apart, so a reading on a boundary comes once.
+  const first = Math.floor(range.start.getTime() / 1000) * 1000;
+  const end = Math.floor(range.end.getTime() / 1000) * 1000;
+  for (let from = first; from <= end; from += MAX_WINDOW_MS + 1000) {
+    out.push({ start: isoSeconds(from), end: isoSeconds(Math.min(from + MAX_WINDOW_MS, end)) });
   }
   return out;
 }
@@ -80,9 +90,10 @@ async function* series(ctx: ReaderContext, range: SeriesRange): AsyncGenerator<N
   for (const machine of await seriesMachines(ctx, headers, range)) {
     for (const element of elements) {
       for (const window of windowsOf(range)) {
-        const base = `/Fleet/Equipment/ID/${encodeURIComponent(machine.pin)}/${encodeURIComponent(element)}/${encodeURIComponent(window.start)}/${encodeURIComponent(window.end)}`;
+        const values = { fleet_id: ctx.fleetId, pin: machine.pin, element, start: window.start, end: window.end };
+        const pathOf = (page: number) => fillPath(ctx.endpoint.seriesPath ?? DEFAULT_SERIES_PATH, { ...values, page });
         let equipment = machine.equipment;
-        for await (const nodes of pagedNodes(ctx, headers, (page) => `${base}/${page}`, element, isReading)) {
+        for await (const nodes of pagedNodes(ctx, headers, pathOf, element, isReading, ctx.endpoint.seriesBaseUrl)) {
           // JSON feeds may put the header after the readings it names.
           const header = nodes.find(isHeader);
           if (header !== undefined) equipment = isoEquipment(ctx, header, equipment) ?? equipment;

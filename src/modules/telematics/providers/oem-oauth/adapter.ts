@@ -1,8 +1,12 @@
 import type { Provider } from '../catalog.js';
 import { VendorUnavailableError, type OAuthConsentAdapter, type OAuthTokens, type ProviderEndpoint } from '../adapter.js';
 import { callVendor, parseJson, stringAt } from '../vendor-http.js';
+import { tokenExtras, tokenTarget } from '../vendor-auth.js';
 
-/** OEM platforms with browser consent: authorization code + PKCE S256 at `{baseUrl}/oauth/authorize` and `/oauth/token`. */
+/**
+ * OEM platforms with browser consent: authorization code + PKCE S256 at `{baseUrl}/oauth/authorize` and `/oauth/token`,
+ * or where the operator configured them, with the scope and audience the vendor asks for.
+ */
 
 function clientOf(endpoint: ProviderEndpoint): Record<string, string> {
   return { client_id: endpoint.clientId ?? '', ...(endpoint.clientSecret ? { client_secret: endpoint.clientSecret } : {}) };
@@ -25,7 +29,7 @@ function tokensOf(providerId: string, body: unknown, now: Date): OAuthTokens {
 
 export function oemOAuthAdapter(provider: Provider): OAuthConsentAdapter {
   const token = async (endpoint: ProviderEndpoint, form: Record<string, string>, rejected: string, now: Date): Promise<OAuthTokens> => {
-    const res = await callVendor(provider.id, endpoint, { method: 'POST', path: '/oauth/token', form: { ...form, ...clientOf(endpoint) }, headers: { accept: 'application/json' }, rejected });
+    const res = await callVendor(provider.id, endpoint, { method: 'POST', ...tokenTarget(endpoint), form: { ...form, ...clientOf(endpoint), ...tokenExtras(endpoint) }, headers: { accept: 'application/json' }, rejected });
     return tokensOf(provider.id, parseJson(provider.id, res), now);
   };
   return {
@@ -37,8 +41,12 @@ export function oemOAuthAdapter(provider: Provider): OAuthConsentAdapter {
         state: request.state,
         code_challenge: request.codeChallenge,
         code_challenge_method: 'S256',
+        ...(endpoint.scope === undefined ? {} : { scope: endpoint.scope }),
+        ...(endpoint.audience === undefined ? {} : { audience: endpoint.audience }),
       });
-      return `${endpoint.baseUrl.replace(/\/+$/, '')}/oauth/authorize?${query.toString()}`;
+      const page = endpoint.authorizeUrl ?? `${endpoint.baseUrl.replace(/\/+$/, '')}/oauth/authorize`;
+      // A configured authorize URL may carry a query of its own (a tenant, a prompt): ours is added to it.
+      return `${page}${page.includes('?') ? '&' : '?'}${query.toString()}`;
     },
     exchangeCode(endpoint, request, now) {
       const form = { grant_type: 'authorization_code', code: request.code, code_verifier: request.codeVerifier, redirect_uri: request.redirectUri };
