@@ -41,7 +41,7 @@ declare module '../../platform/module-definition.js' {
  */
 export const telematicsModule: ModuleDefinition = {
   name: 'telematics',
-  scopes: { 'telematics:read': 'read telematics connections', 'telematics:write': 'poll a connection now, replay a window as a background sync and cancel it' },
+  scopes: { 'telematics:read': 'read telematics connections', 'telematics:write': 'poll a connection now, replay a window as a background sync and cancel it, disconnect' },
   tag: { name: 'telematics', description: 'Linked telematics accounts: the public connect endpoint, connect tokens and connection reads.' },
   services: ({ config, db, dialect, clock, vault, delivery, limiter, log, services: { orgs } }) => {
     delivery.onRejected(TELEMATICS_EVENT, (rejections) => keepHubRejections(db, rejections));
