@@ -52,6 +52,8 @@ export interface TelematicsBench {
   pageSize: number;
   windowSec: number;
   poll: PollReport & { simRequests: number };
+  /** The same poll run with the heap limit docs/operations.md recommends (RECOMMENDED_HEAP_MB). */
+  pollCapped: PollReport;
   /** All the fleet's machines over a short window (V8's heap limit, then the recommended one), then a few machines over the full 31 days. */
   replays: ReplayRun[];
   replayPageSize: number;
@@ -97,9 +99,12 @@ export async function benchTelematics(
   const providers = ['vendor1_livelink', 'vendor2_machineiq', 'vendor6_lida', 'vendor13', 'vendor15'];
   const sim = await startVendorSim({ fleetSize, pageSize });
   let poll: TelematicsBench['poll'];
+  let pollCapped: PollReport;
   try {
-    const r = await inChild<PollReport>(['poll', sim.url, String(connections), String(windowSec), providers.join(',')]);
+    const args = ['poll', sim.url, String(connections), String(windowSec), providers.join(',')];
+    const r = await inChild<PollReport>(args);
     poll = { ...r, simRequests: sim.requests().length };
+    pollCapped = await inChild<PollReport>(args, [`--max-old-space-size=${RECOMMENDED_HEAP_MB}`]);
   } finally {
     await sim.close();
   }
@@ -108,7 +113,7 @@ export async function benchTelematics(
     await replayRun(replayMachines, replayHours / 24, replayPageSize, 'vendor1_livelink', RECOMMENDED_HEAP_MB),
     await replayRun(fullWindowMachines, 31, replayPageSize, 'vendor1_livelink', RECOMMENDED_HEAP_MB),
   ];
-  return { providers, fleetSize, pageSize, windowSec, poll, replays, replayPageSize };
+  return { providers, fleetSize, pageSize, windowSec, poll, pollCapped, replays, replayPageSize };
 }
 
 export interface SyncPollsReport {
