@@ -225,7 +225,7 @@ if (wanted('x12')) {
       'What each row covers:',
       '',
       '- split-only: `parseX12` (envelope checks) plus splitting every segment into elements; no validation, no 997.',
-      '- validation path: what `POST /v1/edi` does to the interchange before the database, called as `intake.ts` calls it:',
+      '- validation path: what `POST /v1/edi` does to the interchange before the database, called as the intake calls it:',
       '  `parseX12`, `checkInterchange` (every set against its table), `assess997Async`, `write997s`.',
       `- whole POST: \`POST /v1/edi\` of the ${mb(r.rssBodyBytes)} interchange (same shape) in a warmed gateway on SQLite, one run:`,
       '  body read, stored, validation path, orders, documents and 997s written, answer sent.',

@@ -24,7 +24,7 @@ export interface X12Bench {
   /** parseX12 alone: envelope checks, segments left in the source text until asked for. */
   mbPerSecOursEnvelopeOnly: number;
   /**
-   * What POST /v1/edi does to an interchange before the database, called as intake.ts calls it: parseX12,
+   * What POST /v1/edi does to an interchange before the database, called as the intake (messages/intake/) calls it: parseX12,
    * checkInterchange, assess997Async and write997s (one 997 per group), on the same interchange as mbPerSecOurs.
    */
   mbPerSecValidation: number;
@@ -120,7 +120,7 @@ export function buildManyGroupsInterchange(groups: number, lines: number): strin
 }
 
 /**
- * The part of POST /v1/edi before the database, called as src/modules/edi/messages/intake.ts calls it: parseX12, checkInterchange,
+ * The part of POST /v1/edi before the database, called as src/modules/edi/messages/intake/ calls it: parseX12, checkInterchange,
  * the findings together, assess997Async, then write997s with a control-number counter. Returns the 997s built and
  * the findings, so a bench can tell it was not timing a rejection.
  */

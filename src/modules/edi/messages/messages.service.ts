@@ -15,7 +15,7 @@ import {
   type MessageSummary,
   type SubmitResult,
 } from './messages.schemas.js';
-import { InterchangeIntake } from './intake.js';
+import { InterchangeIntake } from './intake/intake.js';
 import { decodeInterchange } from './interchange-bytes.js';
 import * as messages from './messages.repository.js';
 import type { EdiPartnersService } from '../partners/partners.service.js';

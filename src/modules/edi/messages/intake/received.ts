@@ -1,0 +1,64 @@
+import type { Clock } from '../../../../platform/core/clock.js';
+import type { Db } from '../../../../platform/db/schema.js';
+import { newId } from '../../../../platform/core/ids.js';
+import type { Settle } from '../../../../platform/operations/operation.js';
+import type { OrderIntakeDeps } from '../order-intake.js';
+import type { EdiPartnersService } from '../../partners/partners.service.js';
+import { sha256Hex } from '../interchange-bytes.js';
+import * as messages from '../messages.repository.js';
+
+// Step 1 of the intake, receive: the body is stored byte for byte before anything can fail.
+
+export interface IntakeDeps extends OrderIntakeDeps {
+  db: Db;
+  clock: Clock;
+  partners: EdiPartnersService;
+}
+
+/** A stored inbound message the later steps work on: the body, or one interchange of a body of several. */
+export interface Received {
+  orgId: string;
+  messageId: string;
+  sha: string;
+  at: Date;
+  /** The body's message, when this is one of several interchanges in it. */
+  parentId?: string;
+  /** Records the call's answer in the transaction of the step that settles it (the body's message only). */
+  settleCall: Settle;
+}
+
+/** Stores `bytes` as a received inbound message (under `parent` when it is one interchange of a larger body). */
+export async function storeReceived(deps: IntakeDeps, orgId: string, bytes: Buffer, settleCall: Settle, parentId?: string): Promise<Received> {
+  const at = deps.clock.now();
+  const received: Received = { orgId, messageId: newId('msg', at), sha: sha256Hex(bytes), at, settleCall, ...(parentId === undefined ? {} : { parentId }) };
+  const iso = at.toISOString();
+  await messages.insertReceived(
+    deps.db,
+    {
+      id: received.messageId,
+      org_id: orgId,
+      direction: 'inbound',
+      partner_id: null,
+      type: null,
+      control_number: null,
+      status: 'received',
+      size: bytes.length,
+      sha256: received.sha,
+      errors: null,
+      http_status: null,
+      result: null,
+      related_id: null,
+      parent_id: parentId ?? null,
+      order_id: null,
+      created_at: iso,
+      updated_at: iso,
+    },
+    bytes,
+  );
+  return received;
+}
+
+/** Marks a message whose processing threw: the bytes stay stored, the status says it failed. */
+export async function markFailed(deps: IntakeDeps, received: Received): Promise<void> {
+  await messages.updateMessage(deps.db, received.orgId, received.messageId, { status: 'failed', updated_at: deps.clock.now().toISOString() });
+}

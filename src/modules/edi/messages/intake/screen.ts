@@ -1,0 +1,145 @@
+import type { Tx } from '../../../../platform/db/schema.js';
+import * as messages from '../messages.repository.js';
+import type { OurInterchangeProfile, TradingPartner } from '../../partners/partners.service.js';
+import {
+  checkInterchange,
+  echoText,
+  type FunctionalGroup,
+  type ParseResult,
+  type PartialInterchange,
+  type Party,
+  type TableUse,
+  X12_CODES,
+  type X12Issue,
+} from '../../x12/index.js';
+import type { IntakeDeps, Received } from './received.js';
+
+// Step 2 of the intake, screen: who sent it, to whom, whether it was seen before, and every finding about it.
+
+/** Transaction sets the gateway takes in a non-FA group; anything else is rejected in the 997 (AK502 1). */
+const SUPPORTED_SETS = new Set(['850']);
+
+/** Why an interchange is refused before anything in it is read: each reason its own value, worded once in settle. */
+export type Refusal =
+  | { reason: 'not_x12'; issues: readonly X12Issue[] }
+  | { reason: 'unreadable_isa'; issues: readonly X12Issue[] }
+  | { reason: 'unknown_partner'; sender: string; senderId: string }
+  | { reason: 'wrong_receiver'; partner: TradingPartner; receiver: string; receiverId: string; ours: string };
+
+/** An interchange that passed the envelope, partner and receiver checks, with every finding about it. */
+export interface Checked {
+  envelope: PartialInterchange;
+  issues: X12Issue[];
+  partner: TradingPartner;
+  profile: OurInterchangeProfile;
+  /** The interchange id the partner addressed (ISA07/ISA08): the 997s and the TA1 come from it. */
+  ours: Party;
+  /** What parseX12 found: the interchange-level ones decide the TA1. */
+  envelopeIssues: readonly X12Issue[];
+  /** Notes per set (key: group and set control numbers), e.g. a check against the nearest version's table. */
+  notes: Map<string, string[]>;
+}
+
+/** The same ISA13 from the same partner was taken before. */
+export interface Resend {
+  seen: messages.InterchangeRow;
+  partner: TradingPartner;
+  ours: Party;
+  envelope: PartialInterchange;
+}
+
+export type Screening = { kind: 'refused'; refusal: Refusal; envelope?: PartialInterchange } | { kind: 'resend'; resend: Resend } | { kind: 'new'; checked: Checked };
+
+/** The kinds of set an interchange carries, in order of appearance ("850" or "850,997"). */
+export function setTypes(envelope: PartialInterchange): string | null {
+  const types = [...new Set(envelope.groups.flatMap((g) => g.transactionSets.map((s) => echoText(s.id))))].join(',');
+  return types === '' ? null : types;
+}
+
+export async function screen(deps: IntakeDeps, received: Received, parsed: ParseResult): Promise<Screening> {
+  const envelope = parsed.ok ? parsed.interchange : parsed.envelope;
+  if (envelope === undefined) {
+    const notX12 = parsed.issues.some((i) => i.code === X12_CODES.notX12);
+    return { kind: 'refused', refusal: { reason: notX12 ? 'not_x12' : 'unreadable_isa', issues: parsed.issues } };
+  }
+  const partner = await deps.partners.senderOf(deps.db, received.orgId, envelope.senderQualifier, envelope.senderId);
+  if (partner === undefined) {
+    return { kind: 'refused', envelope, refusal: { reason: 'unknown_partner', sender: `${envelope.senderQualifier}/${envelope.senderId}`, senderId: envelope.senderId } };
+  }
+  const profile = await deps.partners.ourProfile(deps.db, received.orgId);
+  const addressed = profile !== undefined && (await deps.partners.isOurInterchangeId(deps.db, profile, envelope.receiverQualifier, envelope.receiverId));
+  if (profile === undefined || !addressed) {
+    const receiver = `${envelope.receiverQualifier}/${envelope.receiverId}`;
+    const ours = profile === undefined ? '(none set)' : `${profile.isa_qualifier}/${profile.isa_id}`;
+    return { kind: 'refused', envelope, refusal: { reason: 'wrong_receiver', partner, receiver, receiverId: envelope.receiverId, ours } };
+  }
+  const ours: Party = { qualifier: envelope.receiverQualifier, id: envelope.receiverId };
+  const seen = await messages.findInterchange(deps.db, received.orgId, partner.id, envelope.controlNumber);
+  if (seen !== undefined) return { kind: 'resend', resend: { seen, partner, ours, envelope } };
+  // Checked before the transaction opens: validation is the CPU-heavy part and holds no lock.
+  const checks = checkInterchange(envelope);
+  const issues = [...parsed.issues, ...checks.issues, ...unsupportedSets(envelope)];
+  if (!parsed.ok) issues.push(...envelope.groups.map(interchangeRejected));
+  return { kind: 'new', checked: { envelope, issues, partner, profile, ours, envelopeIssues: parsed.issues, notes: fallbackNotes(checks.tables) } };
+}
+
+/** Claims the partner's ISA13 for this message, in the transaction that takes the documents; false when a resend won it. */
+export function claimControlNumber(tx: Tx, received: Received, checked: Checked): Promise<boolean> {
+  return messages.claimInterchange(tx, {
+    org_id: received.orgId,
+    partner_id: checked.partner.id,
+    control_number: checked.envelope.controlNumber,
+    sha256: received.sha,
+    message_id: received.messageId,
+  });
+}
+
+/** The message that claimed this ISA13 when a resend raced this one and won the key. */
+export async function winnerOf(deps: IntakeDeps, received: Received, checked: Checked): Promise<Resend> {
+  const seen = await messages.findInterchange(deps.db, received.orgId, checked.partner.id, checked.envelope.controlNumber);
+  if (seen === undefined) throw new Error(`interchange ${checked.envelope.controlNumber} was claimed but is not recorded`);
+  return { seen, partner: checked.partner, ours: checked.ours, envelope: checked.envelope };
+}
+
+function unsupportedSets(envelope: PartialInterchange): X12Issue[] {
+  return envelope.groups.flatMap((group) =>
+    group.functionalId === 'FA'
+      ? []
+      : group.transactionSets
+          .filter((set) => !SUPPORTED_SETS.has(set.id))
+          .map((set): X12Issue => ({
+            code: 'AK502:1',
+            message: `transaction set ${echoText(set.id)} is not supported; the gateway takes 850`,
+            level: 'set',
+            position: set.position,
+            segmentId: 'ST',
+            element: 1,
+            groupControl: group.controlNumber,
+            setControl: set.controlNumber,
+            value: set.id,
+          })),
+  );
+}
+
+/** With a bad ISA/IEA nothing is processed; each group gets a finding so its 997 rejects it (AK9 R, no AK905 code fits). */
+function interchangeRejected(group: FunctionalGroup): X12Issue {
+  return {
+    code: 'interchange_rejected',
+    message: 'the interchange envelope (ISA/IEA) is invalid, so nothing in it was processed',
+    level: 'group',
+    position: group.position,
+    segmentId: 'GS',
+    groupControl: group.controlNumber,
+  };
+}
+
+/** The sets checked against another version's table, as notes for the JSON answer (a 997 has no place for free text). */
+function fallbackNotes(tables: readonly TableUse[]): Map<string, string[]> {
+  const notes = new Map<string, string[]>();
+  for (const t of tables) {
+    if (!t.fallback || t.note === undefined) continue;
+    const key = JSON.stringify([t.groupControl, t.setControl]);
+    notes.set(key, [...(notes.get(key) ?? []), t.note]);
+  }
+  return notes;
+}

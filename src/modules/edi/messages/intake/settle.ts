@@ -1,0 +1,89 @@
+import type { Executor, Tx } from '../../../../platform/db/schema.js';
+import { ERROR_STATUS } from '../../../../platform/core/errors.js';
+import type { DocumentView, EdiError, MessageStatus, StoredAnswer, SubmitResult } from '../messages.schemas.js';
+import * as messages from '../messages.repository.js';
+import { failure } from '../several-interchanges.js';
+import { listErrors, summarize, toEdiError } from '../x12-errors.js';
+import type { PartialInterchange } from '../../x12/index.js';
+import type { Acknowledged } from './acknowledge.js';
+import type { IntakeDeps, Received } from './received.js';
+import { type Checked, type Refusal, setTypes } from './screen.js';
+
+// Step 5 of the intake, settle: what the message row and the caller's answer say.
+
+/** The message row fields an answer settles. */
+export type Settled = Partial<Pick<messages.MessageRow, 'partner_id' | 'type' | 'control_number' | 'related_id'>> & { status: MessageStatus };
+
+/** A set counts as taken when it became an order, was checked as a test, or is an inbound 997 recorded. */
+export function isTaken(document: DocumentView): boolean {
+  return document.status === 'accepted' || document.status === 'partial' || document.status === 'received' || document.status === 'test';
+}
+
+export function messageStatus(documents: readonly DocumentView[], hasIssues: boolean): MessageStatus {
+  if (documents.length === 0) return hasIssues ? 'rejected' : 'accepted';
+  const taken = documents.filter((d) => d.status === 'accepted' || d.status === 'received' || d.status === 'test').length;
+  if (taken === documents.length) return 'accepted';
+  return documents.every((d) => d.status === 'rejected') ? 'rejected' : 'partial';
+}
+
+/**
+ * Writes the outcome onto the message row (the answer included, for resends) and returns the answer. A success is
+ * also settled as the call's answer, in the same transaction (`db` is one on every success path). Refusals are
+ * settled by the invoker after the fact; a retry after a crash finds the interchange's stored answer.
+ */
+export async function settle(deps: IntakeDeps, db: Executor, received: Received, settled: Settled, errors: readonly EdiError[], answer: StoredAnswer): Promise<StoredAnswer> {
+  await messages.updateMessage(db, received.orgId, received.messageId, {
+    ...settled,
+    errors: errors.length === 0 ? null : JSON.stringify(errors),
+    http_status: answer.kind === 'ok' ? 200 : ERROR_STATUS[answer.code],
+    result: JSON.stringify(answer),
+    updated_at: deps.clock.now().toISOString(),
+  });
+  // An interchange of a several-interchange body is not the call's outcome: the body's combined answer is.
+  if (answer.kind === 'ok' && received.parentId === undefined) await received.settleCall(db, answer.body);
+  return answer;
+}
+
+/** The answer to an interchange refused before anything in it was read. */
+export function settleRefusal(deps: IntakeDeps, received: Received, refusal: Refusal, envelope: PartialInterchange | undefined): Promise<StoredAnswer> {
+  const identity = envelope === undefined ? {} : { control_number: envelope.controlNumber, type: setTypes(envelope) };
+  const details = (errors: EdiError[]) => ({ message_id: received.messageId, errors });
+  switch (refusal.reason) {
+    case 'not_x12': {
+      const errors = refusal.issues.map(toEdiError);
+      const message = `not an X12 interchange: ${errors[0]?.message ?? 'it must start with ISA'}; send one interchange, ISA ... IEA (kept as message ${received.messageId})`;
+      return settle(deps, deps.db, received, { status: 'not_x12' }, errors, failure('invalid_input', message, details(errors)));
+    }
+    case 'unreadable_isa': {
+      const errors = refusal.issues.map(toEdiError);
+      return settle(deps, deps.db, received, { status: 'rejected' }, errors, failure('unprocessable', summarize(errors.length, errors, 'the interchange header (ISA)'), details(errors)));
+    }
+    case 'unknown_partner': {
+      const message = `unknown trading partner ${refusal.sender} (ISA05/ISA06)`;
+      const errors: EdiError[] = [{ code: 'unknown_partner', message, level: 'interchange', position: 1, segment_id: 'ISA', element: 6, value: refusal.senderId }];
+      return settle(deps, deps.db, received, { status: 'rejected', partner_id: null, ...identity }, errors, failure('unprocessable', message, details(errors)));
+    }
+    case 'wrong_receiver': {
+      const message = `ISA07/ISA08 ${refusal.receiver} is not this organisation's interchange id ${refusal.ours}`;
+      const errors: EdiError[] = [{ code: 'wrong_receiver', message, level: 'interchange', position: 1, segment_id: 'ISA', element: 8, value: refusal.receiverId }];
+      return settle(deps, deps.db, received, { status: 'rejected', partner_id: refusal.partner.id, ...identity }, errors, failure('unprocessable', message, details(errors)));
+    }
+  }
+}
+
+/** The answer to an interchange whose documents were read and acknowledged. */
+export function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checked: Checked, documents: DocumentView[], acked: Acknowledged): Promise<StoredAnswer> {
+  const { envelope, issues, partner } = checked;
+  const result: SubmitResult = {
+    message_id: received.messageId,
+    partner: { id: partner.id, name: partner.name },
+    acknowledgments: acked.acknowledgments,
+    documents,
+    ...(acked.interchangeAck === undefined ? {} : { interchange_ack: acked.interchangeAck }),
+  };
+  const errors = listErrors(issues);
+  const answer: StoredAnswer =
+    errors.length === 0 ? { kind: 'ok', body: result } : failure('unprocessable', summarize(issues.length, errors, `interchange ${envelope.controlNumber}`), { ...result, errors });
+  const settled: Settled = { status: messageStatus(documents, errors.length > 0), partner_id: partner.id, control_number: envelope.controlNumber, type: setTypes(envelope) };
+  return settle(deps, tx, received, settled, errors, answer);
+}

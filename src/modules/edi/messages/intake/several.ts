@@ -1,0 +1,44 @@
+import type { EdiError, InterchangeEntry, StoredAnswer } from '../messages.schemas.js';
+import { bytesOf, combine, entryOf, failure, MAX_INTERCHANGES_PER_BODY, readInterchanges } from '../several-interchanges.js';
+import type { ParseResult } from '../../x12/index.js';
+import { type IntakeDeps, markFailed, type Received, storeReceived } from './received.js';
+import { messageStatus, settle, type Settled } from './settle.js';
+
+/** Takes one interchange already stored as `child` and answers it as if it had come alone. */
+type TakeOne = (child: Received, parsed: ParseResult) => Promise<StoredAnswer>;
+
+/** A body of several interchanges: each is stored as its own message and answered as if it had come alone. */
+export async function takeSeveral(deps: IntakeDeps, received: Received, raw: Buffer, text: string, first: ParseResult, takeOne: TakeOne): Promise<StoredAnswer> {
+  const found = readInterchanges(text, first);
+  if (found === 'too_many') {
+    const message = `the body carries more than ${MAX_INTERCHANGES_PER_BODY} interchanges; send at most ${MAX_INTERCHANGES_PER_BODY} in one request`;
+    const errors: EdiError[] = [{ code: 'too_many_interchanges', message, level: 'interchange' }];
+    return settle(deps, deps.db, received, { status: 'rejected' }, errors, failure('unprocessable', message, { message_id: received.messageId, errors }));
+  }
+  const entries: InterchangeEntry[] = [];
+  const partnerIds = new Set<string | null>();
+  for (const { parsed, start, end } of found) {
+    const child = await storeReceived(deps, received.orgId, bytesOf(raw, text, start, end), received.settleCall, received.messageId);
+    const answer = await takeOne(child, parsed).catch(async (err: unknown) => {
+      await markFailed(deps, child);
+      throw err;
+    });
+    const envelope = parsed.ok ? parsed.interchange : parsed.envelope;
+    const entry = entryOf(child.messageId, envelope?.controlNumber ?? null, answer);
+    partnerIds.add(entry.result?.partner.id ?? null);
+    entries.push(entry);
+  }
+  const answer = combine(received.messageId, entries);
+  const documents = entries.flatMap((e) => e.result?.documents ?? []);
+  const refused = entries.some((e) => e.error !== undefined);
+  const status = messageStatus(documents, refused);
+  const types = [...new Set(entries.flatMap((e) => e.result?.documents.map((d) => d.type) ?? []))].join(',');
+  const [partnerId] = partnerIds;
+  const settled: Settled = {
+    status: refused && status === 'accepted' ? 'partial' : status,
+    type: types === '' ? null : types,
+    ...(partnerIds.size === 1 && partnerId !== undefined ? { partner_id: partnerId } : {}),
+  };
+  // In a transaction so that the outcome recorded for an idempotency key commits with the body's row.
+  return deps.db.transaction().execute((tx) => settle(deps, tx, received, settled, [], answer));
+}
