@@ -20,6 +20,9 @@ export interface SubmitBody {
   acknowledgments: { group: string; code: string; message_id: string; x12: string }[];
   documents: { type: string; control_number: string; status: string; po_number?: string; order_id?: string; errors?: { code: string; message: string; line?: string; position?: number; segment_id?: string; element?: number }[]; notes?: string[] }[];
   interchange_ack?: { code: string; note: string; message_id: string; x12: string };
+  status?: 'accepted' | 'partial' | 'rejected';
+  errors?: EdiErrorBody[];
+  omitted?: { message_id: string; documents: number; acknowledgments: number; findings: number };
 }
 
 export interface EdiErrorBody {
@@ -30,6 +33,7 @@ export interface EdiErrorBody {
   element?: number;
   group_control?: string;
   set_control?: string;
+  value?: string;
 }
 
 /** The catalog the fixtures order from; OLD-1 is inactive. */

@@ -59,6 +59,7 @@ const exampleSubmitResult = {
   partner: { id: 'tp_01kt1gw6g0dc6kwst4tpbhv76q', name: 'BuyerCo' },
   acknowledgments: [{ group: '101', code: 'A', message_id: 'msg_01kt1gw6g0ppnky9mp1q0pk3x2', x12: exampleAck }],
   documents: [{ type: '850', control_number: '0001', status: 'accepted', po_number: 'PO-1001', order_id: 'ord_01kt1gw6g0nfyphgwaq4w7pxm0' }],
+  status: 'accepted',
   interchange_ack: { code: 'A', note: '000', message_id: 'msg_01kt1gw6g0qb1xyz7m2n4p6r8s', x12: exampleTa1 },
 };
 

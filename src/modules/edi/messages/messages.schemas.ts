@@ -73,6 +73,15 @@ const interchangeAckSchema = z
   .meta({ id: 'EdiInterchangeAck', description: 'A TA1 interchange acknowledgment: sent when ISA14 is 1 or the interchange envelope is rejected.' });
 export type InterchangeAck = z.infer<typeof interchangeAckSchema>;
 
+const omittedSchema = z
+  .object({
+    message_id: z.string().describe('the stored message that has every document and finding: GET /v1/edi/messages/{message_id}'),
+    documents: z.number().int().describe('documents left out after the first 1,000'),
+    acknowledgments: z.number().int().describe('acknowledgments left out after the first 1,000'),
+    findings: z.number().int().describe('findings left out after the first 1,000 (over `errors` and the documents\' own)'),
+  })
+  .describe('present when the answer was cut to its bounds: what was left out, and where to read it all');
+
 /** What became of one interchange: the whole answer for a body of one, each entry of `interchanges` for a body of several. */
 const interchangeResultSchema = z.object({
   message_id: z.string().describe('the interchange as a stored inbound EDI message'),
@@ -80,6 +89,12 @@ const interchangeResultSchema = z.object({
   acknowledgments: z.array(acknowledgmentSchema).describe('one 997 per functional group, except inbound 997 (FA) groups'),
   documents: z.array(documentSchema).describe('one per transaction set, in the order sent'),
   interchange_ack: interchangeAckSchema.optional().describe('the TA1, when the partner asked for one (ISA14 1) or the envelope was rejected'),
+  status: z
+    .enum(['accepted', 'partial', 'rejected'])
+    .optional()
+    .describe('accepted: every set taken; partial: some sets refused (see each document); rejected: none taken'),
+  errors: z.array(ediErrorSchema).optional().describe('the X12 findings (the 997s carry them too), at most 1,000 over the whole answer with the documents\' own'),
+  omitted: omittedSchema.optional(),
 });
 
 /** One interchange of a body that carried several, answered as if it had come alone. */

@@ -24,18 +24,23 @@ export function readInterchanges(text: string, first: ParseResult): { parsed: Pa
   return found;
 }
 
-/** The body's answer from each interchange's: 200 when every one was taken, else the one error code they share (or 422). */
+/**
+ * The body's answer from each interchange's, by the intake's status rule: 200 when at least one interchange was taken
+ * (each entry says how it fared), else the one error code the refusals share (or 422).
+ */
 export function combine(messageId: string, entries: readonly InterchangeEntry[]): StoredAnswer {
   const taken = entries.flatMap((e) => (e.result === undefined ? [] : [e.result]));
   const first = entries[0]?.result?.partner ?? { id: '', name: '' };
+  const refused = entries.filter((e) => e.error !== undefined);
+  const whole = refused.length === 0 && taken.every((t) => t.status === undefined || t.status === 'accepted');
   const together = {
     message_id: messageId,
+    status: whole ? ('accepted' as const) : taken.length > 0 ? ('partial' as const) : ('rejected' as const),
     acknowledgments: taken.flatMap((t) => t.acknowledgments),
     documents: taken.flatMap((t) => t.documents),
     interchanges: [...entries],
   };
-  const refused = entries.filter((e) => e.error !== undefined);
-  if (refused.length === 0) return { kind: 'ok', body: { ...together, partner: first } };
+  if (taken.length > 0) return { kind: 'ok', body: { ...together, partner: first } };
   const codes = new Set(refused.map((e) => e.error?.code));
   const [only] = codes;
   const code: ErrorCode = codes.size === 1 && only !== undefined && only in ERROR_STATUS ? (only as ErrorCode) : 'unprocessable';

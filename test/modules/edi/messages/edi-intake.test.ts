@@ -169,6 +169,32 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     });
   });
 
+  describe('a bounded answer: at most 1,000 findings in all, the rest counted and kept on the message', () => {
+    it('a PO of 3,000 unknown-SKU lines answers 1,000 of its findings and says where the rest are', async () => {
+      const lines = Array.from({ length: 3000 }, (_, i) => `PO1*${i + 1}*1*EA*5**VP*NO-SUCH-${i}~`);
+      const text = [
+        'ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*U*00401*000001212*0*P*>~',
+        'GS*PO*BUYERCO*TIREGW*20260601*1200*1212*X*004010~',
+        'ST*850*0001~',
+        'BEG*00*SA*PO-BIG-1212**20260601~',
+        'N1*ST*Big Store*92*STORE1~',
+        ...lines,
+        `CTT*3000~`,
+        `SE*${lines.length + 5}*0001~`,
+        'GE*1*1212~',
+        'IEA*1*000001212~',
+      ].join('\n');
+      const result = await ok(text);
+      const [document] = result.documents;
+      expect(document).toMatchObject({ status: 'rejected', po_number: 'PO-BIG-1212' });
+      expect(document?.errors).toHaveLength(1000);
+      expect(result.omitted).toEqual({ message_id: result.message_id, documents: 0, acknowledgments: 0, findings: 3001 - 1000 });
+      // The stored message has every finding of the document.
+      const stored = await message(result.message_id);
+      expect((stored.documents as { errors?: unknown[] }[])[0]?.errors).toHaveLength(3001);
+    });
+  });
+
   describe('business failures: the 997 accepts, the document says why, an 855 goes out', () => {
     it('takes what it can of a PO (partial) and refuses a PO with nothing orderable', async () => {
       const before = await orderCount();
@@ -220,9 +246,10 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     });
   });
 
-  describe('X12 errors: 422 with where and what, and the 997 still generated', () => {
-    it('wrong SE count: that set is rejected (AK5 R 4), the other one is taken', async () => {
-      const details = await unprocessable(readEdiFixture('se-count-wrong.x12'));
+  describe('X12 errors: where and what, and the 997 still generated; 422 only when no set was accepted', () => {
+    it('wrong SE count: that set is rejected (AK5 R 4), the other one is taken: 200, partial, with the findings', async () => {
+      const details = await ok(readEdiFixture('se-count-wrong.x12'));
+      expect(details.status).toBe('partial');
       expect(details.errors).toEqual([
         expect.objectContaining({ code: 'AK502:4', position: 7, segment_id: 'SE', element: 1, group_control: '808', set_control: '0001' }),
       ]);
@@ -404,7 +431,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     });
 
     it('a resent 422 gets the same 422', async () => {
-      const text = readEdiFixture('se-count-wrong.x12').replaceAll('000000808', '000000838').replace('PO-809', 'PO-839');
+      const text = readEdiFixture('missing-beg.x12').replaceAll('000001010', '000001038');
       const first = await unprocessable(text);
       const again = await unprocessable(text);
       expect(again).toEqual(first);

@@ -126,9 +126,9 @@ describe.each(dialects)('EDI messages: REST and MCP (%s)', (dialect) => {
         const got = await client.call('edi_messages_get', { id: result.message_id });
         expect((got.structuredContent as { message: { x12: string } }).message.x12).toBe(x12);
 
-        const refused = await client.call('edi_submit', { x12: readEdiFixture('se-count-wrong.x12') });
+        const refused = await client.call('edi_submit', { x12: readEdiFixture('missing-beg.x12') });
         expect(refused.isError).toBe(true);
-        expect(refused.content[0]?.text).toMatch(/SE01 at segment 7/);
+        expect(refused.content[0]?.text).toMatch(/no transaction set was accepted: .*BEG at segment 4/);
         const notX12 = await client.call('edi_submit', { x12: 'hello' });
         expect(notX12.isError).toBe(true);
         expect(notX12.content[0]?.text).toMatch(/not an X12 interchange/);

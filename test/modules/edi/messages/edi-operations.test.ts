@@ -171,7 +171,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
     });
 
     it('a keyed 422 replays with its details', async () => {
-      const text = readEdiFixture('se-count-wrong.x12').replaceAll('000000808', '000003301').replace('PO-809', 'PO-3301');
+      const text = readEdiFixture('missing-beg.x12').replaceAll('000001010', '000003301');
       const first = expectError(await keyed(text, 'edi-422'), 422, 'unprocessable');
       const again = await keyed(text, 'edi-422');
       expect(again.headers['idempotent-replayed']).toBe('true');
@@ -203,16 +203,29 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
     });
 
     it('a retried 422 gets the stored answer of the interchange, with the same details', async () => {
-      const text = readEdiFixture('se-count-wrong.x12').replaceAll('000000808', '000003501').replace('PO-809', 'PO-3501');
+      const text = readEdiFixture('missing-beg.x12').replaceAll('000001010', '000003501');
       const orders = await orderCount();
       await crash(text, 'edi-crash-422');
       const retry = expectError(await keyed(text, 'edi-crash-422'), 422, 'unprocessable');
       const details = retry.details as SubmitBody;
-      expect(details.documents.map((d) => [d.po_number, d.status])).toEqual([['PO-808', 'rejected'], ['PO-3501', 'accepted']]);
-      expect(await orderCount()).toBe(orders + 1);
+      expect(details.documents.map((d) => d.status)).toEqual(['rejected']);
+      expect(await orderCount()).toBe(orders);
       // The resend found the interchange's stored answer: the original message, not a second processing.
       const original = await h.request({ method: 'GET', url: `/v1/edi/messages/${details.message_id}`, key });
-      expect(original.json<{ message: { status: string } }>().message.status).toBe('partial');
+      expect(original.json<{ message: { status: string } }>().message.status).toBe('rejected');
+    });
+
+    it('a retried partial interchange (one set refused) replays its 200: one order', async () => {
+      const text = readEdiFixture('se-count-wrong.x12').replaceAll('000000808', '000003601').replace('PO-809', 'PO-3601');
+      const orders = await orderCount();
+      await crash(text, 'edi-crash-partial');
+      const retry = await keyed(text, 'edi-crash-partial');
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      const answer = retry.json<SubmitBody>();
+      expect(answer.status).toBe('partial');
+      expect(answer.documents.map((d) => [d.po_number, d.status])).toEqual([['PO-808', 'rejected'], ['PO-3601', 'accepted']]);
+      expect(await orderCount()).toBe(orders + 1);
     });
   });
 });

@@ -48,6 +48,6 @@ export class InterchangeIntake {
     const verdicts = await assess997Async(checked.envelope, checked.issues);
     const { documents, owed } = await readDocuments(tx, this.deps, received, checked, verdicts);
     const acknowledged = await acknowledge(tx, this.deps, received, checked, verdicts, owed);
-    return settleTaken(this.deps, tx, received, checked, documents, acknowledged);
+    return settleTaken(this.deps, tx, received, checked, verdicts, documents, acknowledged);
   }
 }

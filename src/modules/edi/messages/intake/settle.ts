@@ -1,10 +1,11 @@
 import type { Executor, Tx } from '../../../../platform/db/schema.js';
 import { ERROR_STATUS } from '../../../../platform/core/errors.js';
-import type { DocumentView, EdiError, MessageStatus, StoredAnswer, SubmitResult } from '../messages.schemas.js';
+import type { DocumentView, EdiError, MessageStatus, StoredAnswer } from '../messages.schemas.js';
 import * as messages from '../messages.repository.js';
 import { failure } from '../several-interchanges.js';
 import { listErrors, summarize, toEdiError } from '../x12-errors.js';
-import type { PartialInterchange } from '../../x12/index.js';
+import type { GroupVerdict, PartialInterchange } from '../../x12/index.js';
+import { bounded } from './bounds.js';
 import type { Acknowledged } from './acknowledge.js';
 import type { IntakeDeps, Received } from './received.js';
 import { type Checked, type Refusal, setTypes } from './screen.js';
@@ -71,19 +72,30 @@ export function settleRefusal(deps: IntakeDeps, received: Received, refusal: Ref
   }
 }
 
-/** The answer to an interchange whose documents were read and acknowledged. */
-export function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checked: Checked, documents: DocumentView[], acked: Acknowledged): Promise<StoredAnswer> {
+/**
+ * The answer to an interchange whose documents were read and acknowledged. The status rule: 200 when the 997s accept
+ * at least one transaction set (each set's verdict is in `documents`, the X12 findings in `errors`), or there was
+ * nothing to accept and nothing wrong; 422 when no set was accepted. The message row says accepted, partial or rejected.
+ */
+export function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checked: Checked, verdicts: readonly GroupVerdict[], documents: DocumentView[], acked: Acknowledged): Promise<StoredAnswer> {
   const { envelope, issues, partner } = checked;
-  const result: SubmitResult = {
-    message_id: received.messageId,
-    partner: { id: partner.id, name: partner.name },
-    acknowledgments: acked.acknowledgments,
-    documents,
-    ...(acked.interchangeAck === undefined ? {} : { interchange_ack: acked.interchangeAck }),
-  };
-  const errors = listErrors(issues);
-  const answer: StoredAnswer =
-    errors.length === 0 ? { kind: 'ok', body: result } : failure('unprocessable', summarize(issues.length, errors, `interchange ${envelope.controlNumber}`), { ...result, errors });
-  const settled: Settled = { status: messageStatus(documents, errors.length > 0), partner_id: partner.id, control_number: envelope.controlNumber, type: setTypes(envelope) };
-  return settle(deps, tx, received, settled, errors, answer);
+  const status = messageStatus(documents, issues.length > 0);
+  const result = bounded(
+    {
+      message_id: received.messageId,
+      partner: { id: partner.id, name: partner.name },
+      status: status === 'accepted' || status === 'partial' ? status : 'rejected',
+      acknowledgments: acked.acknowledgments,
+      documents,
+      ...(acked.interchangeAck === undefined ? {} : { interchange_ack: acked.interchangeAck }),
+    },
+    issues,
+  );
+  const accepted = verdicts.some((g) => g.sets.some((s) => s.accepted)) || documents.some((d) => d.status === 'received');
+  const taken = accepted || (documents.length === 0 && issues.length === 0);
+  const answer: StoredAnswer = taken
+    ? { kind: 'ok', body: result }
+    : failure('unprocessable', `no transaction set was accepted: ${summarize(issues.length, result.errors ?? [], `interchange ${envelope.controlNumber}`)}`, result);
+  const settled: Settled = { status, partner_id: partner.id, control_number: envelope.controlNumber, type: setTypes(envelope) };
+  return settle(deps, tx, received, settled, listErrors(issues), answer);
 }
