@@ -13,6 +13,7 @@ const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const only = process.env.BENCH_ONLY?.split(',');
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const mb = (bytes: number) => `${fmt(bytes / 1e6, 1)} MB`;
+const kb = (bytes: number) => `${fmt(bytes / 1e3, 0)} KB`;
 const verdict = (ok: boolean) => (ok ? 'met' : '**not met**');
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const wanted = (name: string) => !only || only.includes(name);
@@ -255,6 +256,13 @@ if (wanted('x12')) {
       `With an \`Idempotency-Key\` (its fingerprint hashes the whole body), in another warmed process: ${mb(r.idempotentPost.peakOverWarmedBytes)},`,
       `${fmt(r.idempotentPost.ratio, 1)}x the body. The warmed process has served a small interchange; SQLite's page cache (\`SQLITE_CACHE_MB\`, 4 MB)`,
       'fills during the measured post and is counted in it.',
+      '',
+      'Bounded answers ([15/20]), each `POST /v1/edi` in its own warmed gateway on SQLite, answer size as sent:',
+      '',
+      '| body | size | status | answer | goal | peak RSS over warmed | goal |',
+      '|---|---:|---:|---:|---|---:|---|',
+      `| one PO of ${fmt(r.bounded.bigPo.lines)} unknown-SKU lines | ${mb(r.bounded.bigPo.bodyBytes)} | ${r.bounded.bigPo.status} | ${kb(r.bounded.bigPo.answerBytes)} | < 200 KB: ${verdict(r.bounded.bigPo.answerBytes < 200_000)} | ${mb(r.bounded.bigPo.peakOverWarmedBytes)} (${fmt(r.bounded.bigPo.ratio, 1)}x body) | < 3x: ${verdict(r.bounded.bigPo.ratio < 3)} |`,
+      `| ${fmt(r.bounded.emptyGroups.groups)} one-set groups, every set rejected | ${mb(r.bounded.emptyGroups.bodyBytes)} | ${r.bounded.emptyGroups.status} | ${kb(r.bounded.emptyGroups.answerBytes)} | < 2 MB: ${verdict(r.bounded.emptyGroups.answerBytes < 2_000_000)} | ${mb(r.bounded.emptyGroups.peakOverWarmedBytes)} (${fmt(r.bounded.emptyGroups.ratio, 1)}x body) | recorded |`,
   ]);
 }
 

@@ -53,6 +53,19 @@ export interface X12Bench {
   post: { sets: number; ms: number; mbPerSec: number; peakOverWarmedBytes: number; ratio: number };
   /** The same post with an Idempotency-Key, in its own warmed gateway. */
   idempotentPost: { peakOverWarmedBytes: number; ratio: number };
+  /** One PO of many unknown-SKU lines, and many one-set groups the 997s reject: the answer's size and the peak. */
+  bounded: { bigPo: BoundedPost; emptyGroups: BoundedPost };
+}
+
+interface BoundedPost {
+  lines: number;
+  groups: number;
+  bodyBytes: number;
+  status: number;
+  answerBytes: number;
+  peakOverWarmedBytes: number;
+  ratio: number;
+  ms: number;
 }
 
 interface PostReport {
@@ -60,9 +73,11 @@ interface PostReport {
   warmedRss: number;
   peak: number;
   ms: number;
+  status: number;
+  answerBytes: number;
 }
 
-async function postThroughGateway(file: string, warmFile: string, lines: number, mode: 'plain' | 'idempotent' = 'plain'): Promise<PostReport> {
+async function postThroughGateway(file: string, warmFile: string, lines: number, mode: 'plain' | 'idempotent' | 'any-status' = 'plain'): Promise<PostReport> {
   const child = fileURLToPath(new URL('./edi-post.child.js', import.meta.url));
   const { stdout } = await run(process.execPath, ['--expose-gc', child, file, warmFile, String(lines), mode], { maxBuffer: 1 << 20 });
   return JSON.parse(stdout) as PostReport;
@@ -117,6 +132,30 @@ export function buildManyGroupsInterchange(groups: number, lines: number): strin
     Array.from({ length: groups }, (_, i) => poGroup(i + 1, [purchaseOrder(i + 1, lines, 'GRP-')])),
     3,
   );
+}
+
+/** One 850 of `lines` lines whose SKUs the catalog does not have: every line a finding, the PO refused (855 RD). */
+export function buildUnknownSkuPo(lines: number): string {
+  const segments: string[][] = [['BEG', '00', 'SA', 'PO-BIG-1', '', '20240115'], ['N1', 'ST', 'Main Street Tires', '92', 'STORE1']];
+  for (let i = 1; i <= lines; i++) segments.push(['PO1', String(i), '1', 'EA', '5', '', 'VP', `NO-SUCH-${i}`]);
+  segments.push(['CTT', String(lines)]);
+  return benchEnvelope([poGroup(1, [{ id: '850', controlNumber: 1, segments }])], 4);
+}
+
+/** `groups` functional groups of one empty 850 each (ST and SE only): every set rejected in its group's 997. */
+export function buildEmptyGroupsInterchange(groups: number): string {
+  return benchEnvelope(
+    Array.from({ length: groups }, (_, i) => poGroup(i + 1, [{ id: '850', controlNumber: 1, segments: [] }])),
+    5,
+  );
+}
+
+async function boundedPost(dir: string, warmFile: string, name: string, body: string, shape: { lines: number; groups: number }): Promise<BoundedPost> {
+  const file = join(dir, name);
+  writeFileSync(file, body, 'latin1');
+  const posted = await postThroughGateway(file, warmFile, 50, 'any-status');
+  const peakOverWarmedBytes = Math.max(0, posted.peak - posted.warmedRss);
+  return { ...shape, bodyBytes: posted.bodyBytes, status: posted.status, answerBytes: posted.answerBytes, peakOverWarmedBytes, ratio: peakOverWarmedBytes / posted.bodyBytes, ms: posted.ms };
 }
 
 /**
@@ -239,6 +278,8 @@ export async function benchX12(
     const peakOverWarmedBytes = Math.max(0, posted.peak - posted.warmedRss);
     const idempotent = await postThroughGateway(file, warmFile, lines, 'idempotent');
     const idempotentOver = Math.max(0, idempotent.peak - idempotent.warmedRss);
+    const bigPo = await boundedPost(dir, warmFile, 'big-po.x12', buildUnknownSkuPo(90_000), { lines: 90_000, groups: 1 });
+    const emptyGroups = await boundedPost(dir, warmFile, 'empty-groups.x12', buildEmptyGroupsInterchange(groups), { lines: 0, groups });
     const mbPerSecOurs = mb / (oursMs / 1000);
     const mbPerSecNodeX12 = mb / (nodeX12Ms / 1000);
     return {
@@ -267,6 +308,7 @@ export async function benchX12(
         peakOverWarmedBytes: idempotentOver,
         ratio: idempotentOver / idempotent.bodyBytes,
       },
+      bounded: { bigPo, emptyGroups },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

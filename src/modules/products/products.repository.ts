@@ -14,9 +14,16 @@ export async function findProduct(db: Executor, orgId: string, sku: string): Pro
   return productBySku.takeFirst(db, { orgId, skuLower: sku.toLowerCase() });
 }
 
+/** SKUs per lookup: a PO of 90,000 lines must not bind more parameters than SQLite (32,766) or PostgreSQL (65,535) take. */
+const SKUS_PER_LOOKUP = 1000;
+
 export async function findProducts(db: Executor, orgId: string, skusLower: string[]): Promise<ProductRow[]> {
-  if (skusLower.length === 0) return [];
-  return db.selectFrom('products').selectAll().where('org_id', '=', orgId).where('sku_lower', 'in', skusLower).execute();
+  const found: ProductRow[] = [];
+  for (let i = 0; i < skusLower.length; i += SKUS_PER_LOOKUP) {
+    const skus = skusLower.slice(i, i + SKUS_PER_LOOKUP);
+    found.push(...(await db.selectFrom('products').selectAll().where('org_id', '=', orgId).where('sku_lower', 'in', skus).execute()));
+  }
+  return found;
 }
 
 export async function listActiveProducts(
