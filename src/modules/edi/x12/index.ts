@@ -7,6 +7,7 @@ export { parseX12, readSegments } from './x12.parser.js';
 export { checkInterchange, validateInterchange, validateTransactionSet, type TableUse } from './x12.validate.js';
 // Acknowledge: 997 per functional group, TA1 per interchange.
 export { assess997Async, build997, write997s, type Ack997, type GroupVerdict, type SetVerdict } from './x12.ack997.js';
+export { type Findings, indexFindings } from './x12.findings.js';
 export { buildTa1, TA1_NOTES, type Ta1Code, ta1Verdict } from './x12.ta1.js';
 // Write: interchanges from element arrays, with delimiters that do not occur in the data.
 export {

@@ -1,5 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import { chooseDelimiters, echoX12, echoX12Id, scrub } from './x12.delimiters.js';
+import { type Findings, indexFindings } from './x12.findings.js';
 import { buildInterchange, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, type Party } from './x12.writer.js';
 import type { Delimiters, FunctionalGroup, Interchange, PartialInterchange, TransactionSet, X12Issue } from './x12.types.js';
 
@@ -37,126 +38,6 @@ function unique(values: readonly (string | undefined)[]): string[] {
   const out: string[] = [];
   for (const v of values) if (v !== undefined && !out.includes(v)) out.push(v);
   return out.slice(0, MAX_CODES);
-}
-
-/** Last index in `items` (ascending by key) whose key is <= p, or -1. */
-function lastAtOrBefore<T>(items: readonly T[], key: (item: T) => number, p: number): number {
-  let lo = 0;
-  let hi = items.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const item = items[mid];
-    if (item !== undefined && key(item) <= p) {
-      found = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return found;
-}
-
-interface PlacedSet {
-  group: FunctionalGroup;
-  set: TransactionSet;
-}
-
-/**
- * Every finding filed under the group or set it belongs to, in one pass over the findings (each placed by control
- * number and position with a binary search), so judging N groups and sets costs N, not N x findings.
- * Group findings: by GS06, position deciding between groups that share one. Set findings: by position (the set
- * whose ST..one-past-SE holds it) and ST02; without a position, every set of the group with that ST02.
- * Segment and element findings: the set whose ST..SE holds the position.
- */
-class IssueIndex {
-  private readonly byGroup = new Map<FunctionalGroup, X12Issue[]>();
-  private readonly bySet = new Map<TransactionSet, X12Issue[]>();
-
-  constructor(groups: readonly FunctionalGroup[], issues: readonly X12Issue[]) {
-    const groupsByControl = new Map<string, number[]>();
-    groups.forEach((g, i) => {
-      const list = groupsByControl.get(g.controlNumber);
-      if (list === undefined) groupsByControl.set(g.controlNumber, [i]);
-      else list.push(i);
-    });
-    const sets: PlacedSet[] = groups.flatMap((group) => group.transactionSets.map((set) => ({ group, set })));
-    sets.sort((x, y) => x.set.position - y.set.position);
-    for (const issue of issues) {
-      if (issue.level === 'group') this.placeGroupIssue(issue, groups, groupsByControl);
-      else if (issue.level === 'set') this.placeSetIssue(issue, groups, groupsByControl, sets);
-      else if (issue.level === 'segment' || issue.level === 'element') this.placeDetail(issue, sets);
-    }
-  }
-
-  group(group: FunctionalGroup): X12Issue[] {
-    return this.byGroup.get(group) ?? [];
-  }
-
-  set(set: TransactionSet): X12Issue[] {
-    return this.bySet.get(set) ?? [];
-  }
-
-  private static add<K>(map: Map<K, X12Issue[]>, key: K, issue: X12Issue): void {
-    const list = map.get(key);
-    if (list === undefined) map.set(key, [issue]);
-    else list.push(issue);
-  }
-
-  private placeGroupIssue(issue: X12Issue, groups: readonly FunctionalGroup[], byControl: ReadonlyMap<string, number[]>): void {
-    const twins = issue.groupControl === undefined ? undefined : byControl.get(issue.groupControl);
-    if (twins === undefined) return;
-    const p = issue.position;
-    if (twins.length < 2 || p === undefined) {
-      for (const i of twins) {
-        const group = groups[i];
-        if (group !== undefined) IssueIndex.add(this.byGroup, group, issue);
-      }
-      return;
-    }
-    // A twin holds the finding from its GS up to the next group's GS; only the last twin at or before p and the one before it can.
-    const t = lastAtOrBefore(twins, (i) => groups[i]?.position ?? 0, p);
-    for (const k of [t - 1, t]) {
-      const i = twins[k];
-      if (i === undefined) continue;
-      const group = groups[i];
-      if (group === undefined) continue;
-      const next = groups[i + 1]?.position ?? Number.POSITIVE_INFINITY;
-      // At the next GS's position sit this group's missing-trailer findings, and that GS's own findings.
-      if (p >= group.position && (p < next || (p === next && issue.segmentId !== 'GS'))) IssueIndex.add(this.byGroup, group, issue);
-    }
-  }
-
-  private placeSetIssue(issue: X12Issue, groups: readonly FunctionalGroup[], byControl: ReadonlyMap<string, number[]>, sets: readonly PlacedSet[]): void {
-    const inGroup = (g: FunctionalGroup): boolean => issue.groupControl === undefined || issue.groupControl === g.controlNumber;
-    const p = issue.position;
-    if (p !== undefined) {
-      // The trailer-missing finding sits one past the set's last segment, where the next set may start.
-      const t = lastAtOrBefore(sets, (s) => s.set.position, p);
-      for (const k of [t - 1, t]) {
-        const placed = sets[k];
-        if (placed === undefined || !inGroup(placed.group) || placed.set.controlNumber !== issue.setControl) continue;
-        if (p <= placed.set.position + placed.set.segmentCount) {
-          IssueIndex.add(this.bySet, placed.set, issue);
-          return;
-        }
-      }
-    }
-    const candidates = issue.groupControl === undefined ? groups : (byControl.get(issue.groupControl) ?? []).flatMap((i) => groups[i] ?? []);
-    for (const group of candidates) {
-      for (const set of group.transactionSets) if (set.controlNumber === issue.setControl) IssueIndex.add(this.bySet, set, issue);
-    }
-  }
-
-  private placeDetail(issue: X12Issue, sets: readonly PlacedSet[]): void {
-    const p = issue.position;
-    if (p === undefined) return;
-    const placed = sets[lastAtOrBefore(sets, (s) => s.set.position, p)];
-    if (placed === undefined || p > placed.set.position + placed.set.segmentCount - 1) return;
-    if (issue.groupControl !== undefined && issue.groupControl !== placed.group.controlNumber) return;
-    if (issue.setControl !== undefined && issue.setControl !== placed.set.controlNumber) return;
-    IssueIndex.add(this.bySet, placed.set, issue);
-  }
 }
 
 interface SetAck {
@@ -244,7 +125,7 @@ interface Judged extends GroupVerdict {
   accepted: number;
 }
 
-function judgeGroup(group: FunctionalGroup, index: IssueIndex): Judged | undefined {
+function judgeGroup(group: FunctionalGroup, index: Findings): Judged | undefined {
   if (group.functionalId === 'FA') return undefined;
   const is5010 = group.version.startsWith('005010');
   const groupIssues = index.group(group);
@@ -266,7 +147,7 @@ const CHUNK = 2000;
 
 /** The judged groups one at a time, with the work each cost (1 + its sets), so a driver can pace itself. */
 function* judgeAll(source: Interchange | PartialInterchange, issues: readonly X12Issue[]): Generator<{ judged: Judged | undefined; cost: number }> {
-  const index = new IssueIndex(source.groups, issues);
+  const index = indexFindings(source.groups, issues);
   for (const group of source.groups) yield { judged: judgeGroup(group, index), cost: 1 + group.transactionSets.length };
 }
 

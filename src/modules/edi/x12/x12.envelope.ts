@@ -148,13 +148,16 @@ export class EnvelopeScanner {
   }
 
   private groupIssue(code: string, message: string, position: number, segmentId: string | undefined, element?: number, value?: string): void {
-    const groupControl = this.group?.controlNumber;
-    this.issues.push({ position, segmentId, element, code, message, level: 'group', groupControl, value });
+    const group = this.group;
+    this.issues.push({ position, segmentId, element, code, message, level: 'group', groupControl: group?.controlNumber, groupPosition: group?.position, value });
   }
 
   private setIssue(set: OpenSet, code: string, message: string, position: number, segmentId: string, element?: number, value?: string): void {
-    const groupControl = this.group?.controlNumber;
-    this.issues.push({ position, segmentId, element, code, message, level: 'set', groupControl, setControl: set.controlNumber, value });
+    const group = this.group;
+    this.issues.push({
+      position, segmentId, element, code, message, level: 'set', value,
+      groupControl: group?.controlNumber, groupPosition: group?.position, setControl: set.controlNumber, setPosition: set.position,
+    });
   }
 
   /** A segment that is not inside ST..SE: the group (or, outside any group, the interchange) is malformed. */
