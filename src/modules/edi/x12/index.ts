@@ -6,7 +6,23 @@ export { parseX12, readSegments } from './x12.parser.js';
 // Validate: segment tables per version, element types, relational rules, code lists.
 export { checkInterchange, validateInterchange, validateTransactionSet, type TableUse } from './x12.validate.js';
 // Acknowledge: 997 per functional group, TA1 per interchange.
-export { assess997Async, build997, write997s, type Ack997, type GroupVerdict, type SetVerdict } from './x12.ack997.js';
+export {
+  ackControlNumbersNeeded,
+  assess997Async,
+  build997,
+  write997Interchange,
+  write997s,
+  type Ack997,
+  type AckInterchange,
+  type AckInterchangeOptions,
+  type AssessOptions,
+  type GroupAck,
+  type GroupVerdict,
+  type SetVerdict,
+} from './x12.ack997.js';
+export { ackCode, ackCodes, type AckElement } from './x12.ack-codes.js';
+export { ELEMENTS_READ, LENIENT_TOLERATES, tolerated, type ValidationLevel } from './x12.tolerance.js';
+export { type Findings, indexFindings } from './x12.findings.js';
 export { buildTa1, TA1_NOTES, type Ta1Code, ta1Verdict } from './x12.ta1.js';
 // Write: interchanges from element arrays, with delimiters that do not occur in the data.
 export {

@@ -1,6 +1,10 @@
 import { setImmediate } from 'node:timers/promises';
+import { ackCode, releaseOf } from './x12.ack-codes.js';
 import { chooseDelimiters, echoX12, echoX12Id, scrub } from './x12.delimiters.js';
-import { buildInterchange, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, type Party } from './x12.writer.js';
+import { type Findings, indexFindings } from './x12.findings.js';
+import { delimitersFor, envelopeVersion, ta1Elements, type Ta1Code } from './x12.ta1.js';
+import { tolerated, type ValidationLevel } from './x12.tolerance.js';
+import { buildInterchange, writeX12, type Party } from './x12.writer.js';
 import type { Delimiters, FunctionalGroup, Interchange, PartialInterchange, TransactionSet, X12Issue } from './x12.types.js';
 
 type AckCode = 'A' | 'E' | 'P' | 'R';
@@ -10,7 +14,7 @@ interface Ack997Options {
   nextControlNumbers: () => { interchange: number; group: number };
   ourIdentity: Party;
   date: Date;
-  /** Delimiters for the outbound 997s; defaults to * > ~ (^ for 00501) with newlines. */
+  /** Delimiters for the outbound 997s; defaults to * > ~ (^ from ISA12 00402) with newlines. */
   delimiters?: Delimiters;
 }
 
@@ -39,129 +43,10 @@ function unique(values: readonly (string | undefined)[]): string[] {
   return out.slice(0, MAX_CODES);
 }
 
-/** Last index in `items` (ascending by key) whose key is <= p, or -1. */
-function lastAtOrBefore<T>(items: readonly T[], key: (item: T) => number, p: number): number {
-  let lo = 0;
-  let hi = items.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const item = items[mid];
-    if (item !== undefined && key(item) <= p) {
-      found = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return found;
-}
-
-interface PlacedSet {
-  group: FunctionalGroup;
-  set: TransactionSet;
-}
-
-/**
- * Every finding filed under the group or set it belongs to, in one pass over the findings (each placed by control
- * number and position with a binary search), so judging N groups and sets costs N, not N x findings.
- * Group findings: by GS06, position deciding between groups that share one. Set findings: by position (the set
- * whose ST..one-past-SE holds it) and ST02; without a position, every set of the group with that ST02.
- * Segment and element findings: the set whose ST..SE holds the position.
- */
-class IssueIndex {
-  private readonly byGroup = new Map<FunctionalGroup, X12Issue[]>();
-  private readonly bySet = new Map<TransactionSet, X12Issue[]>();
-
-  constructor(groups: readonly FunctionalGroup[], issues: readonly X12Issue[]) {
-    const groupsByControl = new Map<string, number[]>();
-    groups.forEach((g, i) => {
-      const list = groupsByControl.get(g.controlNumber);
-      if (list === undefined) groupsByControl.set(g.controlNumber, [i]);
-      else list.push(i);
-    });
-    const sets: PlacedSet[] = groups.flatMap((group) => group.transactionSets.map((set) => ({ group, set })));
-    sets.sort((x, y) => x.set.position - y.set.position);
-    for (const issue of issues) {
-      if (issue.level === 'group') this.placeGroupIssue(issue, groups, groupsByControl);
-      else if (issue.level === 'set') this.placeSetIssue(issue, groups, groupsByControl, sets);
-      else if (issue.level === 'segment' || issue.level === 'element') this.placeDetail(issue, sets);
-    }
-  }
-
-  group(group: FunctionalGroup): X12Issue[] {
-    return this.byGroup.get(group) ?? [];
-  }
-
-  set(set: TransactionSet): X12Issue[] {
-    return this.bySet.get(set) ?? [];
-  }
-
-  private static add<K>(map: Map<K, X12Issue[]>, key: K, issue: X12Issue): void {
-    const list = map.get(key);
-    if (list === undefined) map.set(key, [issue]);
-    else list.push(issue);
-  }
-
-  private placeGroupIssue(issue: X12Issue, groups: readonly FunctionalGroup[], byControl: ReadonlyMap<string, number[]>): void {
-    const twins = issue.groupControl === undefined ? undefined : byControl.get(issue.groupControl);
-    if (twins === undefined) return;
-    const p = issue.position;
-    if (twins.length < 2 || p === undefined) {
-      for (const i of twins) {
-        const group = groups[i];
-        if (group !== undefined) IssueIndex.add(this.byGroup, group, issue);
-      }
-      return;
-    }
-    // A twin holds the finding from its GS up to the next group's GS; only the last twin at or before p and the one before it can.
-    const t = lastAtOrBefore(twins, (i) => groups[i]?.position ?? 0, p);
-    for (const k of [t - 1, t]) {
-      const i = twins[k];
-      if (i === undefined) continue;
-      const group = groups[i];
-      if (group === undefined) continue;
-      const next = groups[i + 1]?.position ?? Number.POSITIVE_INFINITY;
-      // At the next GS's position sit this group's missing-trailer findings, and that GS's own findings.
-      if (p >= group.position && (p < next || (p === next && issue.segmentId !== 'GS'))) IssueIndex.add(this.byGroup, group, issue);
-    }
-  }
-
-  private placeSetIssue(issue: X12Issue, groups: readonly FunctionalGroup[], byControl: ReadonlyMap<string, number[]>, sets: readonly PlacedSet[]): void {
-    const inGroup = (g: FunctionalGroup): boolean => issue.groupControl === undefined || issue.groupControl === g.controlNumber;
-    const p = issue.position;
-    if (p !== undefined) {
-      // The trailer-missing finding sits one past the set's last segment, where the next set may start.
-      const t = lastAtOrBefore(sets, (s) => s.set.position, p);
-      for (const k of [t - 1, t]) {
-        const placed = sets[k];
-        if (placed === undefined || !inGroup(placed.group) || placed.set.controlNumber !== issue.setControl) continue;
-        if (p <= placed.set.position + placed.set.segmentCount) {
-          IssueIndex.add(this.bySet, placed.set, issue);
-          return;
-        }
-      }
-    }
-    const candidates = issue.groupControl === undefined ? groups : (byControl.get(issue.groupControl) ?? []).flatMap((i) => groups[i] ?? []);
-    for (const group of candidates) {
-      for (const set of group.transactionSets) if (set.controlNumber === issue.setControl) IssueIndex.add(this.bySet, set, issue);
-    }
-  }
-
-  private placeDetail(issue: X12Issue, sets: readonly PlacedSet[]): void {
-    const p = issue.position;
-    if (p === undefined) return;
-    const placed = sets[lastAtOrBefore(sets, (s) => s.set.position, p)];
-    if (placed === undefined || p > placed.set.position + placed.set.segmentCount - 1) return;
-    if (issue.groupControl !== undefined && issue.groupControl !== placed.group.controlNumber) return;
-    if (issue.setControl !== undefined && issue.setControl !== placed.set.controlNumber) return;
-    IssueIndex.add(this.bySet, placed.set, issue);
-  }
-}
-
 interface SetAck {
   segments: string[][];
   accepted: boolean;
+  withErrors: boolean;
 }
 
 /** Index of AK404 (the copy of the bad value) in an AK4 element array. */
@@ -170,15 +55,33 @@ const COPY_INDEX = 4;
 /** Widths the 997 allows for the values it echoes (AN/ID maximums of the elements they land in). */
 const WIDTH = { functionalId: 2, groupControl: 9, version: 12, setId: 3, setControl: 9, st03: 35, segmentId: 3, loopId: 6, elementRef: 4, appCode: 15 } as const;
 
+/** The release from which a 997 carries AK103 (GS08) and AK203 (ST03). */
+const AK103_FROM = '005010';
+
 /**
- * AK2 loop of one set: AK3/AK4 per segment in error, then AK5. Every echoed value is cut to its element's width and to
- * printable ASCII here; AK404 holds the copy until delimiters are known. `groupRejected`: the group's own findings
- * reject it, so the set is rejected too (AK5 R, without an AK502 code when the set itself is sound).
+ * The version a 997 answers a group in (its GS08, and the version whose code lists it writes): the group's GS08 when
+ * it names a release (any industry suffix kept, e.g. 004010VICS), else the release of the inbound ISA12 (00401 ->
+ * 004010), else 004010.
  */
-function ackSet(set: TransactionSet, issues: readonly X12Issue[], is5010: boolean, groupRejected: boolean): SetAck {
+function ackVersion(group: FunctionalGroup, isaVersion: string): string {
+  const gs08 = group.version;
+  if (/^\d{6}[A-Z0-9]{0,6}$/.test(gs08)) return gs08;
+  const fromIsa = /^\d{5}$/.test(isaVersion) ? `${envelopeVersion(isaVersion)}0` : undefined;
+  return fromIsa ?? '004010';
+}
+
+/**
+ * AK2 loop of one set: AK3/AK4 per segment in error, then AK5, every code as `version` holds it. Every echoed value
+ * is cut to its element's width and to printable ASCII here; AK404 holds the copy until delimiters are known.
+ * `groupRejected`: the group's own findings reject it, so the set is rejected too (AK5 R, without an AK502 code when
+ * the set itself is sound). At the lenient level a set whose findings are all tolerated is accepted with errors noted
+ * (AK5 E, with its AK3/AK4).
+ */
+function ackSet(set: TransactionSet, issues: readonly X12Issue[], version: string, groupRejected: boolean, level: ValidationLevel): SetAck {
+  const release = releaseOf(version) ?? '004010';
   const ak2 = ['AK2', echoX12(set.id, WIDTH.setId), echoX12(set.controlNumber, WIDTH.setControl)];
   const st03 = echoX12(set.st[2] ?? '', WIDTH.st03);
-  if (is5010 && st03 !== '') ak2.push(st03);
+  if (release >= AK103_FROM && st03 !== '') ak2.push(st03);
   const segments: string[][] = [ak2];
   const setCodes = issues.filter((i) => i.level === 'set').map((i) => codeValue(i, 'AK502'));
   const detail = issues.filter((i) => i.level === 'segment' || i.level === 'element');
@@ -196,23 +99,25 @@ function ackSet(set: TransactionSet, issues: readonly X12Issue[], is5010: boolea
     const segmentCode = list.map((i) => codeValue(i, 'AK304')).find((c) => c !== undefined) ?? '8';
     const positionInSet = String((head.position ?? set.position) - set.position + 1);
     const loopId = echoX12(list.find((i) => i.loopId !== undefined)?.loopId ?? '', WIDTH.loopId);
-    segments.push(['AK3', echoX12Id(head.segmentId ?? '', WIDTH.segmentId), positionInSet, loopId, segmentCode]);
+    segments.push(['AK3', echoX12Id(head.segmentId ?? '', WIDTH.segmentId), positionInSet, loopId, ackCode('720', segmentCode, version)]);
     for (const issue of list) {
       const elementCode = codeValue(issue, 'AK403');
       if (elementCode === undefined) continue;
-      segments.push(['AK4', String(issue.element ?? ''), echoX12(issue.elementRef ?? '', WIDTH.elementRef), elementCode, echoX12(issue.value ?? '', MAX_COPY)]);
+      segments.push(['AK4', String(issue.element ?? ''), echoX12(issue.elementRef ?? '', WIDTH.elementRef), ackCode('723', elementCode, version), echoX12(issue.value ?? '', MAX_COPY)]);
     }
   }
-  const ownFault = setCodes.length > 0 || detail.length > 0;
-  const codes = unique([...setCodes, detail.length > 0 ? '5' : undefined]);
-  const accepted = !ownFault && !groupRejected;
-  segments.push(['AK5', accepted ? 'A' : 'R', ...codes]);
-  return { segments, accepted };
+  const blocking = level === 'lenient' ? issues.filter((i) => !tolerated(i)) : issues;
+  const accepted = blocking.length === 0 && !groupRejected;
+  const withErrors = accepted && issues.length > 0;
+  const codes = unique([...setCodes, detail.length > 0 ? '5' : undefined].map((c) => (c === undefined ? undefined : ackCode('718', c, version))));
+  segments.push(['AK5', ackCode('717', accepted ? (withErrors ? 'E' : 'A') : 'R', version), ...codes]);
+  return { segments, accepted, withErrors };
 }
 
-function groupCode(groupRejected: boolean, accepted: number, received: number): AckCode {
+function groupCode(groupRejected: boolean, acks: readonly SetAck[]): AckCode {
   if (groupRejected) return 'R';
-  if (accepted === received) return 'A';
+  const accepted = acks.filter((a) => a.accepted).length;
+  if (accepted === acks.length) return acks.some((a) => a.withErrors) ? 'E' : 'A';
   return accepted === 0 ? 'R' : 'P';
 }
 
@@ -224,7 +129,7 @@ function copyOrEmpty(value: string, delimiters: Delimiters): string {
 /** What the 997 of one group says about the group and each of its sets. */
 export interface GroupVerdict {
   group: FunctionalGroup;
-  /** AK901 */
+  /** AK901: A, E (every set accepted, some with errors noted), P or R. */
   code: AckCode;
   /** Group-level findings (AK905); any of them rejects every set of the group. */
   issues: X12Issue[];
@@ -233,8 +138,10 @@ export interface GroupVerdict {
 
 export interface SetVerdict {
   set: TransactionSet;
-  /** AK5 A: the receiver must process exactly these sets (never A in a rejected group). */
+  /** AK5 A or E: the receiver must process exactly these sets (never in a rejected group). */
   accepted: boolean;
+  /** AK5 E: accepted at the lenient level with findings it tolerates (reported in AK3/AK4, listed in `issues`). */
+  withErrors: boolean;
   /** The set's own findings (AK5, AK3, AK4). */
   issues: X12Issue[];
 }
@@ -242,38 +149,47 @@ export interface SetVerdict {
 interface Judged extends GroupVerdict {
   acks: SetAck[];
   accepted: number;
+  /** GS08 of the 997 that answers this group, and the version whose codes it carries. */
+  version: string;
 }
 
-function judgeGroup(group: FunctionalGroup, index: IssueIndex): Judged | undefined {
+/** How assess997 judges. */
+export interface AssessOptions {
+  /** `strict` (default): any finding rejects its set. `lenient`: see ValidationLevel and `tolerated`. */
+  level?: ValidationLevel;
+}
+
+function judgeGroup(group: FunctionalGroup, index: Findings, isaVersion: string, level: ValidationLevel): Judged | undefined {
   if (group.functionalId === 'FA') return undefined;
-  const is5010 = group.version.startsWith('005010');
+  const version = ackVersion(group, isaVersion);
   const groupIssues = index.group(group);
   const groupRejected = groupIssues.length > 0;
   const sets: SetVerdict[] = [];
   const acks: SetAck[] = [];
   for (const set of group.transactionSets) {
     const issues = index.set(set);
-    const ack = ackSet(set, issues, is5010, groupRejected);
+    const ack = ackSet(set, issues, version, groupRejected, level);
     acks.push(ack);
-    sets.push({ set, accepted: ack.accepted, issues });
+    sets.push({ set, accepted: ack.accepted, withErrors: ack.withErrors, issues });
   }
   const accepted = sets.filter((s) => s.accepted).length;
-  return { group, code: groupCode(groupRejected, accepted, sets.length), issues: groupIssues, sets, acks, accepted };
+  return { group, code: groupCode(groupRejected, acks), issues: groupIssues, sets, acks, accepted, version };
 }
 
 /** Work units (groups plus sets) between two yields to the event loop in the async variants. */
 const CHUNK = 2000;
 
 /** The judged groups one at a time, with the work each cost (1 + its sets), so a driver can pace itself. */
-function* judgeAll(source: Interchange | PartialInterchange, issues: readonly X12Issue[]): Generator<{ judged: Judged | undefined; cost: number }> {
-  const index = new IssueIndex(source.groups, issues);
-  for (const group of source.groups) yield { judged: judgeGroup(group, index), cost: 1 + group.transactionSets.length };
+function* judgeAll(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: AssessOptions): Generator<{ judged: Judged | undefined; cost: number }> {
+  const index = indexFindings(source.groups, issues);
+  const level = opts.level ?? 'strict';
+  for (const group of source.groups) yield { judged: judgeGroup(group, index, source.version, level), cost: 1 + group.transactionSets.length };
 }
 
 /** Runs `step` on every judged group, yielding to the event loop every CHUNK groups and sets. */
-async function paced(source: Interchange | PartialInterchange, issues: readonly X12Issue[], step: (judged: Judged) => void): Promise<void> {
+async function paced(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: AssessOptions, step: (judged: Judged) => void): Promise<void> {
   let work = 0;
-  for (const { judged, cost } of judgeAll(source, issues)) {
+  for (const { judged, cost } of judgeAll(source, issues, opts)) {
     if (judged !== undefined) step(judged);
     work += cost;
     if (work >= CHUNK) {
@@ -292,20 +208,26 @@ function verdictOf(judged: Judged): GroupVerdict {
   return verdict;
 }
 
+function judgedFor(verdict: GroupVerdict): Judged {
+  const judged = judgedOf.get(verdict);
+  if (judged === undefined) throw new Error('997s are written from the verdicts of assess997, unchanged');
+  return judged;
+}
+
 /**
  * The verdicts the 997s for these findings will carry, per group (inbound 997 groups left out), without writing
  * them: a receiver decides what to process from this before it spends control numbers on the 997s.
  */
-export function assess997(source: Interchange | PartialInterchange, issues: readonly X12Issue[]): GroupVerdict[] {
+export function assess997(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: AssessOptions = {}): GroupVerdict[] {
   const out: GroupVerdict[] = [];
-  for (const { judged } of judgeAll(source, issues)) if (judged !== undefined) out.push(verdictOf(judged));
+  for (const { judged } of judgeAll(source, issues, opts)) if (judged !== undefined) out.push(verdictOf(judged));
   return out;
 }
 
 /** assess997 that yields to the event loop every few thousand groups and sets, for large bodies in a server. */
-export async function assess997Async(source: Interchange | PartialInterchange, issues: readonly X12Issue[]): Promise<GroupVerdict[]> {
+export async function assess997Async(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: AssessOptions = {}): Promise<GroupVerdict[]> {
   const out: GroupVerdict[] = [];
-  await paced(source, issues, (judged) => out.push(verdictOf(judged)));
+  await paced(source, issues, opts, (judged) => out.push(verdictOf(judged)));
   return out;
 }
 
@@ -313,38 +235,50 @@ export async function assess997Async(source: Interchange | PartialInterchange, i
 const GROUP_REJECTED = '1';
 
 /**
- * AK905..AK909: a rejected group always names a reason. A group finding X12 has no AK905 code for is reported as 1
- * (functional group not supported: we do not take it); the HTTP answer and a TA1 carry the precise finding.
+ * AK905..AK909: a rejected group always names a reason, as the group's version holds it. A group finding X12 has no
+ * AK905 code for is reported as 1 (functional group not supported: we do not take it); the HTTP answer and a TA1
+ * carry the precise finding.
  */
-function groupCodes(issues: readonly X12Issue[]): string[] {
-  return unique(issues.map((i) => codeValue(i, 'AK905') ?? GROUP_REJECTED));
+function groupCodes(issues: readonly X12Issue[], version: string): string[] {
+  return unique(issues.map((i) => ackCode('716', codeValue(i, 'AK905') ?? GROUP_REJECTED, version)));
 }
 
-/** Writes the 997 of one judged group. */
-function write997(source: Interchange | PartialInterchange, judged: Judged, opts: Ack997Options): Ack997 {
-  // The writer holds 00401 and 00501: any newer interchange is answered in 00501, any older (or unreadable) one in 00401.
-  const version = /^\d{5}$/.test(source.version) && source.version >= '00501' ? '00501' : '00401';
-  const preferred = opts.delimiters ?? (version === '00501' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
-  const { group, code, accepted } = judged;
-  const is5010 = group.version.startsWith('005010');
+/** The 997 body of one judged group (AK1..AK9), and the values echoed from the inbound that choose the delimiters. */
+function ackBody(judged: Judged): string[][] {
+  const { group, code, accepted, version } = judged;
   const received = group.transactionSets.length;
   const ge01 = group.ge?.[0] ?? '';
   const included = /^\d{1,6}$/.test(ge01) ? String(Number(ge01)) : String(received);
   const ak1 = ['AK1', echoX12(group.functionalId, WIDTH.functionalId), echoX12(group.controlNumber, WIDTH.groupControl)];
-  if (is5010) ak1.push(echoX12(group.version, WIDTH.version));
-  const ak9 = ['AK9', code, included, String(received), String(accepted), ...groupCodes(judged.issues)];
-  const body = [ak1, ...judged.acks.flatMap((a) => a.segments), ak9];
+  if ((releaseOf(version) ?? '') >= AK103_FROM) ak1.push(echoX12(group.version, WIDTH.version));
+  const ak9 = ['AK9', ackCode('715', code, version), included, String(received), String(accepted), ...groupCodes(judged.issues, version)];
+  return [ak1, ...judged.acks.flatMap((a) => a.segments), ak9];
+}
+
+/** Every value of a 997 body but the AK404 copies (optional, dropped when unsafe), for choosing delimiters. */
+function echoedIn(body: readonly string[][], into: string[]): void {
+  for (const segment of body) {
+    for (const [i, v] of segment.entries()) if (!(segment[0] === 'AK4' && i === COPY_INDEX)) into.push(v);
+  }
+}
+
+function scrubBody(body: readonly string[][], delimiters: Delimiters): string[][] {
+  return body.map((segment) => segment.map((v, i) => (segment[0] === 'AK4' && i === COPY_INDEX ? copyOrEmpty(v, delimiters) : scrub(v, delimiters))));
+}
+
+/** Writes the 997 of one judged group, in its own interchange. */
+function write997(source: Interchange | PartialInterchange, judged: Judged, opts: Ack997Options): Ack997 {
+  const envelope = envelopeVersion(source.version);
+  const preferred = delimitersFor(envelope, opts.delimiters);
+  const { group, code } = judged;
+  const body = ackBody(judged);
   const senderCode = echoX12(group.gs[2] ?? '', WIDTH.appCode);
   const receiverCode = echoX12(group.gs[1] ?? '', WIDTH.appCode);
   const partnerQualifier = echoX12(source.senderQualifier, 2);
   const partnerId = echoX12(source.senderId, 15);
-  // Delimiters are chosen against everything echoed from the inbound except AK404 copies, which are optional.
   const echoed = [senderCode, receiverCode, partnerQualifier, partnerId];
-  for (const segment of body) {
-    for (const [i, v] of segment.entries()) if (!(segment[0] === 'AK4' && i === COPY_INDEX)) echoed.push(v);
-  }
+  echoedIn(body, echoed);
   const delimiters = chooseDelimiters(preferred, echoed.join(''));
-  const segments = body.map((segment) => segment.map((v, i) => (segment[0] === 'AK4' && i === COPY_INDEX ? copyOrEmpty(v, delimiters) : scrub(v, delimiters))));
   const numbers = opts.nextControlNumbers();
   const x12 = buildInterchange(
     {
@@ -352,7 +286,7 @@ function write997(source: Interchange | PartialInterchange, judged: Judged, opts
       receiver: { qualifier: scrub(partnerQualifier, delimiters), id: scrub(partnerId, delimiters) },
       controlNumber: numbers.interchange,
       date: opts.date,
-      version,
+      version: envelope,
       usage: source.usage === 'T' ? 'T' : 'P',
       groups: [
         {
@@ -360,8 +294,8 @@ function write997(source: Interchange | PartialInterchange, judged: Judged, opts
           senderCode: scrub(senderCode, delimiters),
           receiverCode: scrub(receiverCode, delimiters),
           controlNumber: numbers.group,
-          version: is5010 ? '005010' : '004010',
-          sets: [{ id: '997', controlNumber: 1, segments }],
+          version: scrub(judged.version, delimiters),
+          sets: [{ id: '997', controlNumber: 1, segments: scrubBody(body, delimiters) }],
         },
       ],
     },
@@ -375,23 +309,24 @@ function write997(source: Interchange | PartialInterchange, judged: Judged, opts
  * One 997 per inbound functional group, each in its own interchange addressed back to the sender.
  * `issues` are everything known about the inbound (parseX12 issues plus validateTransactionSet findings);
  * interchange-level issues belong in a TA1 and are ignored here. Inbound 997 groups (GS01 FA) get no 997.
+ * Superseded by write997Interchange (one interchange per inbound interchange); kept until the intake moves to it.
  */
-export function build997(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: Ack997Options): Ack997[] {
+export function build997(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: Ack997Options & AssessOptions): Ack997[] {
   const acks: Ack997[] = [];
-  for (const { judged } of judgeAll(source, issues)) if (judged !== undefined) acks.push(write997(source, judged, opts));
+  for (const { judged } of judgeAll(source, issues, opts)) if (judged !== undefined) acks.push(write997(source, judged, opts));
   return acks;
 }
 
 /**
  * The 997s of verdicts assess997/assess997Async gave (what a receiver does once it has decided what to process):
  * the same as build997 without judging every group a second time; yields to the event loop like assess997Async.
+ * Superseded by write997Interchange; kept until the intake moves to it.
  */
 export async function write997s(source: Interchange | PartialInterchange, verdicts: readonly GroupVerdict[], opts: Ack997Options): Promise<Ack997[]> {
   const acks: Ack997[] = [];
   let work = 0;
   for (const verdict of verdicts) {
-    const judged = judgedOf.get(verdict);
-    if (judged === undefined) throw new Error('write997s takes the verdicts of assess997, unchanged');
+    const judged = judgedFor(verdict);
     acks.push(write997(source, judged, opts));
     work += 1 + judged.sets.length;
     if (work >= CHUNK) {
@@ -400,4 +335,151 @@ export async function write997s(source: Interchange | PartialInterchange, verdic
     }
   }
   return acks;
+}
+
+/** What write997Interchange needs besides the inbound and its verdicts. */
+export interface AckInterchangeOptions {
+  /**
+   * The first of `ackControlNumbersNeeded(verdicts)` numbers the caller reserved: ISA13 is this one, and the FA
+   * groups' GS06 are this one and the ones after it, in the order the groups are written.
+   */
+  controlNumber: number;
+  ourIdentity: Party;
+  date: Date;
+  /** TA104/TA105 when a TA1 is owed: it goes between the ISA and the first GS. */
+  ta1?: { code: Ta1Code; noteCode: string };
+  /** Defaults to * > ~ (^ from ISA12 00402) with a newline after each segment. */
+  delimiters?: Delimiters;
+}
+
+/** How the answer acknowledged one inbound group. */
+export interface GroupAck {
+  verdict: GroupVerdict;
+  /** GS06 of the inbound group. */
+  group: string;
+  /** AK901 as written. */
+  code: string;
+  /** GS06 of the FA group and ST02 of the 997 set that carry it. */
+  ackGroupControlNumber: number;
+  setControlNumber: string;
+}
+
+export interface AckInterchange {
+  x12: string;
+  /** ISA13 of the answer. */
+  controlNumber: number;
+  /** One per verdict, in the verdicts' order. */
+  groups: GroupAck[];
+}
+
+/** FA groups of an answer: one per acknowledged version and application sender/receiver pair, in order of first use. */
+function faGroupsOf(verdicts: readonly GroupVerdict[]): Map<string, Judged[]> {
+  const groups = new Map<string, Judged[]>();
+  for (const verdict of verdicts) {
+    const judged = judgedFor(verdict);
+    const key = [judged.version, judged.group.gs[1] ?? '', judged.group.gs[2] ?? ''].join('\u0000');
+    const list = groups.get(key);
+    if (list === undefined) groups.set(key, [judged]);
+    else list.push(judged);
+  }
+  return groups;
+}
+
+/**
+ * Control numbers write997Interchange takes: one per FA group it writes (the first is the ISA13 too), at least one.
+ * An FA group holds the 997s of every inbound group of one version (GS08) and one GS02/GS03 pair, so a partner's
+ * interchange of one version needs one number however many groups it has.
+ */
+export function ackControlNumbersNeeded(verdicts: readonly GroupVerdict[]): number {
+  return Math.max(1, faGroupsOf(verdicts).size);
+}
+
+/**
+ * Everything owed for one inbound interchange in one outbound interchange: the TA1 if one is owed, then one FA group
+ * per acknowledged version (and GS02/GS03 pair) holding a 997 set per inbound group, ST02 0001.. within each FA
+ * group. The envelope is the inbound's ISA12 version (00200..00801, else 00401); each FA group's GS08 is the version
+ * of the groups it acknowledges, and every code is one that version holds. Built as one array join, yielding to the
+ * event loop every few thousand groups and sets. Undefined when there is nothing to send (no verdict and no TA1).
+ */
+export async function write997Interchange(source: Interchange | PartialInterchange, verdicts: readonly GroupVerdict[], opts: AckInterchangeOptions): Promise<AckInterchange | undefined> {
+  if (verdicts.length === 0 && opts.ta1 === undefined) return undefined;
+  const envelope = envelopeVersion(source.version);
+  const faGroups = [...faGroupsOf(verdicts).values()];
+  const partnerQualifier = echoX12(source.senderQualifier, 2);
+  const partnerId = echoX12(source.senderId, 15);
+  // Delimiters are chosen against everything echoed from the inbound, AK404 copies aside.
+  const echoed = [partnerQualifier, partnerId];
+  const bodies = new Map<Judged, string[][]>();
+  let work = 0;
+  const pace = async (cost: number): Promise<void> => {
+    work += cost;
+    if (work >= CHUNK) {
+      work = 0;
+      await setImmediate();
+    }
+  };
+  for (const list of faGroups) {
+    for (const judged of list) {
+      const body = ackBody(judged);
+      bodies.set(judged, body);
+      echoed.push(judged.group.gs[1] ?? '', judged.group.gs[2] ?? '', judged.version);
+      echoedIn(body, echoed);
+      await pace(1 + judged.sets.length);
+    }
+  }
+  const delimiters = chooseDelimiters(delimitersFor(envelope, opts.delimiters), echoed.join(''));
+  const newline = opts.delimiters === undefined && delimiters.segment !== '\n' && delimiters.segment !== '\r';
+  const end = delimiters.segment + (newline ? '\n' : '');
+  const line = (elements: readonly string[]): string => {
+    let last = elements.length;
+    while (last > 1 && elements[last - 1] === '') last--;
+    return elements.slice(0, last).join(delimiters.element) + end;
+  };
+  const clean = (v: string): string => scrub(v, delimiters);
+
+  const two = (n: number): string => String(n).padStart(2, '0');
+  const d = opts.date;
+  const ccyymmdd = String(d.getUTCFullYear()).padStart(4, '0') + two(d.getUTCMonth() + 1) + two(d.getUTCDate());
+  const hhmm = two(d.getUTCHours()) + two(d.getUTCMinutes());
+  if (!Number.isInteger(opts.controlNumber) || opts.controlNumber < 1 || opts.controlNumber + Math.max(0, faGroups.length - 1) > 999_999_999) {
+    throw new Error(`control numbers ${opts.controlNumber}.. must be integers from 1 to 999999999`);
+  }
+  const isa13 = String(opts.controlNumber).padStart(9, '0');
+  const isa = [
+    '00', '', '00', '',
+    opts.ourIdentity.qualifier, opts.ourIdentity.id, clean(partnerQualifier), clean(partnerId),
+    ccyymmdd.slice(2), hhmm, 'U', envelope, isa13, '0', source.usage === 'T' ? 'T' : 'P', delimiters.component,
+  ];
+  // The writer pads and checks the ISA; its IEA is replaced by ours, which counts the groups written here.
+  const isaLine = writeX12({ isa, groups: [] }, delimiters, { newline });
+  const parts: string[] = [isaLine.slice(0, isaLine.indexOf(end) + end.length)];
+  if (opts.ta1 !== undefined) parts.push(line(ta1Elements(source.isa, opts.ta1, d)));
+  const groups = new Map<Judged, Omit<GroupAck, 'verdict'>>();
+  for (const [g, list] of faGroups.entries()) {
+    const first = list[0];
+    if (first === undefined) continue;
+    const gs06 = opts.controlNumber + g;
+    parts.push(line(['GS', 'FA', clean(echoX12(first.group.gs[2] ?? '', WIDTH.appCode)), clean(echoX12(first.group.gs[1] ?? '', WIDTH.appCode)), ccyymmdd, hhmm, String(gs06), 'X', clean(first.version)]));
+    for (const [i, judged] of list.entries()) {
+      const st02 = String(i + 1).padStart(4, '0');
+      const body = scrubBody(bodies.get(judged) ?? [], delimiters);
+      parts.push(line(['ST', '997', st02]));
+      for (const segment of body) parts.push(line(segment));
+      parts.push(line(['SE', String(body.length + 2), st02]));
+      const ak9 = body[body.length - 1];
+      groups.set(judged, { group: judged.group.controlNumber, code: ak9?.[1] ?? judged.code, ackGroupControlNumber: gs06, setControlNumber: st02 });
+      await pace(1 + judged.sets.length);
+    }
+    parts.push(line(['GE', String(list.length), String(gs06)]));
+  }
+  parts.push(line(['IEA', String(faGroups.length), isa13]));
+  return {
+    x12: parts.join(''),
+    controlNumber: opts.controlNumber,
+    groups: verdicts.map((verdict) => {
+      const ack = groups.get(judgedFor(verdict));
+      if (ack === undefined) throw new Error('a verdict was not written');
+      return { ...ack, verdict };
+    }),
+  };
 }

@@ -1,4 +1,5 @@
 import { echoText } from './x12.delimiters.js';
+import { startsWithIsa } from './x12.isa.js';
 import { SourceTransactionSet, segmentIdAt, splitElements, trimEnd, trimStart } from './x12.segments.js';
 import { X12_CODES, type Delimiters, type FunctionalGroup, type X12Issue } from './x12.types.js';
 
@@ -72,12 +73,25 @@ interface OpenSet {
   count: number;
 }
 
-/** Walks the segments after the ISA once, checking envelopes and recording where each set's text lies. */
+/** Where the input goes on after the text scanned, when that text is an unwrapped copy of part of it. */
+export interface Continuation {
+  source: string;
+  /** Index in `source` just after the copied part: after the IEA's terminator, or the next interchange's ISA. */
+  from: number;
+}
+
+/**
+ * Walks the segments after the ISA once, checking envelopes and recording where each set's text lies.
+ * A line break inside a segment (a file wrapped at 80 or 132 columns) stops the walk with `wrapped` set, unless line
+ * breaks are the segment terminator: the caller then scans `unwrapInterchange`'s copy instead.
+ */
 export class EnvelopeScanner {
   readonly groups: FunctionalGroup[] = [];
   iea: string[] | undefined;
   /** Where the next interchange of the body starts (its ISA), when another follows this one. */
   next: number | undefined;
+  /** A segment holds a line break that is not its terminator: nothing this scanner found counts. */
+  wrapped = false;
   private group: FunctionalGroup | undefined;
   private groupSetControls = new Set<string>();
   private readonly groupControls = new Set<string>();
@@ -91,6 +105,8 @@ export class EnvelopeScanner {
     private readonly delimiters: Delimiters,
     private readonly isaControl: string,
     private readonly issues: X12Issue[],
+    /** Set when `source` is an unwrapped copy: the raw input after it (where a following interchange is looked for). */
+    private readonly after?: Continuation,
   ) {}
 
   run(from: number): void {
@@ -98,6 +114,10 @@ export class EnvelopeScanner {
     const len = s.length;
     const term = this.delimiters.segment;
     const el = this.delimiters.element.charCodeAt(0);
+    const detectWraps = this.after === undefined && term !== '\n' && term !== '\r';
+    // The next CR and LF at or after the segment being read; each search starts past the last, so all of them cost one pass.
+    let cr = -1;
+    let lf = -1;
     let pos = from;
     let position = 1;
     while (pos < len) {
@@ -107,6 +127,14 @@ export class EnvelopeScanner {
       const b = trimEnd(s, a, stop);
       pos = stop + 1;
       if (a === b) continue;
+      if (detectWraps) {
+        if (cr < a) cr = s.indexOf('\r', a) === -1 ? len : s.indexOf('\r', a);
+        if (lf < a) lf = s.indexOf('\n', a) === -1 ? len : s.indexOf('\n', a);
+        if (cr < b || lf < b) {
+          this.wrapped = true;
+          return;
+        }
+      }
       position++;
       const kind = kindOf(s, a, b, el);
       if (kind === BODY) {
@@ -131,7 +159,8 @@ export class EnvelopeScanner {
         // This interchange has no IEA; the one starting here is read on its own.
         this.closeOpen(position);
         this.interchangeIssue(X12_CODES.prematureEnd, 'interchange trailer IEA is missing before the next ISA', position, 'IEA');
-        this.next = a;
+        // In an unwrapped copy this ISA is a marker of where the raw input's next interchange starts.
+        this.next = this.after?.from ?? a;
         return;
       }
     }
@@ -148,13 +177,16 @@ export class EnvelopeScanner {
   }
 
   private groupIssue(code: string, message: string, position: number, segmentId: string | undefined, element?: number, value?: string): void {
-    const groupControl = this.group?.controlNumber;
-    this.issues.push({ position, segmentId, element, code, message, level: 'group', groupControl, value });
+    const group = this.group;
+    this.issues.push({ position, segmentId, element, code, message, level: 'group', groupControl: group?.controlNumber, groupPosition: group?.position, value });
   }
 
   private setIssue(set: OpenSet, code: string, message: string, position: number, segmentId: string, element?: number, value?: string): void {
-    const groupControl = this.group?.controlNumber;
-    this.issues.push({ position, segmentId, element, code, message, level: 'set', groupControl, setControl: set.controlNumber, value });
+    const group = this.group;
+    this.issues.push({
+      position, segmentId, element, code, message, level: 'set', value,
+      groupControl: group?.controlNumber, groupPosition: group?.position, setControl: set.controlNumber, setPosition: set.position,
+    });
   }
 
   /** A segment that is not inside ST..SE: the group (or, outside any group, the interchange) is malformed. */
@@ -287,11 +319,11 @@ export class EnvelopeScanner {
 
   /** After the IEA comes whitespace, or the ISA of the next interchange in the body; anything else is invalid content. */
   private afterIea(pos: number, position: number): void {
-    const s = this.source;
-    for (let i = pos; i < s.length; i++) {
+    const s = this.after?.source ?? this.source;
+    for (let i = this.after?.from ?? pos; i < s.length; i++) {
       const code = s.charCodeAt(i);
       if (code !== 32 && code !== 9 && code !== 10 && code !== 13 && s[i] !== this.delimiters.segment) {
-        if (s.startsWith('ISA', i)) {
+        if (startsWithIsa(s, i)) {
           this.next = i;
           return;
         }
@@ -335,4 +367,31 @@ export class EnvelopeScanner {
     this.group = undefined;
     this.strayReported = 0;
   }
+}
+
+/**
+ * The interchange whose body starts at `from`, without the line breaks inside its segments (a file wrapped at 80 or
+ * 132 columns; the segment terminator is not a line break): a copy from the body's first segment through the IEA and
+ * its terminator, or up to the next ISA (copied as a bare `ISA` marker), or to the end of the input. `after` says
+ * where the raw input goes on. Layout between segments is dropped with the breaks; nothing else changes.
+ */
+export function unwrapInterchange(input: string, from: number, delimiters: Delimiters): { text: string; after: Continuation } {
+  const { segment: term, element } = delimiters;
+  const parts: string[] = [];
+  let pos = from;
+  while (pos < input.length) {
+    let stop = input.indexOf(term, pos);
+    if (stop === -1) stop = input.length;
+    const raw = input.slice(pos, stop);
+    const segment = raw.replace(/[\r\n]/g, '');
+    const id = segment.replace(/^[ \t]+/, '');
+    if (id.startsWith(`ISA${element}`)) {
+      parts.push(`ISA${element}`);
+      return { text: parts.join(term) + term, after: { source: input, from: pos + raw.search(/[^ \t\r\n]/) } };
+    }
+    parts.push(segment);
+    pos = stop + 1;
+    if (id.startsWith(`IEA${element}`)) return { text: parts.join(term) + term, after: { source: input, from: pos } };
+  }
+  return { text: parts.join(term), after: { source: input, from: input.length } };
 }

@@ -43,11 +43,58 @@ function isaIssue(code: string, message: string, element?: number, value?: strin
   return { position: 1, segmentId: 'ISA', element, code, message, level: 'interchange', value };
 }
 
+function isBreak(code: number): boolean {
+  return code === 10 || code === 13;
+}
+
+/** True when the input has 'ISA' at `at`, line breaks between its letters skipped (a file wrapped at 80 columns). */
+export function startsWithIsa(input: string, at: number): boolean {
+  let i = at;
+  for (const letter of 'ISA') {
+    while (i < input.length && isBreak(input.charCodeAt(i))) i++;
+    if (input.charAt(i) !== letter) return false;
+    i++;
+  }
+  return true;
+}
+
+/**
+ * The ISA at `start` without the line breaks a wrapping VAN or mailbox put inside it (80 or 132 columns): its 105
+ * characters before the terminator, then the terminator itself (the first character after them that is not a line
+ * break). `end` is the raw index just after the terminator. Undefined when the input ends first or the terminator
+ * would be a letter, digit or space (then the breaks were the terminator, and the ISA is read as it stands).
+ */
+function unwrapIsa(input: string, start: number): { text: string; end: number } | undefined {
+  let text = '';
+  let i = start;
+  for (; i < input.length && text.length < ISA_LENGTH - 1; i++) if (!isBreak(input.charCodeAt(i))) text += input.charAt(i);
+  while (i < input.length && isBreak(input.charCodeAt(i))) i++;
+  const terminator = input.charAt(i);
+  if (terminator === '' || /[A-Za-z0-9\s]/.test(terminator)) return undefined;
+  return { text: text + terminator, end: i + 1 };
+}
+
 /**
  * Reads the ISA at `start`: delimiters, ISA01..ISA16 and where the next segment begins.
  * Returns undefined when no delimiters can be trusted (then the input cannot be split at all).
+ * Line breaks inside the ISA are not data when the segment terminator is something else: an ISA that reads wrong as
+ * it stands but right without them is taken (its fixed positions counted without the breaks).
  */
 export function readIsa(input: string, start: number, issues: X12Issue[]): IsaHeader | undefined {
+  const found: X12Issue[] = [];
+  const header = readIsaAsIs(input, start, found);
+  if (found.length > 0 && /[\r\n]/.test(input.slice(start, (header?.end ?? start + ISA_LENGTH + 40) - 1))) {
+    const unwrapped = unwrapIsa(input, start);
+    const retried: X12Issue[] = [];
+    const read = unwrapped === undefined ? undefined : readIsaAsIs(unwrapped.text, 0, retried);
+    if (unwrapped !== undefined && read !== undefined && retried.length === 0) return { ...read, end: unwrapped.end };
+  }
+  for (const issue of found) issues.push(issue);
+  return header;
+}
+
+/** readIsa on the text as it stands. */
+function readIsaAsIs(input: string, start: number, issues: X12Issue[]): IsaHeader | undefined {
   const element = input.charAt(start + 3);
   if (element === '') {
     issues.push(isaIssue(X12_CODES.prematureEnd, 'input ends inside the ISA segment'));

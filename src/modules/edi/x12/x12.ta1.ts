@@ -1,3 +1,4 @@
+import { ackCode } from './x12.ack-codes.js';
 import { chooseDelimiters, scrub } from './x12.delimiters.js';
 import { DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, writeX12, type Party } from './x12.writer.js';
 import type { Delimiters, X12Issue } from './x12.types.js';
@@ -51,9 +52,41 @@ function two(n: number): string {
   return String(n).padStart(2, '0');
 }
 
-/** ISA12 of the TA1: the inbound's when it is a version X12 defines for the ISA (00200..00801), else 00401. */
-function envelopeVersion(inbound: string): string {
+/**
+ * ISA12 of an acknowledgment (TA1, 997): the inbound's when it is a version X12 defines for the ISA (00200..00801),
+ * else 00401. Its ISA11 is 'U' before 00402 and the repetition separator from 00402 on.
+ */
+export function envelopeVersion(inbound: string): string {
   return /^\d{5}$/.test(inbound) && inbound >= '00200' && inbound <= '00801' ? inbound : '00401';
+}
+
+/** Delimiters shaped for an envelope version: a repetition separator from 00402 on, none before. */
+export function delimitersFor(version: string, delimiters?: Delimiters): Delimiters {
+  const preferred = delimiters ?? (version >= '00402' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
+  if (version < '00402') return { ...preferred, repetition: null };
+  return preferred.repetition === null ? { ...preferred, repetition: DEFAULT_DELIMITERS_00501.repetition } : preferred;
+}
+
+/**
+ * TA101..TA105 for the inbound ISA: its ISA13, ISA09 and ISA10 echoed (a value that is not a valid control number,
+ * date or time becomes zeros or the TA1's own date and time), the code, and the note code as the inbound's ISA12
+ * version holds it.
+ */
+export function ta1Elements(isa: readonly string[], verdict: { code: Ta1Code; noteCode: string }, date: Date): string[] {
+  const yymmdd = String(date.getUTCFullYear()).slice(2) + two(date.getUTCMonth() + 1) + two(date.getUTCDate());
+  const hhmm = two(date.getUTCHours()) + two(date.getUTCMinutes());
+  const inboundControl = isa[12] ?? '';
+  const inboundDate = isa[8] ?? '';
+  const inboundTime = isa[9] ?? '';
+  const version = envelopeVersion(isa[11] ?? '');
+  return [
+    'TA1',
+    /^\d{9}$/.test(inboundControl) ? inboundControl : '000000000',
+    /^\d{6}$/.test(inboundDate) ? inboundDate : yymmdd,
+    /^\d{4}$/.test(inboundTime) ? inboundTime : hhmm,
+    ackCode('I17', verdict.code, version),
+    ackCode('I18', verdict.noteCode, version),
+  ];
 }
 
 /**
@@ -67,8 +100,7 @@ export function buildTa1(input: Ta1Input): string {
     throw new Error(`ISA13 ${input.controlNumber} must be an integer from 1 to 999999999`);
   }
   const version = envelopeVersion(input.isa[11] ?? '');
-  const preferred = input.delimiters ?? (version >= '00402' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
-  const shaped: Delimiters = version >= '00402' ? preferred : { ...preferred, repetition: null };
+  const shaped = delimitersFor(version, input.delimiters);
   const receiverQualifier = printable(input.isa[4] ?? '').trim().slice(0, ECHO_WIDTH.qualifier);
   const receiverId = printable(input.isa[5] ?? '').trim().slice(0, ECHO_WIDTH.id);
   const delimiters = chooseDelimiters(shaped, receiverQualifier + receiverId);
@@ -76,17 +108,7 @@ export function buildTa1(input: Ta1Input): string {
   const date = input.date;
   const yymmdd = String(date.getUTCFullYear()).slice(2) + two(date.getUTCMonth() + 1) + two(date.getUTCDate());
   const hhmm = two(date.getUTCHours()) + two(date.getUTCMinutes());
-  const inboundControl = input.isa[12] ?? '';
-  const inboundDate = input.isa[8] ?? '';
-  const inboundTime = input.isa[9] ?? '';
-  const ta1 = [
-    'TA1',
-    /^\d{9}$/.test(inboundControl) ? inboundControl : '000000000',
-    /^\d{6}$/.test(inboundDate) ? inboundDate : yymmdd,
-    /^\d{4}$/.test(inboundTime) ? inboundTime : hhmm,
-    input.code,
-    input.noteCode,
-  ];
+  const ta1 = ta1Elements(input.isa, input, date);
   const isa = [
     '00', '', '00', '',
     input.ourIdentity.qualifier, input.ourIdentity.id, scrub(receiverQualifier, delimiters), scrub(receiverId, delimiters),

@@ -89,6 +89,13 @@ export interface X12Issue {
   level: X12IssueLevel;
   groupControl?: string;
   setControl?: string;
+  /**
+   * Interchange position of the GS of the group the finding belongs to. Control numbers may repeat (a reused GS06 is
+   * itself a finding), positions never do: findings are filed under their group by this when it is given.
+   */
+  groupPosition?: number;
+  /** Interchange position of the ST of the set the finding belongs to (ST02 may repeat within a group). */
+  setPosition?: number;
   /** Loop the segment belongs to (AK303), e.g. 'PO1'. */
   loopId?: string;
   /** X12 data element reference number (AK402), e.g. '373'. */

@@ -114,16 +114,16 @@ class SetValidator {
   }
 
   /** `anyVersion`: the finding holds whatever the version, so a fallback check reports it too. */
-  private add(issue: Omit<X12Issue, 'groupControl' | 'setControl'>, anyVersion = false): void {
+  private add(issue: Omit<X12Issue, 'groupControl' | 'setControl' | 'setPosition'>, anyVersion = false): void {
     if (this.lenient && !anyVersion && VERSION_DEPENDENT.has(issue.code)) return;
     if (this.issues.length >= MAX_SET_ISSUES) {
       if (!this.truncated) {
         this.truncated = true;
-        this.issues.push({ ...issue, code: 'issues_truncated', message: `more than ${MAX_SET_ISSUES} findings; the rest are not listed`, level: 'set', groupControl: this.groupControl, setControl: this.set.controlNumber });
+        this.issues.push({ ...issue, code: 'issues_truncated', message: `more than ${MAX_SET_ISSUES} findings; the rest are not listed`, level: 'set', groupControl: this.groupControl, setControl: this.set.controlNumber, setPosition: this.set.position });
       }
       return;
     }
-    this.issues.push({ ...issue, groupControl: this.groupControl, setControl: this.set.controlNumber });
+    this.issues.push({ ...issue, groupControl: this.groupControl, setControl: this.set.controlNumber, setPosition: this.set.position });
   }
 
   private loopId(): string | undefined {

@@ -127,7 +127,8 @@ export interface BuildGroup {
   senderCode: string;
   receiverCode: string;
   controlNumber: number;
-  version: '004010' | '005010';
+  /** GS08, e.g. '004010' or '005010' (a 997 carries the version of the group it acknowledges). */
+  version: string;
   sets: readonly BuildSet[];
 }
 
@@ -136,7 +137,8 @@ export interface BuildInterchangeInput {
   receiver: Party;
   controlNumber: number;
   date: Date;
-  version: '00401' | '00501';
+  /** ISA12, '00200'..'00801': ISA11 is 'U' before 00402 and the repetition separator from 00402 on. */
+  version: string;
   usage: 'P' | 'T';
   /** ISA14: ask the receiver for a TA1. */
   acknowledgmentRequested?: boolean;
@@ -157,9 +159,9 @@ function controlNumber(n: number, max: number, what: string): string {
   return String(n);
 }
 
-/** Builds a complete interchange from business-level input; default delimiters are * > ^ (00501 only) ~ with newlines. */
+/** Builds a complete interchange from business-level input; default delimiters are * > ^ (from 00402) ~ with newlines. */
 export function buildInterchange(spec: BuildInterchangeInput, delimiters?: Delimiters, opts?: WriteOptions): string {
-  const chosen = delimiters ?? (spec.version === '00501' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
+  const chosen = delimiters ?? (spec.version >= '00402' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
   const { yymmdd, ccyymmdd, hhmm } = dateParts(spec.date);
   const isa = [
     '00', '', '00', '',

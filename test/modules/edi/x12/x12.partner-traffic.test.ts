@@ -74,11 +74,11 @@ describe('ISA12 versions 00200 to 00801', () => {
     expect(result.ok && result.interchange.delimiters.repetition).toBe(null);
   });
 
-  it('answers a 00601 interchange with a 00501 997 and an older one with 00401', () => {
+  it('answers each interchange in its own ISA12 version: ISA11 U before 00402, the repetition separator from it', () => {
     const newer = parseX12(acknowledge(withVersion(SINGLE, '00601'))[0]?.x12 ?? '');
     const older = parseX12(acknowledge(withVersion(SINGLE, '00300'))[0]?.x12 ?? '');
-    expect(newer.ok && newer.interchange.version).toBe('00501');
-    expect(older.ok && older.interchange.version).toBe('00401');
+    expect(newer.ok && [newer.interchange.version, newer.interchange.isa[10], newer.interchange.delimiters.repetition]).toEqual(['00601', '^', '^']);
+    expect(older.ok && [older.interchange.version, older.interchange.isa[10], older.interchange.delimiters.repetition]).toEqual(['00300', 'U', null]);
   });
 });
 
