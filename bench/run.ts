@@ -227,7 +227,7 @@ if (wanted('x12')) {
       '',
       '- split-only: `parseX12` (envelope checks) plus splitting every segment into elements; no validation, no 997.',
       '- validation path: what `POST /v1/edi` does to the interchange before the database, called as the intake calls it:',
-      '  `parseX12`, `checkInterchange` (every set against its table), `assess997Async`, `write997s`.',
+      '  `parseX12`, `checkInterchange` (every set against its table), `assess997Async`, `write997Interchange`.',
       `- whole POST: \`POST /v1/edi\` of the ${mb(r.rssBodyBytes)} interchange (same shape) in a warmed gateway on SQLite, one run:`,
       '  body read, stored, validation path, orders, documents and 997s written, answer sent.',
       '- node-x12: `new X12Parser(true).parse` on the same bytes as the first rows.',

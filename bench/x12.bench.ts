@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { X12Parser } from 'node-x12';
 import {
   assess997Async,
-  write997s,
+  write997Interchange,
   buildInterchange,
   type BuildGroup,
   type BuildSet,
@@ -25,7 +25,7 @@ export interface X12Bench {
   mbPerSecOursEnvelopeOnly: number;
   /**
    * What POST /v1/edi does to an interchange before the database, called as the intake (messages/intake/) calls it: parseX12,
-   * checkInterchange, assess997Async and write997s (one 997 per group), on the same interchange as mbPerSecOurs.
+   * checkInterchange, assess997Async and write997Interchange (one 997 set per group, one reply interchange), on the same interchange as mbPerSecOurs.
    */
   mbPerSecValidation: number;
   mbPerSecNodeX12: number;
@@ -160,7 +160,7 @@ async function boundedPost(dir: string, warmFile: string, name: string, body: st
 
 /**
  * The part of POST /v1/edi before the database, called as src/modules/edi/messages/intake/ calls it: parseX12, checkInterchange,
- * the findings together, assess997Async, then write997s with a control-number counter. Returns the 997s built and
+ * the findings together, assess997Async, then write997Interchange (one reply interchange). Returns the 997s built and
  * the findings, so a bench can tell it was not timing a rejection.
  */
 export async function validationPath(body: string): Promise<{ acks: number; issues: number }> {
@@ -171,17 +171,14 @@ export async function validationPath(body: string): Promise<{ acks: number; issu
   // intake.ts adds its unsupported-set findings here; the bench interchanges carry 850s only, so there are none.
   const issues = [...parsed.issues, ...checks.issues];
   const verdicts = await assess997Async(envelope, issues);
-  let next = 1;
-  const acks = await write997s(envelope, verdicts, {
-    nextControlNumbers: () => {
-      const n = next++;
-      return { interchange: n, group: n };
-    },
+  const reply = await write997Interchange(envelope, verdicts, {
+    controlNumber: 1,
     ourIdentity: { qualifier: envelope.receiverQualifier, id: envelope.receiverId },
     date: new Date('2024-01-15T10:31:00Z'),
   });
-  if (acks.length !== verdicts.length) throw new Error(`${verdicts.length} verdicts but ${acks.length} 997s`);
-  return { acks: acks.length, issues: issues.length };
+  const acks = reply?.groups.length ?? 0;
+  if (acks !== verdicts.length) throw new Error(`${verdicts.length} verdicts but ${acks} 997s`);
+  return { acks, issues: issues.length };
 }
 
 function median(values: number[]): number {

@@ -17,9 +17,10 @@ export const OUR_ISA = 'ZZ/TIREGATEWAY';
 export interface SubmitBody {
   message_id: string;
   partner: { id: string; name: string };
-  acknowledgments: { group: string; code: string; message_id: string; x12: string }[];
+  acknowledgments: { group: string; code: string }[];
+  reply?: { message_id: string; control_number: string; size: number; x12?: string };
   documents: { type: string; control_number: string; status: string; po_number?: string; order_id?: string; errors?: { code: string; message: string; line?: string; position?: number; segment_id?: string; element?: number }[]; notes?: string[] }[];
-  interchange_ack?: { code: string; note: string; message_id: string; x12: string };
+  interchange_ack?: { code: string; note: string };
   status?: 'accepted' | 'partial' | 'rejected';
   errors?: EdiErrorBody[];
   omitted?: { message_id: string; documents: number; acknowledgments: number; findings: number };
@@ -108,6 +109,15 @@ export function readBack(x12: string): ReadBack {
   const set = ic.groups[0]?.transactionSets[0];
   if (set === undefined) throw new Error('no transaction set');
   return { interchange: ic, body: set.segments.slice(1, -1).map((s) => [s.id, ...s.elements].join('*')) };
+}
+
+/** The i-th 997 set of an answer's reply (over its FA groups, in order), between ST and SE, elements joined with '*'. */
+export function replySet(answer: Pick<SubmitBody, 'reply'>, i = 0): string[] {
+  const x12 = answer.reply?.x12;
+  if (x12 === undefined) throw new Error('the answer has no inline reply');
+  const set = readBack(x12).interchange.groups.flatMap((g) => g.transactionSets)[i];
+  if (set === undefined) throw new Error(`the reply has no 997 #${i}`);
+  return set.segments.slice(1, -1).map((s) => [s.id, ...s.elements].join('*'));
 }
 
 export interface Received {

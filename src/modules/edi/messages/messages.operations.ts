@@ -31,9 +31,10 @@ const exampleInterchange = [
   '',
 ].join('\n');
 
-/** The 997 the gateway answers the example with. */
-const exampleAck = [
+/** The one interchange the gateway answers the example with: the TA1 it asks for (ISA14 1), then the 997. */
+const exampleReply = [
   'ISA*00*          *00*          *ZZ*TIREGATEWAY    *ZZ*BUYERCO        *260601*1200*U*00401*000000001*0*P*>~',
+  'TA1*000000101*260601*1200*A*000~',
   'GS*FA*TIREGW*BUYERCO*20260601*1200*1*X*004010~',
   'ST*997*0001~',
   'AK1*PO*101~',
@@ -46,21 +47,14 @@ const exampleAck = [
   '',
 ].join('\n');
 
-/** The TA1 it asks for (ISA14 1). */
-const exampleTa1 = [
-  'ISA*00*          *00*          *ZZ*TIREGATEWAY    *ZZ*BUYERCO        *260601*1200*U*00401*000000002*0*P*>~',
-  'TA1*000000101*260601*1200*A*000~',
-  'IEA*0*000000002~',
-  '',
-].join('\n');
-
 const exampleSubmitResult = {
   message_id: 'msg_01kt1gw6g0hmayjrj388ew3c7v',
   partner: { id: 'tp_01kt1gw6g0dc6kwst4tpbhv76q', name: 'BuyerCo' },
-  acknowledgments: [{ group: '101', code: 'A', message_id: 'msg_01kt1gw6g0ppnky9mp1q0pk3x2', x12: exampleAck }],
-  documents: [{ type: '850', control_number: '0001', status: 'accepted', po_number: 'PO-1001', order_id: 'ord_01kt1gw6g0nfyphgwaq4w7pxm0' }],
   status: 'accepted',
-  interchange_ack: { code: 'A', note: '000', message_id: 'msg_01kt1gw6g0qb1xyz7m2n4p6r8s', x12: exampleTa1 },
+  acknowledgments: [{ group: '101', code: 'A' }],
+  reply: { message_id: 'msg_01kt1gw6g0ppnky9mp1q0pk3x2', control_number: '000000001', size: Buffer.byteLength(exampleReply), x12: exampleReply },
+  documents: [{ type: '850', control_number: '0001', status: 'accepted', po_number: 'PO-1001', order_id: 'ord_01kt1gw6g0nfyphgwaq4w7pxm0' }],
+  interchange_ack: { code: 'A', note: '000' },
 };
 
 const exampleSummary = {
@@ -99,13 +93,16 @@ export function ediOperations(edi: EdiService): Operation[] {
         "sender (ISA05/ISA06) must be one of your partners and the receiver (ISA07/ISA08) your organisation's interchange id. " +
         'Over REST the interchange is the request body (`text/plain` or `application/edi-x12`, up to 10 MB), over MCP the ' +
         '`x12` argument; it is stored byte for byte as received, whatever happens next. 850 purchase orders become orders. ' +
-        'The answer lists each transaction set with its status (accepted, partial, rejected, test) and the 997 acknowledgment ' +
-        'of each functional group as X12 text; an 855 goes to the partner for a refused PO or refused lines. Not X12 -> ' +
-        'invalid_input (400). X12 errors, an unknown sender or another receiver -> unprocessable (422) whose `details` carry ' +
-        '`errors` (segment position, segment id, element, X12 code) plus, once the interchange was processed, the same fields ' +
-        'as a success, the 997s included. A TA1 (`interchange_ack`) answers when ISA14 is 1 or the envelope is rejected. ' +
+        'The answer lists each transaction set with its status (accepted, partial, rejected, test), each functional ' +
+        "group's 997 verdict, and `reply`: the one interchange the gateway answers with (every 997 and, when owed, the TA1), " +
+        'as X12 text up to 512 KB; an 855 goes to the partner for a refused PO or refused lines. The status rule: 200 when ' +
+        'the 997s accept at least one transaction set (`status` accepted or partial; X12 findings in `errors`); 422 ' +
+        'unprocessable when none was accepted, or the sender is not your partner, the receiver not your organisation, the ' +
+        'ISA unreadable or the envelope rejected (`details` carry the same fields). Not X12 -> invalid_input (400). Every ' +
+        'list in the answer holds at most 1,000 entries and 1,000 findings in all; `omitted` counts the rest, which the ' +
+        'stored message keeps. A TA1 verdict (`interchange_ack`) comes when ISA14 is 1 or the envelope is rejected. ' +
         'Resending the same interchange (same ISA13, same bytes) returns the stored answer and creates nothing twice; the ' +
-        'same ISA13 with other bytes -> conflict (409) with a TA1 R 025 in `details.interchange_ack`.',
+        'same ISA13 with other bytes -> conflict (409) with a TA1 R 025 in `details.reply`.',
       rawBody: {
         field: 'x12',
         mediaTypes: X12_MEDIA_TYPES,
@@ -116,15 +113,15 @@ export function ediOperations(edi: EdiService): Operation[] {
       },
       output: submitResultSchema,
       status: 200,
-      returns: 'what became of each transaction set, and the 997s.',
+      returns: 'what became of each transaction set, and the reply interchange with the 997s.',
       errors: {
         invalid_input:
           'An interchange that is not X12 (it must start with ISA) is kept as an EDI message and refused with `details` ' +
           '`{ message_id, errors }`; a missing or empty one, with no details. Other invalid input as for every operation:',
         unprocessable:
-          'X12 errors, an unreadable ISA, a sender that is not your trading partner or a receiver that is not your organisation: ' +
-          '`details` carry `message_id` and `errors` (position, segment_id, element, code), plus `partner`, `acknowledgments` and ' +
-          '`documents` once the interchange was processed (the 997s still apply).',
+          'No transaction set was accepted, an unreadable ISA, a sender that is not your trading partner or a receiver that is ' +
+          'not your organisation: `details` carry `message_id` and `errors` (position, segment_id, element, code), plus ' +
+          '`partner`, `acknowledgments`, `reply` and `documents` once the interchange was processed (the 997s still apply).',
         conflict: 'This partner already sent an interchange with this ISA13 and other content: send a changed interchange with a new ISA13.',
         payload_too_large: 'The interchange is over 10 MB.',
       },

@@ -58,27 +58,36 @@ const partnerRefSchema = z.object({ id: z.string(), name: z.string() }).describe
 
 const acknowledgmentSchema = z.object({
   group: z.string().describe('GS06 of the inbound group acknowledged'),
-  code: z.enum(['A', 'E', 'P', 'R']).describe('AK901: A accepted, E accepted with errors, P partially accepted, R rejected'),
-  message_id: z.string().describe('the 997 as an outbound EDI message'),
-  x12: z.string().describe('the 997 interchange as X12 text'),
+  code: z.enum(['A', 'E', 'P', 'R']).describe('AK901: A accepted, E accepted with errors noted, P partially accepted, R rejected'),
 });
 
 const interchangeAckSchema = z
   .object({
     code: z.enum(['A', 'E', 'R']).describe('TA104: A accepted, E accepted with errors noted, R rejected'),
     note: z.string().describe("TA105 note code: '000' no error, '025' duplicate control number, ..."),
-    message_id: z.string().describe('the TA1 as an outbound EDI message'),
-    x12: z.string().describe('the TA1 interchange as X12 text'),
   })
-  .meta({ id: 'EdiInterchangeAck', description: 'A TA1 interchange acknowledgment: sent when ISA14 is 1 or the interchange envelope is rejected.' });
+  .meta({ id: 'EdiInterchangeAck', description: 'A TA1 interchange acknowledgment (it travels in `reply`): sent when ISA14 is 1 or the interchange envelope is rejected.' });
 export type InterchangeAck = z.infer<typeof interchangeAckSchema>;
+
+const replySchema = z
+  .object({
+    message_id: z.string().describe('the reply as an outbound EDI message'),
+    control_number: z.string().describe('its ISA13'),
+    size: z.number().int().describe('bytes'),
+    x12: z.string().optional().describe('the reply as X12 text; left out over 512 KB: read it with GET /v1/edi/messages/{message_id}'),
+  })
+  .meta({
+    id: 'EdiReply',
+    description: 'The one interchange the gateway answers an inbound interchange with: the TA1 when one is owed, then every 997 (one FA group per acknowledged version).',
+  });
+export type Reply = z.infer<typeof replySchema>;
 
 const omittedSchema = z
   .object({
     message_id: z.string().describe('the stored message that has every document and finding: GET /v1/edi/messages/{message_id}'),
     documents: z.number().int().describe('documents left out after the first 1,000'),
     acknowledgments: z.number().int().describe('acknowledgments left out after the first 1,000'),
-    findings: z.number().int().describe('findings left out after the first 1,000 (over `errors` and the documents\' own)'),
+    findings: z.number().int().describe("findings left out after the first 1,000 (over `errors` and the documents' own)"),
   })
   .describe('present when the answer was cut to its bounds: what was left out, and where to read it all');
 
@@ -86,9 +95,10 @@ const omittedSchema = z
 const interchangeResultSchema = z.object({
   message_id: z.string().describe('the interchange as a stored inbound EDI message'),
   partner: partnerRefSchema,
-  acknowledgments: z.array(acknowledgmentSchema).describe('one 997 per functional group, except inbound 997 (FA) groups'),
+  acknowledgments: z.array(acknowledgmentSchema).describe("each functional group's 997 verdict (AK901), except inbound 997 (FA) groups"),
+  reply: replySchema.optional().describe('the interchange the gateway answers with: every 997 and the TA1'),
   documents: z.array(documentSchema).describe('one per transaction set, in the order sent'),
-  interchange_ack: interchangeAckSchema.optional().describe('the TA1, when the partner asked for one (ISA14 1) or the envelope was rejected'),
+  interchange_ack: interchangeAckSchema.optional().describe('the TA1 verdict, when the partner asked for one (ISA14 1) or the envelope was rejected'),
   status: z
     .enum(['accepted', 'partial', 'rejected'])
     .optional()
@@ -120,7 +130,7 @@ export const submitResultSchema = interchangeResultSchema
   .extend({
     message_id: z.string().describe('the body as a stored inbound EDI message'),
     partner: partnerRefSchema.describe('the trading partner (of the first interchange, when the body carried several)'),
-    acknowledgments: z.array(acknowledgmentSchema).describe('one 997 per functional group, except inbound 997 (FA) groups, over every interchange'),
+    acknowledgments: z.array(acknowledgmentSchema).describe("each functional group's 997 verdict, except inbound 997 (FA) groups, over every interchange (each interchange's reply is in its entry)"),
     documents: z.array(documentSchema).describe('one per transaction set, in the order sent, over every interchange'),
     interchanges: z
       .array(interchangeEntrySchema)

@@ -11,7 +11,6 @@ export {
   assess997Async,
   build997,
   write997Interchange,
-  write997s,
   type Ack997,
   type AckInterchange,
   type AckInterchangeOptions,

@@ -1,4 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
+import { isSupportedGroupVersion } from './x12.envelope.js';
 import { ackCode, releaseOf } from './x12.ack-codes.js';
 import { chooseDelimiters, echoX12, echoX12Id, scrub } from './x12.delimiters.js';
 import { type Findings, indexFindings } from './x12.findings.js';
@@ -60,12 +61,12 @@ const AK103_FROM = '005010';
 
 /**
  * The version a 997 answers a group in (its GS08, and the version whose code lists it writes): the group's GS08 when
- * it names a release (any industry suffix kept, e.g. 004010VICS), else the release of the inbound ISA12 (00401 ->
- * 004010), else 004010.
+ * it names a release the gateway takes (any industry suffix kept, e.g. 004010VICS; never one our own parser would
+ * refuse, such as 000001), else the release of the inbound ISA12 (00401 -> 004010), else 004010.
  */
 function ackVersion(group: FunctionalGroup, isaVersion: string): string {
   const gs08 = group.version;
-  if (/^\d{6}[A-Z0-9]{0,6}$/.test(gs08)) return gs08;
+  if (/^\d{6}[A-Z0-9]{0,6}$/.test(gs08) && isSupportedGroupVersion(gs08)) return gs08;
   const fromIsa = /^\d{5}$/.test(isaVersion) ? `${envelopeVersion(isaVersion)}0` : undefined;
   return fromIsa ?? '004010';
 }
@@ -317,25 +318,6 @@ export function build997(source: Interchange | PartialInterchange, issues: reado
   return acks;
 }
 
-/**
- * The 997s of verdicts assess997/assess997Async gave (what a receiver does once it has decided what to process):
- * the same as build997 without judging every group a second time; yields to the event loop like assess997Async.
- * Superseded by write997Interchange; kept until the intake moves to it.
- */
-export async function write997s(source: Interchange | PartialInterchange, verdicts: readonly GroupVerdict[], opts: Ack997Options): Promise<Ack997[]> {
-  const acks: Ack997[] = [];
-  let work = 0;
-  for (const verdict of verdicts) {
-    const judged = judgedFor(verdict);
-    acks.push(write997(source, judged, opts));
-    work += 1 + judged.sets.length;
-    if (work >= CHUNK) {
-      work = 0;
-      await setImmediate();
-    }
-  }
-  return acks;
-}
 
 /** What write997Interchange needs besides the inbound and its verdicts. */
 export interface AckInterchangeOptions {

@@ -10,7 +10,7 @@ import { X12_CODES, type Delimiters, type FunctionalGroup, type X12Issue } from 
 export const SUPPORTED_GROUP_VERSIONS = { min: '002000', max: '999999' } as const;
 
 /** Versions without a table of their own are still taken; validation checks them against the nearest table. */
-function isSupportedGroupVersion(version: string): boolean {
+export function isSupportedGroupVersion(version: string): boolean {
   if (!/^\d{6}/.test(version) || version.length > 12) return false;
   const release = version.slice(0, 6);
   return release >= SUPPORTED_GROUP_VERSIONS.min && release <= SUPPORTED_GROUP_VERSIONS.max;

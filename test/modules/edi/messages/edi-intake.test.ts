@@ -5,7 +5,7 @@ import { dialects, type Harness } from '../../../support/harness.js';
 import type { OrderBody } from '../../orders/orders-support.js';
 import { readRaw } from '../../../../src/modules/edi/messages/messages.repository.js';
 import { readFixture } from '../x12/x12.fixtures.js';
-import { type EdiErrorBody, readBack, readEdiFixture, seedEdiCatalog, seedPartners, startEdiHarness, submit, type SubmitBody, submitOk } from '../edi-support.js';
+import { type EdiErrorBody, readBack, readEdiFixture, replySet, seedEdiCatalog, seedPartners, startEdiHarness, submit, type SubmitBody, submitOk } from '../edi-support.js';
 
 interface MessageBody {
   id: string;
@@ -40,11 +40,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     const error = expectError(res, 422, 'unprocessable');
     return error.details as Unprocessable;
   };
-  const ack = (result: SubmitBody, i = 0) => {
-    const x12 = result.acknowledgments[i]?.x12;
-    if (x12 === undefined) throw new Error(`no 997 #${i}`);
-    return readBack(x12);
-  };
+  const ack = (result: SubmitBody, i = 0) => ({ interchange: readBack(result.reply?.x12 ?? '').interchange, body: replySet(result, i) });
   const order = async (po: string): Promise<OrderBody> => {
     const res = await h.request({ method: 'GET', url: `/v1/orders/${po}`, key });
     expect(res.statusCode, res.body).toBe(200);
@@ -99,9 +95,9 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       expect(stored.x12).toBe(text);
       expect(stored.size).toBe(Buffer.byteLength(text, 'latin1'));
       expect(stored.sha256).toBe(createHash('sha256').update(text, 'latin1').digest('hex'));
-      const reply = await message(result.acknowledgments[0]?.message_id ?? '');
+      const reply = await message(result.reply?.message_id ?? '');
       expect(reply).toMatchObject({ direction: 'outbound', type: '997', status: 'generated', related_message_id: result.message_id, delivery: null });
-      expect(reply.x12).toBe(result.acknowledgments[0]?.x12);
+      expect(reply.x12).toBe(result.reply?.x12);
     });
 
     it('takes a 005010 interchange of three sets, answering in 005010 and reading the SKU by the partner\'s qualifier order', async () => {
@@ -173,16 +169,16 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     it('a PO of 33,000 unknown-SKU lines (more than SQLite binds in one statement) answers 1,000 of its findings and says where the rest are', async () => {
       const lines = Array.from({ length: 33_000 }, (_, i) => `PO1*${i + 1}*1*EA*5**VP*NO-SUCH-${i}~`);
       const text = [
-        'ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*U*00401*000001212*0*P*>~',
-        'GS*PO*BUYERCO*TIREGW*20260601*1200*1212*X*004010~',
+        'ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*U*00401*000004343*0*P*>~',
+        'GS*PO*BUYERCO*TIREGW*20260601*1200*4343*X*004010~',
         'ST*850*0001~',
         'BEG*00*SA*PO-BIG-1212**20260601~',
         'N1*ST*Big Store*92*STORE1~',
         ...lines,
         `CTT*33000~`,
         `SE*${lines.length + 5}*0001~`,
-        'GE*1*1212~',
-        'IEA*1*000001212~',
+        'GE*1*4343~',
+        'IEA*1*000004343~',
       ].join('\n');
       const result = await ok(text);
       const [document] = result.documents;
@@ -372,14 +368,14 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       const notes = Array.from({ length: 8 }, (_, n) => [`N9*ZZ*BULK${n}~`, ...Array.from({ length: 900 }, () => `MSG*${'x'.repeat(250)}~`)]).flat();
       const body = [
         'ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*U*00401*000001212*0*P*>~',
-        'GS*PO*BUYERCO*TIREGW*20260601*1200*1212*X*004010~',
+        'GS*PO*BUYERCO*TIREGW*20260601*1200*4343*X*004010~',
         'ST*850*0001~',
         'BEG*00*SA*PO-BIG**20260601~',
         ...notes,
         'N1*ST*Big Wheels~',
         'PO1*1*1*EA*1**VP*TIRE-225~',
         `SE*${notes.length + 5}*0001~`,
-        'GE*1*1212~',
+        'GE*1*4343~',
         'IEA*1*000001212~',
       ].join('\n');
       expect(body.length).toBeGreaterThan(h.config.BODY_LIMIT_BYTES);
@@ -467,7 +463,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       const results = await Promise.all(bodies.map((body) => submit(h, mine, body)));
       const numbers = results.map((res) => {
         expect(res.statusCode, res.body).toBe(200);
-        const x12 = res.json<SubmitBody>().acknowledgments[0]?.x12 ?? '';
+        const x12 = res.json<SubmitBody>().reply?.x12 ?? '';
         const { interchange } = readBack(x12);
         expect(interchange.groups[0]?.controlNumber).toBe(String(Number(interchange.controlNumber)));
         return Number(interchange.controlNumber);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../../support/auth-checks.js';
 import { dialects, type Harness } from '../../../support/harness.js';
-import { readBack, readEdiFixture, startEdiHarness, submit, type SubmitBody, submitOk } from '../edi-support.js';
+import { readBack, readEdiFixture, replySet, startEdiHarness, submit, type SubmitBody, submitOk } from '../edi-support.js';
 
 const PO = readEdiFixture('po-4010-single.x12');
 
@@ -29,27 +29,26 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
 
   const ok = (body: string | Buffer): Promise<SubmitBody> => submitOk(h, key, body);
 
-  it('answers ISA14 1 with a TA1 A 000 from our id, recorded as an outbound TA1 message', async () => {
+  it('answers ISA14 1 with a TA1 A 000 from our id, in the one reply interchange before the 997s', async () => {
     const result = await ok(variant(801, 'PO-T801', true));
     expect(result.interchange_ack).toMatchObject({ code: 'A', note: '000' });
-    expect(ta1Segment(result.interchange_ack?.x12)).toEqual(['TA1', '000000801', '260601', '1200', 'A', '000']);
-    const isa = result.interchange_ack?.x12.split('\n')[0] ?? '';
+    expect(ta1Segment(result.reply?.x12)).toEqual(['TA1', '000000801', '260601', '1200', 'A', '000']);
+    const isa = result.reply?.x12?.split('\n')[0] ?? '';
     expect(isa).toMatch(/^ISA\*00\* {10}\*00\* {10}\*ZZ\*TIREGATEWAY {4}\*ZZ\*BUYERCO {8}\*/);
     // A TA1 never asks for a TA1 back.
     expect(isa.split('*')[14]).toBe('0');
-    const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${result.interchange_ack?.message_id}`, key });
+    const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${result.reply?.message_id}`, key });
     expect(stored.statusCode).toBe(200);
     expect(stored.json<{ message: { type: string; direction: string; related_message_id: string; x12: string } }>().message).toMatchObject({
-      type: 'TA1',
+      type: '997',
       direction: 'outbound',
       related_message_id: result.message_id,
-      x12: result.interchange_ack?.x12,
+      x12: result.reply?.x12,
     });
-    const listed = await h.request({ method: 'GET', url: '/v1/edi/messages?type=TA1', key });
-    expect(listed.json<{ messages: { id: string }[] }>().messages.map((m) => m.id)).toContain(result.interchange_ack?.message_id);
-    // Its control number comes from the org's counter, after the 997's.
-    const ackIsa13 = Number(result.acknowledgments[0]?.x12.split('\n')[0]?.split('*')[13]);
-    expect(Number(isa.split('*')[13])).toBe(ackIsa13 + 1);
+    // One interchange: the TA1 between the ISA and the FA group, one ISA and one IEA.
+    const lines = (result.reply?.x12 ?? '').trim().split('\n');
+    expect(lines.map((l) => l.split('*')[0])).toEqual(['ISA', 'TA1', 'GS', 'ST', 'AK1', 'AK2', 'AK5', 'AK9', 'SE', 'GE', 'IEA']);
+    expect(replySet(result)).toEqual(['AK1*PO*101', 'AK2*850*0001', 'AK5*A', 'AK9*A*1*1*1']);
   });
 
   it('sends no TA1 for a clean interchange with ISA14 0', async () => {
@@ -62,17 +61,17 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
     const res = await submit(h, key, body);
     const details = expectError(res, 422, 'unprocessable').details as SubmitBody;
     expect(details.interchange_ack).toMatchObject({ code: 'R', note: '001' });
-    expect(ta1Segment(details.interchange_ack?.x12)).toEqual(['TA1', '000000803', '260601', '1200', 'R', '001']);
+    expect(ta1Segment(details.reply?.x12)).toEqual(['TA1', '000000803', '260601', '1200', 'R', '001']);
     expect(details.acknowledgments.map((a) => a.code)).toEqual(['R']);
   });
 
   it('answers a reused ISA13 with other bytes with a 409 carrying a TA1 R 025; the same bytes again get the stored answer', async () => {
     const first = await ok(variant(804, 'PO-T804', true));
     const res = await submit(h, key, variant(804, 'PO-T804-CHANGED', true));
-    const details = expectError(res, 409, 'conflict').details as { original_message_id: string; interchange_ack: NonNullable<SubmitBody['interchange_ack']> };
+    const details = expectError(res, 409, 'conflict').details as { original_message_id: string; interchange_ack: NonNullable<SubmitBody['interchange_ack']>; reply: NonNullable<SubmitBody['reply']> };
     expect(details.original_message_id).toBe(first.message_id);
     expect(details.interchange_ack).toMatchObject({ code: 'R', note: '025' });
-    expect(ta1Segment(details.interchange_ack.x12)).toEqual(['TA1', '000000804', '260601', '1200', 'R', '025']);
+    expect(ta1Segment(details.reply.x12)).toEqual(['TA1', '000000804', '260601', '1200', 'R', '025']);
     const again = await ok(variant(804, 'PO-T804', true));
     expect(again.interchange_ack).toEqual(first.interchange_ack);
   });
@@ -101,8 +100,8 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
     const toOther = (text: string): string => text.replace('*ZZ*TIREGATEWAY    *', '*ZZ*OTHERID        *');
     const result = await ok(toOther(variant(809, 'PO-T809', true)));
     expect(result.documents).toMatchObject([{ status: 'accepted', po_number: 'PO-T809' }]);
-    expect(readBack(result.acknowledgments[0]?.x12 ?? '').interchange.senderId).toBe('OTHERID');
-    expect(result.interchange_ack?.x12).toMatch(/^ISA\*00\* {10}\*00\* {10}\*ZZ\*OTHERID {8}\*ZZ\*BUYERCO/);
+    expect(readBack(result.reply?.x12 ?? '').interchange.senderId).toBe('OTHERID');
+    expect(result.reply?.x12).toMatch(/^ISA\*00\* {10}\*00\* {10}\*ZZ\*OTHERID {8}\*ZZ\*BUYERCO/);
     const nobody = await submit(h, key, variant(810, 'PO-T810').replace('*ZZ*TIREGATEWAY    *', '*ZZ*NOBODY         *'));
     expect(expectError(nobody, 422, 'unprocessable').error).toMatch(/not this organisation's interchange id ZZ\/TIREGATEWAY/);
     expect((await partners.listInterchangeIds('acme')).map((v) => v.isa)).toEqual(['ZZ/TIREGATEWAY', 'ZZ/OTHERID']);

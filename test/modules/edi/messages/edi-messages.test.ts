@@ -61,7 +61,7 @@ describe.each(dialects)('EDI messages: REST and MCP (%s)', (dialect) => {
     expect((await list('?type=850')).messages.map((m) => m.id).sort()).toEqual([buyerIntake.message_id, dealerIntake.message_id].sort());
     expect((await list('?type=997&direction=inbound')).messages).toEqual([]);
     const dealer = await list(`?partner=${partners.dealer}`);
-    expect(dealer.messages.map((m) => m.id).sort()).toEqual([dealerIntake.message_id, dealerIntake.acknowledgments[0]?.message_id].sort());
+    expect(dealer.messages.map((m) => m.id).sort()).toEqual([dealerIntake.message_id, dealerIntake.reply?.message_id].sort());
     expect((await list('?partner=DealerNet')).messages).toEqual(dealer.messages);
     expect((await list('?partner=nobody')).messages).toEqual([]);
   });
@@ -100,7 +100,7 @@ describe.each(dialects)('EDI messages: REST and MCP (%s)', (dialect) => {
     const body = res.json<SubmitBody>();
     expect(body.message_id).not.toBe(buyerIntake.message_id);
     expect(body.documents[0]).toMatchObject({ status: 'accepted', po_number: 'PO-1001' });
-    expect(readBack(body.acknowledgments[0]?.x12 ?? '').interchange.controlNumber).toBe('000000001');
+    expect(readBack(body.reply?.x12 ?? '').interchange.controlNumber).toBe('000000001');
     expect((await list('', theirs)).messages).toHaveLength(2);
   });
 
@@ -116,7 +116,7 @@ describe.each(dialects)('EDI messages: REST and MCP (%s)', (dialect) => {
         expect(submitted.isError, JSON.stringify(submitted)).toBeFalsy();
         const result = submitted.structuredContent as unknown as SubmitBody;
         expect(result.documents[0]).toMatchObject({ status: 'accepted', po_number: 'PO-404' });
-        expect(readBack(result.acknowledgments[0]?.x12 ?? '').body).toEqual(['AK1*PO*404', 'AK2*850*0001', 'AK5*A', 'AK9*A*1*1*1']);
+        expect(readBack(result.reply?.x12 ?? '').body).toEqual(['AK1*PO*404', 'AK2*850*0001', 'AK5*A', 'AK9*A*1*1*1']);
         // The resend answers the same, as over REST.
         expect((await client.call('edi_submit', { x12 })).structuredContent).toEqual(submitted.structuredContent);
 

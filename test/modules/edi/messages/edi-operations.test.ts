@@ -71,9 +71,8 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
         ...example,
         message_id: id('msg'),
         partner: { ...example.partner, id: id('tp') },
-        acknowledgments: example.acknowledgments.map((a) => ({ ...a, message_id: id('msg') })),
+        reply: { ...example.reply, message_id: id('msg') },
         documents: example.documents.map((d) => ({ ...d, order_id: id('ord') })),
-        interchange_ack: { ...example.interchange_ack, message_id: id('msg') },
       });
       const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${answer.message_id}`, key });
       const message = stored.json<{ message: Record<string, unknown> }>().message;

@@ -149,7 +149,7 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
     expect(forOrder.map((e) => (e.data as { type: string }).type).sort()).toEqual(['810', '855', '856']);
     expect(forOrder[0]?.data).toMatchObject({ direction: 'outbound', partner: { name: 'BuyerCo' } });
     // The 997 of the intake went to the hub too, but not to the partner's URL (it was the HTTP answer).
-    const ack997 = intake.acknowledgments[0]?.message_id;
+    const ack997 = intake.reply?.message_id;
     expect(events.some((e) => (e.data as { message_id: string }).message_id === ack997)).toBe(true);
     expect(partner.received.some((r) => r.headers['idempotency-key'] === ack997)).toBe(false);
   });

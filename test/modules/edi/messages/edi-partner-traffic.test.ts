@@ -57,7 +57,7 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
   ])('takes an 850 laid out with %s', async (_, layout, control) => {
     const result = await ok(layout(variant(control, `PO-W${control}`)));
     expect(result.documents).toMatchObject([{ status: 'accepted', po_number: `PO-W${control}` }]);
-    expect(ackSegments(result.acknowledgments[0]?.x12).map((s) => s.join('*'))).toEqual(['AK1*PO*101', 'AK2*850*0001', 'AK5*A', 'AK9*A*1*1*1']);
+    expect(ackSegments(result.reply?.x12).map((s) => s.join('*'))).toEqual(['AK1*PO*101', 'AK2*850*0001', 'AK5*A', 'AK9*A*1*1*1']);
   });
 
   it.each([
@@ -88,7 +88,7 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
       if (e.value !== undefined) expect(e.value.length).toBeLessThanOrEqual(81);
     }
     expect(details.errors.find((e) => e.segment_id === 'NTE')?.value).toBe(`${'N'.repeat(80)}…`);
-    const body = ackSegments(details.acknowledgments[0]?.x12);
+    const body = ackSegments(details.reply?.x12);
     for (const segment of body) for (const value of segment) expect(value).toMatch(/^([\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?)?$/);
     expectConsistent997(body);
   });
@@ -99,10 +99,10 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
     expect(size).toBeLessThan(50_000);
     const ack = details.acknowledgments[0];
     expect(ack?.group).toBe(`${'9'.repeat(80)}…`);
-    expect(ack?.x12.length).toBeLessThan(2_000);
-    const parsed = parseX12(ack?.x12 ?? '');
+    expect(details.reply?.x12?.length).toBeLessThan(2_000);
+    const parsed = parseX12(details.reply?.x12 ?? '');
     expect(parsed.ok && parsed.interchange.groups[0]?.gs[1]).toBe('T'.repeat(15));
-    expectConsistent997(ackSegments(ack?.x12));
+    expectConsistent997(ackSegments(details.reply?.x12));
   });
 
   it.each([
@@ -112,7 +112,7 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
     const { details } = await unprocessable(mutate(variant(control, `PO-X${control}`)));
     expect(details.documents).toMatchObject([{ status: 'rejected' }]);
     expect(details.errors.map((e) => e.code)).toContain('interchange_rejected');
-    const body = ackSegments(details.acknowledgments[0]?.x12);
+    const body = ackSegments(details.reply?.x12);
     expectConsistent997(body);
     expect(body.map((s) => s.join('*'))).toEqual(['AK1*PO*101', 'AK2*850*0001', 'AK5*R', 'AK9*R*1*1*0*1']);
   });

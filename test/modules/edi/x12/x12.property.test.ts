@@ -110,6 +110,25 @@ describe('X12 properties', () => {
     fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
   );
 
+  it('a group whose GS08 names no release the gateway takes is answered under the ISA12 release (found by the property below)', () => {
+    const inbound = [
+      'ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *240115*1030*U*00401*000001111*0*P*>~',
+      'GS*PO*BUYERCO*TIREGW*20240115*1030*1*X*000001~',
+      'ST*850*0001~',
+      'BEG*00*SA*PO-1111**20240115~',
+      'SE*3*0001~',
+      'GE*1*1~',
+      'IEA*1*000001111~',
+    ].join('\n');
+    const result = parseX12(inbound);
+    const ic = result.ok ? result.interchange : result.envelope;
+    if (ic === undefined) throw new Error('unreadable');
+    const [ack] = build997(ic, [...result.issues, ...validateInterchange(ic)], { nextControlNumbers: () => ({ interchange: 1, group: 1 }), ourIdentity: { qualifier: 'ZZ', id: 'TIREGATEWAY' }, date: new Date(0) });
+    const back = parseX12(ack?.x12 ?? '');
+    expect(back.issues).toEqual([]);
+    expect(back.ok && back.interchange.groups[0]?.version).toBe('004010');
+  });
+
   it('never throws on mutated interchanges, and any 997 it builds parses back cleanly', () => {
     fc.assert(
       fc.property(fc.constantFrom(...sources), fc.array(mutation, { minLength: 1, maxLength: 6 }), (source, mutations) => {

@@ -6,7 +6,7 @@ import { takePurchaseOrder, type PurchaseOrderOutcome } from '../order-intake.js
 import type { PoAcknowledgment } from '../outbound-sets.js';
 import { readPurchaseOrder } from '../purchase-order.js';
 import { toEdiError } from '../x12-errors.js';
-import { echoText, type GroupVerdict, readSegments, type SetVerdict, type TransactionSet, type X12Issue } from '../../x12/index.js';
+import { echoText, type GroupVerdict, indexFindings, readSegments, type SetVerdict, type TransactionSet, type X12Issue } from '../../x12/index.js';
 import type { IntakeDeps, Received } from './received.js';
 import type { Checked } from './screen.js';
 
@@ -44,18 +44,6 @@ function documentView(type: string, set: TransactionSet, status: DocumentStatus,
   };
 }
 
-/** Findings filed by group and set control numbers, once, rather than searched per set. */
-function fileBySet(issues: readonly X12Issue[]): Map<string, X12Issue[]> {
-  const bySet = new Map<string, X12Issue[]>();
-  for (const issue of issues) {
-    const key = JSON.stringify([issue.groupControl, issue.setControl]);
-    const list = bySet.get(key);
-    if (list === undefined) bySet.set(key, [issue]);
-    else list.push(issue);
-  }
-  return bySet;
-}
-
 /** One document per transaction set: accepted 850s go to the orders service, the rest are recorded with their findings. */
 export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received, checked: Checked, verdicts: readonly GroupVerdict[]): Promise<ReadDocuments> {
   const setVerdicts = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
@@ -64,8 +52,8 @@ export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received
   const owed: Owed[] = [];
   const rows = new DocumentRows(tx);
   const qualifiers = checked.partner.sku_qualifiers.split(',');
-  // Findings of inbound 997 sets (never acknowledged, so in no verdict).
-  const inbound997 = fileBySet(checked.issues);
+  // Findings of inbound 997 sets (never acknowledged, so in no verdict), filed under the set they belong to.
+  const inbound997 = indexFindings(checked.envelope.groups, checked.issues);
   for (const group of checked.envelope.groups) {
     for (const set of group.transactionSets) {
       if (documents.length % PACE === PACE - 1) await setImmediate();
@@ -73,7 +61,7 @@ export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received
       let view: DocumentView;
       let detail: DocumentDetail;
       if (verdict === undefined) {
-        const errors = (inbound997.get(JSON.stringify([group.controlNumber, set.controlNumber])) ?? []).map(toEdiError);
+        const errors = inbound997.set(set).map(toEdiError);
         detail = { errors };
         view = documentView(set.id, set, errors.length === 0 ? 'received' : 'rejected', errors);
       } else if (!verdict.set.accepted) {
@@ -84,10 +72,11 @@ export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received
       } else {
         const outcome = await takePurchaseOrder(tx, deps, { orgId: received.orgId, qualifiers, set, gs08: group.version, test: checked.envelope.usage === 'T' });
         if (outcome.ack !== undefined) owed.push({ outcome, ack: outcome.ack });
-        detail = outcome.detail;
+        // Accepted with errors (AK5 E, the partner's lenient level): the findings the 997 notes stay with the document.
+        detail = verdict.set.withErrors ? { ...outcome.detail, errors: [...verdict.set.issues.map(toEdiError), ...outcome.detail.errors] } : outcome.detail;
         view = documentView(set.id, set, outcome.status, detail.errors, outcome);
       }
-      const notes = checked.notes.get(JSON.stringify([group.controlNumber, set.controlNumber]));
+      const notes = checked.notes.get(set.position);
       if (notes !== undefined) view = { ...view, notes };
       documents.push(view);
       await rows.add({

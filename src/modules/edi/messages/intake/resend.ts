@@ -18,8 +18,9 @@ export async function answerResend(deps: IntakeDeps, received: Received, { seen,
     // The TA1 (R 025) and the 409 are recorded together: a counter number is never spent on an unrecorded TA1.
     return deps.db.transaction().execute(async (tx) => {
       const controlNumber = await deps.partners.reserveControlNumbers(tx, received.orgId, 1);
-      const ack = await sendTa1(tx, received, partner, envelope.isa, ours, { code: 'R', noteCode: TA1_NOTES.duplicateControlNumber }, controlNumber);
-      const details = { message_id: received.messageId, original_message_id: seen.message_id, interchange_ack: ack };
+      const ta1 = { code: 'R' as const, noteCode: TA1_NOTES.duplicateControlNumber };
+      const reply = await sendTa1(tx, received, partner, envelope.isa, ours, ta1, controlNumber);
+      const details = { message_id: received.messageId, original_message_id: seen.message_id, interchange_ack: { code: ta1.code, note: ta1.noteCode }, reply };
       return settle(deps, tx, received, { status: 'conflict', ...settled }, errors, failure('conflict', message, details));
     });
   }

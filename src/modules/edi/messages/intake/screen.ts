@@ -36,8 +36,8 @@ export interface Checked {
   ours: Party;
   /** What parseX12 found: the interchange-level ones decide the TA1. */
   envelopeIssues: readonly X12Issue[];
-  /** Notes per set (key: group and set control numbers), e.g. a check against the nearest version's table. */
-  notes: Map<string, string[]>;
+  /** Notes per set (key: the ST's position, unique where control numbers may repeat), e.g. a check against the nearest version's table. */
+  notes: Map<number, string[]>;
 }
 
 /** The same ISA13 from the same partner was taken before. */
@@ -116,6 +116,8 @@ function unsupportedSets(envelope: PartialInterchange): X12Issue[] {
             element: 1,
             groupControl: group.controlNumber,
             setControl: set.controlNumber,
+            groupPosition: group.position,
+            setPosition: set.position,
             value: set.id,
           })),
   );
@@ -130,16 +132,16 @@ function interchangeRejected(group: FunctionalGroup): X12Issue {
     position: group.position,
     segmentId: 'GS',
     groupControl: group.controlNumber,
+    groupPosition: group.position,
   };
 }
 
 /** The sets checked against another version's table, as notes for the JSON answer (a 997 has no place for free text). */
-function fallbackNotes(tables: readonly TableUse[]): Map<string, string[]> {
-  const notes = new Map<string, string[]>();
+function fallbackNotes(tables: readonly TableUse[]): Map<number, string[]> {
+  const notes = new Map<number, string[]>();
   for (const t of tables) {
     if (!t.fallback || t.note === undefined) continue;
-    const key = JSON.stringify([t.groupControl, t.setControl]);
-    notes.set(key, [...(notes.get(key) ?? []), t.note]);
+    notes.set(t.position, [...(notes.get(t.position) ?? []), t.note]);
   }
   return notes;
 }

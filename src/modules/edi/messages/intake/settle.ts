@@ -87,6 +87,7 @@ export function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checke
       status: status === 'accepted' || status === 'partial' ? status : 'rejected',
       acknowledgments: acked.acknowledgments,
       documents,
+      ...(acked.reply === undefined ? {} : { reply: acked.reply }),
       ...(acked.interchangeAck === undefined ? {} : { interchange_ack: acked.interchangeAck }),
     },
     issues,
