@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectError } from '../../../support/auth-checks.js';
 import { dialects, type Harness } from '../../../support/harness.js';
 import { replySet, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
 
