@@ -146,12 +146,32 @@ const packInput = z.strictObject({
     .describe('What the pack holds: order lines and quantities; each line_no at most once per pack.'),
 });
 
+const MAX_CHARGES = 25;
+
+const chargeInput = z.strictObject({
+  type: z.enum(['charge', 'allowance']).describe('charge (added to the invoice) or allowance (taken off it).'),
+  code: z
+    .string()
+    .regex(/^[A-Z][0-9]{3}$/, 'code must be an X12 SAC02 code: a capital letter and 3 digits (e.g. D240 freight)')
+    .describe('X12 SAC02 charge/allowance code: D240 freight, G830 shipping and handling, C310 discount, F800 promotional allowance, ...'),
+  amount: z
+    .number()
+    .positive('amount must be positive')
+    .max(MAX_UNIT_PRICE)
+    .refine((v) => Math.round(v * 100) / 100 === v, 'amount is in whole cents: at most 2 decimals')
+    .describe(`Amount in currency units, more than 0 and up to ${MAX_UNIT_PRICE.toLocaleString('en-US')}, at most 2 decimals.`),
+});
+
 const shipmentInput = z
   .strictObject({
     carrier: z
       .string()
       .regex(/^[A-Z]{2,4}$/, 'carrier must be a SCAC: 2-4 capital letters (e.g. UPSN, FDEG)')
-      .describe('The carrier\'s SCAC (Standard Carrier Alpha Code): 2-4 capital letters, e.g. UPSN, FDEG, ODFL.'),
+      .optional()
+      .describe(
+        "The carrier's SCAC (Standard Carrier Alpha Code): 2-4 capital letters, e.g. UPSN, FDEG, ODFL. Left out, an EDI order's " +
+          "documents name the partner's default carrier, if it has one.",
+      ),
     service: freeText(35, { min: 1, trim: true, what: 'shipment.service' })
       .optional()
       .describe('The carrier\'s service or routing as text (e.g. "GROUND"), up to 35 characters (trimmed).'),
@@ -178,6 +198,15 @@ const shipmentInput = z
       .describe(
         `The cartons or pallets, 1-${MAX_PACKS} of them, each with its SSCC-18 and contents. When given they must hold every order line's ` +
           'full quantity, no more and no less (one shipment per order).',
+      ),
+    charges: z
+      .array(chargeInput)
+      .min(1, 'charges must not be empty; leave it out when there are none')
+      .max(MAX_CHARGES)
+      .optional()
+      .describe(
+        `Charges and allowances of the shipment (freight is code D240), 1-${MAX_CHARGES}: an EDI order's 810 invoice lists them (SAC) ` +
+          'and its total (TDS) is the lines plus charges less allowances.',
       ),
   })
   .describe('What shipped and how: only with status `shipped`. EDI orders send it to the partner in their 856 ship notice.');

@@ -85,7 +85,10 @@ describe.each(dialects)('856/810/855 a retailer\'s guide accepts (%s)', (dialect
     await moveOk('RT-855', { status: 'confirmed' });
     const [ack] = await documents(orderId, '855');
     expect(readBack(ack?.x12 ?? '').body).toEqual([
-      `BAK*00*AD*RT-855*20260601****${orderId}`,
+      `BAK*00*AD*RT-855*20260601****${orderId}*${ymd()}`,
+      'N1*ST*ISAAC TIRE AND WHEEL*92*STORE42',
+      'N3*100 Main St*Suite 5',
+      'N4*Springfield*IL*62701*US',
       'PO1*1*4*EA*89.99*PE*VP*TIRE-225*UP*012345678905',
       'ACK*IA*4*EA',
       'PO1*2*1*EA*25.0125**BP*B-77*VP*VALVE-KIT',
@@ -137,15 +140,15 @@ describe.each(dialects)('856/810/855 a retailer\'s guide accepts (%s)', (dialect
       `MAN*GM*${SSCC_1}`,
       'HL*4*3*I',
       'LIN*1*VP*TIRE-225*UP*012345678905',
-      'SN1*1*3*EA',
+      'SN1*1*3*EA**4*EA',
       'HL*5*2*P',
       `MAN*GM*${SSCC_2}`,
       'HL*6*5*I',
       'LIN*1*VP*TIRE-225*UP*012345678905',
-      'SN1*1*1*EA',
+      'SN1*1*1*EA**4*EA',
       'HL*7*5*I',
       'LIN*2*BP*B-77*VP*VALVE-KIT',
-      'SN1*2*1*EA',
+      'SN1*2*1*EA**1*EA',
       'CTT*7',
     ]);
     // Every SSCC in a MAN*GM carries a valid GS1 check digit, and every item sits under a pack.
@@ -173,9 +176,13 @@ describe.each(dialects)('856/810/855 a retailer\'s guide accepts (%s)', (dialect
       'ITD*08*3*2**10**30',
       `DTM*011*${shippedOn}`,
       'IT1*1*4*EA*89.99*PE*VP*TIRE-225*UP*012345678905',
+      'PID*F****Touring 225/45R17',
       'IT1*2*1*EA*25.0125**BP*B-77*VP*VALVE-KIT',
+      'PID*F****Valve stem kit',
       // 359.96 + 25.01 (25.0125 rounded to the cent)
       'TDS*38497',
+      // The carrier and the bill of lading of the shipment.
+      'CAD****UPSN*GROUND**BM*BOL-88213',
       'CTT*2',
     ]);
   });
@@ -187,7 +194,7 @@ describe.each(dialects)('856/810/855 a retailer\'s guide accepts (%s)', (dialect
     await moveOk('PO-PARTIAL', { status: 'confirmed' });
     const acks = await documents(orderId, '855');
     expect(acks).toHaveLength(1);
-    expect(readBack(acks[0]?.x12 ?? '').body[0]).toBe(`BAK*00*AC*PO-PARTIAL*20260601****${orderId}`);
+    expect(readBack(acks[0]?.x12 ?? '').body[0]).toBe(`BAK*00*AC*PO-PARTIAL*20260601****${orderId}*${ymd()}`);
   });
 
   it('a partner without requirements takes a shipped move without a shipment, or with carrier data and no packs (S O I)', async () => {
@@ -227,7 +234,7 @@ describe.each(dialects)('partner document profiles (%s)', (dialect) => {
     const first = await partners().setProfile('acme', 'DealerNet', { shipFrom: 'DC 1', terms: '45', packaging: 'PLT94' });
     expect(first.documents).toEqual({ ship_from: { name: 'DC 1' }, terms: { net_days: 45 }, packaging: 'PLT94' });
     const second = await partners().setProfile('acme', 'DealerNet', { require: 'man, td5, MAN' });
-    expect(second.documents).toEqual({ ship_from: { name: 'DC 1' }, terms: { net_days: 45 }, packaging: 'PLT94', require_856: ['MAN', 'TD5'] });
+    expect(second.documents).toEqual({ ship_from: { name: 'DC 1' }, terms: { net_days: 45 }, packaging: 'PLT94', require: { '856': ['MAN', 'TD5'] } });
     expect((await partners().show('acme', 'DealerNet')).documents).toEqual(second.documents);
   });
 
@@ -246,7 +253,7 @@ describe.each(dialects)('partner document profiles (%s)', (dialect) => {
 
   it('takes the profile flags when the partner is created', async () => {
     const created = await partners().create({ org: 'acme', name: 'Retailer', isa: 'ZZ/RETAILER', remitTo: 'Us', remitToId: '1/123456789', require: 'REF-CN' });
-    expect(created.documents).toEqual({ remit_to: { name: 'Us', id_qualifier: '1', id: '123456789' }, require_856: ['REF-CN'] });
+    expect(created.documents).toEqual({ remit_to: { name: 'Us', id_qualifier: '1', id: '123456789' }, require: { '856': ['REF-CN'] } });
   });
 });
 
@@ -262,7 +269,7 @@ describe('partners CLI: document profile flags', () => {
     expect(created.code, created.stderr).toBe(0);
     expect((JSON.parse(created.stdout) as { documents: unknown }).documents).toEqual({
       ship_from: { name: 'Tire Gateway DC', id_qualifier: '92', id: 'WH-1' },
-      require_856: ['TD5', 'MAN'],
+      require: { '856': ['TD5', 'MAN'] },
     });
     const changed = await gateway('partners', 'profile', 'BuyerCo', '--org', 'acme', '--terms', '2/10/30', '--remit-to', 'Tire Gateway Inc');
     expect(changed.code, changed.stderr).toBe(0);
