@@ -167,11 +167,7 @@ const shipmentInput = z
     carrier: z
       .string()
       .regex(/^[A-Z]{2,4}$/, 'carrier must be a SCAC: 2-4 capital letters (e.g. UPSN, FDEG)')
-      .optional()
-      .describe(
-        "The carrier's SCAC (Standard Carrier Alpha Code): 2-4 capital letters, e.g. UPSN, FDEG, ODFL. Left out, an EDI order's " +
-          "documents name the partner's default carrier, if it has one.",
-      ),
+      .describe('The carrier\'s SCAC (Standard Carrier Alpha Code): 2-4 capital letters, e.g. UPSN, FDEG, ODFL.'),
     service: freeText(35, { min: 1, trim: true, what: 'shipment.service' })
       .optional()
       .describe('The carrier\'s service or routing as text (e.g. "GROUND"), up to 35 characters (trimmed).'),
