@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { takePurchaseOrder } from '../../../../src/modules/edi/messages/order-intake.js';
+import { purchaseOrderAck } from '../../../../src/modules/edi/messages/outbound-sets.js';
 import { unitsToDecimal } from '../../../../src/modules/edi/messages/status-documents.js';
+import { parseX12 } from '../../../../src/modules/edi/x12/index.js';
 import { AppError } from '../../../../src/platform/core/errors.js';
 import { expectError } from '../../../support/auth-checks.js';
 import { useInProcessCli } from '../../../support/cli.js';
@@ -474,6 +477,40 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
     expect(inv?.body.some((seg) => seg.startsWith('SAC'))).toBe(false);
     expect(inv?.body).toContain('TDS*43500');
     expect(expectedTdsCents(inv?.body ?? [])).toBe(43500n);
+  });
+
+  it('an 855 owed at receipt takes the sender\'s profile when given one, and is held when short of a required segment', async () => {
+    const partners = h.gateway.services.ediPartners;
+    await partners.create({ org: 'acme', name: 'Receipt', isa: 'ZZ/RECEIPT', vendorNumber: 'V-9', leadDays: '3', require855: 'REF-IA,ACK-068' });
+    const db = h.gateway.database.db;
+    const row = (name: string) => db.selectFrom('edi_partners').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
+    const parsed = parseX12(readEdiFixture('po-business-failures.x12').replaceAll('PO-PARTIAL', `PO-RCPT-${String(isa)}`));
+    if (!parsed.ok) throw new Error('fixture does not parse');
+    const set = parsed.interchange.groups[0]?.transactionSets[0];
+    if (set === undefined) throw new Error('no set');
+    const take = (name: string) =>
+      db.transaction().execute(async (tx) => {
+        const partner = await row(name);
+        const input = { orgId: partner.org_id, qualifiers: ['VP'], set, gs08: '004010', test: false, partner };
+        const outcome = await takePurchaseOrder(tx, { orders: h.gateway.services.orders, clock: h.clock }, input);
+        // Each run makes its order; rolled back so the next may take the same PO.
+        throw Object.assign(new Error('rollback'), { outcome });
+      }).catch((e: unknown) => (e as { outcome: Awaited<ReturnType<typeof takePurchaseOrder>> }).outcome);
+
+    const taken = await take('Receipt');
+    expect(taken.status).toBe('partial');
+    const inThreeDays = new Date(h.clock.now().getTime() + 3 * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+    const body = purchaseOrderAck(taken.ack ?? { type: 'RD', poNumber: '', poDate: '', date: '', lines: [] }).map((seg) => seg.join('*').replace(/\*+$/, ''));
+    expect(body.slice(1, 4)).toEqual(['REF*IA*V-9', 'N1*ST*Partial Wheels', 'PO1*1*4*EA*89.99**VP*TIRE-225']);
+    expect(body.filter((seg) => seg.startsWith('ACK'))).toEqual([`ACK*IA*4*EA*068*${inThreeDays}`, 'ACK*IR*2*EA', 'ACK*IR*1*CA']);
+
+    // BigBox requires the 850's bill-to and buyer in its 855; this PO names neither, so no 855 goes out and the 850 says why.
+    const held = await take('BigBox');
+    expect(held.ack).toBeUndefined();
+    expect(held.detail.errors.at(-1)).toEqual({
+      code: 'ack_not_sent',
+      message: 'no 855 was sent: partner BigBox requires N1-BT, N1-BY in its 855 and this PO gives no data for them',
+    });
   });
 
   it.each([
