@@ -10,7 +10,7 @@ import {
   documentProfileSchema,
   type Party,
   REQUIRABLE,
-  REQUIRING_DOCUMENTS as REQUIRING_DOCS,
+  REQUIRING_DOCUMENTS,
   type RequiredSegments,
   type RequiringDocument,
   VALIDATION_LEVELS,
@@ -129,7 +129,7 @@ const PROFILE_NEEDS: { doc: RequiringDocument; segment: string; has: (p: Documen
   { doc: '856', segment: 'N1-SF', has: (p) => p.ship_from !== undefined, flag: '--ship-from <name>' },
   { doc: '810', segment: 'N1-RE', has: (p) => p.remit_to !== undefined, flag: '--remit-to <name>' },
   { doc: '810', segment: 'ITD', has: (p) => p.terms !== undefined, flag: '--terms <terms>' },
-  ...REQUIRING_DOCS.map((doc) => ({ doc, segment: 'REF-IA', has: (p: DocumentProfile) => p.vendor_number !== undefined, flag: '--vendor-number <id>' })),
+  ...REQUIRING_DOCUMENTS.map((doc) => ({ doc, segment: 'REF-IA', has: (p: DocumentProfile) => p.vendor_number !== undefined, flag: '--vendor-number <id>' })),
 ];
 
 /** The flags given, laid over the profile the partner has: a flag left out keeps what is there. */
@@ -149,7 +149,7 @@ function mergeProfile(current: DocumentProfile, p: z.infer<typeof profileInput>)
   if (p.validation !== undefined) next.validation = p.validation;
   if (p.require !== undefined && p.require856 !== undefined) throw invalidInput('--require is the former name of --require-856: give one of them');
   const lists: RequiredSegments = { '855': p.require855, '856': p.require856 ?? p.require, '810': p.require810 };
-  for (const doc of REQUIRING_DOCS) {
+  for (const doc of REQUIRING_DOCUMENTS) {
     const list = lists[doc];
     if (list !== undefined) next.require = { ...next.require, [doc]: list };
   }
