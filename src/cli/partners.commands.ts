@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { REQUIRABLE_856 } from '../modules/edi/partners/partners.schemas.js';
+import { REQUIRABLE, VALIDATION_LEVELS } from '../modules/edi/partners/partners.schemas.js';
 import { DEFAULT_SKU_QUALIFIERS, type PartnerProfileInput, type PartnerView } from '../modules/edi/partners/partners.service.js';
 import { print, run, table, type OutputOptions } from './output.js';
 
@@ -13,9 +13,19 @@ interface ProfileOptions {
   remitTo?: string;
   remitToId?: string;
   remitToAddress?: string;
+  billTo?: string;
+  billToId?: string;
+  billToAddress?: string;
+  vendorNumber?: string;
+  scac?: string;
+  leadDays?: string;
   terms?: string;
   packaging?: string;
   require?: string;
+  require855?: string;
+  require856?: string;
+  require810?: string;
+  validation?: string;
 }
 
 interface CreateOptions extends OutputOptions, ProfileOptions {
@@ -28,7 +38,10 @@ interface CreateOptions extends OutputOptions, ProfileOptions {
   skuQualifiers?: string;
 }
 
-const PROFILE_FLAGS: (keyof ProfileOptions)[] = ['shipFrom', 'shipFromId', 'shipFromAddress', 'remitTo', 'remitToId', 'remitToAddress', 'terms', 'packaging', 'require'];
+const PROFILE_FLAGS: (keyof ProfileOptions)[] = [
+  'shipFrom', 'shipFromId', 'shipFromAddress', 'remitTo', 'remitToId', 'remitToAddress', 'billTo', 'billToId', 'billToAddress',
+  'vendorNumber', 'scac', 'leadDays', 'terms', 'packaging', 'require', 'require855', 'require856', 'require810', 'validation',
+];
 
 /** The profile flags that were given (commander leaves the others undefined). */
 function profileInput(opts: ProfileOptions): PartnerProfileInput {
@@ -44,9 +57,19 @@ function withProfileFlags(command: Command): Command {
     .option('--remit-to <name>', "the 810's remit-to (N1*RE): who gets paid")
     .option('--remit-to-id <qualifier/id>', 'its N103/N104, e.g. 1/123456789')
     .option('--remit-to-address <address>', 'its address: "street;city;state;postal code;country"')
+    .option('--bill-to <name>', "the 810's bill-to (N1*BT) when the 850 names none")
+    .option('--bill-to-id <qualifier/id>', 'its N103/N104, e.g. 92/AP-1')
+    .option('--bill-to-address <address>', 'its address: "street;city;state;postal code;country"')
+    .option('--vendor-number <id>', 'our vendor number at the partner (REF*IA of the 855, 856 and 810)')
+    .option('--scac <code>', 'carrier SCAC for TD5/CAD when a shipment names none (2-4 capital letters)')
+    .option('--lead-days <days>', "days from acknowledgment to shipping: the 855's schedule date when the 850 asks no ship date (0-365)")
     .option('--terms <terms>', "the 810's ITD terms: <net days> (30) or <discount %>/<discount days>/<net days> (2/10/30)")
     .option('--packaging <code>', 'TD101 packaging code of the 856 (CTN25 cartons, PLT94 pallets); default CTN25')
-    .option('--require <list>', `856 segments the partner requires, comma-separated: ${REQUIRABLE_856.join(', ')}; a shipped move without their data is refused`);
+    .option('--require-855 <list>', `855 segments the partner requires, comma-separated: ${REQUIRABLE['855'].join(', ')}`)
+    .option('--require-856 <list>', `856 segments the partner requires, comma-separated: ${REQUIRABLE['856'].join(', ')}`)
+    .option('--require-810 <list>', `810 segments the partner requires, comma-separated: ${REQUIRABLE['810'].join(', ')}`)
+    .option('--require <list>', 'the former name of --require-856')
+    .option('--validation <level>', `how strictly the partner's interchanges are checked: ${VALIDATION_LEVELS.join(' or ')} (default strict)`);
 }
 
 function describeDocuments(p: PartnerView): string[] {
@@ -55,11 +78,19 @@ function describeDocuments(p: PartnerView): string[] {
     x === undefined ? '(none)' : [x.name, x.id === undefined ? '' : `${x.id_qualifier ?? ''}/${x.id}`, [...(x.street ?? []), x.city, x.state, x.postal, x.country].filter(Boolean).join(', ')].filter(Boolean).join(' | ');
   const paymentTerms = documents.terms;
   const terms = paymentTerms === undefined ? '(none)' : `${paymentTerms.discount_percent === undefined ? '' : `${paymentTerms.discount_percent}% ${paymentTerms.discount_days ?? ''} days, `}net ${paymentTerms.net_days}`;
+  const required = (doc: '855' | '856' | '810'): string => (documents.require?.[doc] ?? []).join(',') || '(nothing beyond the basics)';
   return [
     `ship-from (856):  ${party(documents.ship_from)}`,
     `remit-to (810):   ${party(documents.remit_to)}`,
+    `bill-to (810):    ${party(documents.bill_to)}`,
+    `vendor number:    ${documents.vendor_number ?? '(none)'}`,
+    `default SCAC:     ${documents.scac ?? '(none: TD5/CAD only from the shipment)'}`,
+    `lead days (855):  ${documents.lead_days ?? '(none)'}`,
     `terms (810 ITD):  ${terms}`,
-    `856 requires:     ${(documents.require_856 ?? []).join(',') || '(nothing beyond the basics)'}`,
+    `855 requires:     ${required('855')}`,
+    `856 requires:     ${required('856')}`,
+    `810 requires:     ${required('810')}`,
+    `inbound checks:   ${p.validation}`,
   ];
 }
 

@@ -146,6 +146,22 @@ const packInput = z.strictObject({
     .describe('What the pack holds: order lines and quantities; each line_no at most once per pack.'),
 });
 
+const MAX_CHARGES = 25;
+
+const chargeInput = z.strictObject({
+  type: z.enum(['charge', 'allowance']).describe('charge (added to the invoice) or allowance (taken off it).'),
+  code: z
+    .string()
+    .regex(/^[A-Z][0-9]{3}$/, 'code must be an X12 SAC02 code: a capital letter and 3 digits (e.g. D240 freight)')
+    .describe('X12 SAC02 charge/allowance code: D240 freight, G830 shipping and handling, C310 discount, F800 promotional allowance, ...'),
+  amount: z
+    .number()
+    .positive('amount must be positive')
+    .max(MAX_UNIT_PRICE)
+    .refine((v) => Math.round(v * 100) / 100 === v, 'amount is in whole cents: at most 2 decimals')
+    .describe(`Amount in currency units, more than 0 and up to ${MAX_UNIT_PRICE.toLocaleString('en-US')}, at most 2 decimals.`),
+});
+
 const shipmentInput = z
   .strictObject({
     carrier: z
@@ -178,6 +194,15 @@ const shipmentInput = z
       .describe(
         `The cartons or pallets, 1-${MAX_PACKS} of them, each with its SSCC-18 and contents. When given they must hold every order line's ` +
           'full quantity, no more and no less (one shipment per order).',
+      ),
+    charges: z
+      .array(chargeInput)
+      .min(1, 'charges must not be empty; leave it out when there are none')
+      .max(MAX_CHARGES)
+      .optional()
+      .describe(
+        `Charges and allowances of the shipment (freight is code D240), 1-${MAX_CHARGES}: an EDI order's 810 invoice lists them (SAC) ` +
+          'and its total (TDS) is the lines plus charges less allowances.',
       ),
   })
   .describe('What shipped and how: only with status `shipped`. EDI orders send it to the partner in their 856 ship notice.');

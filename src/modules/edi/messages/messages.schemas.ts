@@ -208,6 +208,10 @@ const storedLineSchema = z.object({
   product_ids: z.array(z.object({ qualifier: z.string(), id: z.string() })).optional(),
   /** PO105, the price basis (e.g. PE, NT), echoed in the 855. */
   price_basis: z.string().optional(),
+  /** The line's PO4 (pack, size, unit), echoed in an 856 that carries PO4. */
+  pack_size: z.object({ pack: z.string(), size: z.string().optional(), unit: z.string().optional() }).optional(),
+  /** The line's requested ship date (DTM*010, CCYYMMDD): the 855's schedule date for it. */
+  ship_date: z.string().optional(),
 });
 
 export type StoredLine = z.infer<typeof storedLineSchema>;
@@ -218,7 +222,11 @@ export const documentDetailSchema = z.object({
   version: z.enum(['004010', '005010']).optional(),
   po_date: z.string().optional(),
   lines: z.array(storedLineSchema).optional(),
-  /** The 850's N1*ST loop, echoed in the 856 and 810. */
+  /** The 850's first N1*ST loop, echoed in the 856 and 810. */
   ship_to: partySchema.optional(),
+  /** Every header N1 loop of the 850 with its N101 (ST, BT, BY, ...), in its order: the 855 echoes them, the 810 takes BT. */
+  parties: z.array(z.object({ code: z.string(), party: partySchema })).optional(),
+  /** The 850's requested ship date (header DTM*010, CCYYMMDD). */
+  ship_date: z.string().optional(),
 });
 export type DocumentDetail = z.infer<typeof documentDetailSchema>;

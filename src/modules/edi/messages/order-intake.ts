@@ -1,9 +1,12 @@
+import type { Clock } from '../../../platform/core/clock.js';
 import type { Tx } from '../../../platform/db/schema.js';
 import { AppError } from '../../../platform/core/errors.js';
 import type { OrdersService } from '../../orders/orders.service.js';
 import type { DocumentDetail, DocumentStatus, EdiError, StoredLine } from './messages.schemas.js';
 import { judgePoLines } from './order-lines.js';
-import type { AckType, OutboundLine, PoAcknowledgment } from './outbound-sets.js';
+import { type AckType, ccyymmdd, missingSegments, type OutboundLine, type PoAcknowledgment, purchaseOrderAck, scheduleDate } from './outbound-sets.js';
+import type { DocumentProfile } from '../partners/partners.schemas.js';
+import { documentProfileOf, type TradingPartner } from '../partners/partners.service.js';
 import { versionOf } from './outbound.js';
 import { readPurchaseOrder } from './purchase-order.js';
 import { readSegments, type TransactionSet } from '../x12/index.js';
@@ -13,6 +16,8 @@ const MAX_NOTES = 4000;
 
 export interface OrderIntakeDeps {
   orders: OrdersService;
+  /** BAK09 of an 855 owed at receipt. */
+  clock: Clock;
 }
 
 export interface PurchaseOrderOutcome {
@@ -38,9 +43,36 @@ export function ackLine(line: StoredLine): OutboundLine {
   };
 }
 
-function acknowledgment(type: AckType, poNumber: string, detail: DocumentDetail, orderId?: string): PoAcknowledgment {
-  const lines = (detail.lines ?? []).map((l) => ({ line: ackLine(l), accepted: type !== 'RD' && l.accepted }));
-  return { type, poNumber, poDate: detail.po_date ?? '', lines, ...(orderId === undefined ? {} : { orderId }) };
+/** What an 855 carries besides its lines: BAK09 (today), REF*IA (the profile's vendor number) and the 850's N1 loops. */
+export function ackHeader(detail: DocumentDetail, at: Date, profile: DocumentProfile | undefined): Pick<PoAcknowledgment, 'date' | 'vendorNumber' | 'parties'> {
+  // Details stored before [15/20] kept the ship-to loop alone.
+  const parties = detail.parties ?? (detail.ship_to === undefined ? [] : [{ code: 'ST', party: detail.ship_to }]);
+  return { date: ccyymmdd(at), parties, ...(profile?.vendor_number === undefined ? {} : { vendorNumber: profile.vendor_number }) };
+}
+
+/** ACK05 of an accepted line: the 850's requested ship date (the line's, else the header's) against the profile's lead days. */
+export function lineSchedule(line: StoredLine, detail: DocumentDetail, at: Date, profile: DocumentProfile | undefined): { shipDate?: string } {
+  const date = scheduleDate(line.ship_date ?? detail.ship_date, at, profile?.lead_days);
+  return date === undefined ? {} : { shipDate: date };
+}
+
+function acknowledgment(type: AckType, po: { poNumber: string; detail: DocumentDetail; at: Date; profile: DocumentProfile | undefined; orderId?: string }): PoAcknowledgment {
+  const { detail, at, profile } = po;
+  const lines = (detail.lines ?? []).map((l) => {
+    const accepted = type !== 'RD' && l.accepted;
+    return { line: ackLine(l), accepted, ...(accepted ? lineSchedule(l, detail, at, profile) : {}) };
+  });
+  return { type, poNumber: po.poNumber, poDate: detail.po_date ?? '', ...ackHeader(detail, at, profile), lines, ...(po.orderId === undefined ? {} : { orderId: po.orderId }) };
+}
+
+/** An 855 owed at receipt that lacks a segment the partner requires is not sent; the 850's document says why. */
+function holdThinAck(outcome: PurchaseOrderOutcome, partner: TradingPartner | undefined, profile: DocumentProfile | undefined): PurchaseOrderOutcome {
+  if (outcome.ack === undefined || partner === undefined) return outcome;
+  const missing = missingSegments(purchaseOrderAck(outcome.ack), profile?.require?.['855'] ?? []);
+  if (missing.length === 0) return outcome;
+  const { ack: _held, ...rest } = outcome;
+  const message = `no 855 was sent: partner ${partner.name} requires ${missing.join(', ')} in its 855 and this PO gives no data for ${missing.length === 1 ? 'it' : 'them'}`;
+  return { ...rest, detail: { ...outcome.detail, errors: [...outcome.detail.errors, { code: 'ack_not_sent', message }] } };
 }
 
 /** Whether the header allows an order at all, and where it ships to. */
@@ -55,7 +87,25 @@ function orderable(purpose: string, shipTo: string | undefined, acceptedLines: n
 export async function takePurchaseOrder(
   tx: Tx,
   deps: OrderIntakeDeps,
+  input: {
+    orgId: string;
+    qualifiers: readonly string[];
+    set: TransactionSet;
+    gs08: string;
+    test: boolean;
+    /** The sender: its profile's vendor number, lead days and 855 requirements shape an 855 owed at receipt. */
+    partner?: TradingPartner;
+  },
+): Promise<PurchaseOrderOutcome> {
+  const profile = input.partner === undefined ? undefined : documentProfileOf(input.partner);
+  return holdThinAck(await decide(tx, deps, input, profile), input.partner, profile);
+}
+
+async function decide(
+  tx: Tx,
+  deps: OrderIntakeDeps,
   input: { orgId: string; qualifiers: readonly string[]; set: TransactionSet; gs08: string; test: boolean },
+  profile: DocumentProfile | undefined,
 ): Promise<PurchaseOrderOutcome> {
   // Read without caching the segments on the set: a large interchange never holds every order's segments at once.
   const po = readPurchaseOrder(readSegments(input.set));
@@ -66,7 +116,10 @@ export async function takePurchaseOrder(
     po_date: po.poDate,
     lines: lines.stored,
     ...(po.shipToParty === undefined ? {} : { ship_to: po.shipToParty }),
+    ...(po.parties.length === 0 ? {} : { parties: po.parties }),
+    ...(po.shipDate === undefined ? {} : { ship_date: po.shipDate }),
   };
+  const at = deps.clock.now();
   const header = orderable(po.purpose, po.shipTo, lines.priced.length);
   if (input.test) {
     const note = { code: 'test_interchange', message: 'ISA15 is T (test): checked and acknowledged; no order was made' };
@@ -75,7 +128,7 @@ export async function takePurchaseOrder(
   }
   const refuse = (error: EdiError): PurchaseOrderOutcome => {
     detail.errors = [error, ...lines.errors];
-    return { status: 'rejected', poNumber: po.poNumber, detail, ack: acknowledgment('RD', po.poNumber, detail) };
+    return { status: 'rejected', poNumber: po.poNumber, detail, ack: acknowledgment('RD', { poNumber: po.poNumber, detail, at, profile }) };
   };
   if ('error' in header) return refuse(header.error);
   try {
@@ -86,7 +139,7 @@ export async function takePurchaseOrder(
       priced: lines.priced,
     });
     if (lines.errors.length === 0) return { status: 'accepted', poNumber: po.poNumber, orderId: order.id, detail };
-    return { status: 'partial', poNumber: po.poNumber, orderId: order.id, detail, ack: acknowledgment('AC', po.poNumber, detail, order.id) };
+    return { status: 'partial', poNumber: po.poNumber, orderId: order.id, detail, ack: acknowledgment('AC', { poNumber: po.poNumber, detail, at, profile, orderId: order.id }) };
   } catch (err) {
     // The orders service refuses before it writes anything, so the transaction is still good to carry on.
     if (err instanceof AppError && err.code === 'conflict') return refuse({ code: 'duplicate_po', message: `PO ${po.poNumber} already exists` });

@@ -63,6 +63,8 @@ export async function judgePoLines(
       // What the documents echo back: every product id as sent, and PO105.
       product_ids: line.productIds,
       ...(line.priceBasis === '' ? {} : { price_basis: line.priceBasis }),
+      ...(line.packSize === undefined ? {} : { pack_size: line.packSize }),
+      ...(line.shipDate === undefined ? {} : { ship_date: line.shipDate }),
     };
     stored.push(echo);
     const request = readLine(line, picked, input.qualifiers);

@@ -1,4 +1,5 @@
 import type { Party } from '../partners/partners.schemas.js';
+import type { CodedParty, PackSize } from './outbound-sets.js';
 import { type Segment } from '../x12/index.js';
 
 /** One PO1 line as sent: values stay text until they are checked against the order rules. */
@@ -15,6 +16,10 @@ export interface PoLine {
   priceBasis: string;
   /** PO106/PO107, PO108/PO109, ... in order. */
   productIds: { qualifier: string; id: string }[];
+  /** The line's PO4: pack (PO401), size (PO402), unit (PO403). */
+  packSize?: PackSize;
+  /** The line's DTM*010 (requested ship date). */
+  shipDate?: string;
 }
 
 /** What the gateway takes from an 850: the header it maps onto an order, and its lines. */
@@ -29,6 +34,10 @@ interface PurchaseOrder {
   shipTo: string | undefined;
   /** The same loop as its parts, for the documents that echo it. */
   shipToParty: Party | undefined;
+  /** Every header N1 loop with a name or an id, with its N101, in order. */
+  parties: CodedParty[];
+  /** Header DTM*010: the requested ship date. */
+  shipDate: string | undefined;
   /** Header MSG01 and NTE02 texts. */
   notes: string | undefined;
   lines: PoLine[];
@@ -69,50 +78,81 @@ function readLine(po1: Segment, ordinal: number): PoLine {
   return { lineId: lineId === '' ? String(ordinal) : lineId, quantity: el(po1, 2), unit: el(po1, 3), unitPrice: el(po1, 4), priceBasis: el(po1, 5), productIds };
 }
 
+/** DTM*010 (requested ship) with a CCYYMMDD date; anything else is not a date the 855 can schedule by. */
+function requestedShipDate(dtm: Segment): string | undefined {
+  return el(dtm, 1) === '010' && /^\d{8}$/.test(el(dtm, 2)) ? el(dtm, 2) : undefined;
+}
+
+/** What a line-level segment adds to its PO1: PO4 and DTM*010, the first of each. */
+function addToLine(line: PoLine, segment: Segment): void {
+  if (segment.id === 'PO4' && line.packSize === undefined && el(segment, 1) !== '') {
+    line.packSize = { pack: el(segment, 1), ...nonEmpty({ size: el(segment, 2), unit: el(segment, 3) }) };
+  }
+  if (segment.id === 'DTM' && line.shipDate === undefined) {
+    const date = requestedShipDate(segment);
+    if (date !== undefined) line.shipDate = date;
+  }
+}
+
 /** Reads an 850's segments (ST..SE, as validated) into a purchase order; checking its values is the caller's job. */
 export function readPurchaseOrder(segments: readonly Segment[]): PurchaseOrder {
   let beg: Segment | undefined;
+  let shipDate: string | undefined;
   const shipTo: string[] = [];
-  let party: Party | undefined;
+  let shipToParty: Party | undefined;
+  const parties: CodedParty[] = [];
+  // The N1 loop being read, if any.
+  let current: Party | undefined;
   const notes: string[] = [];
   const lines: PoLine[] = [];
   let inShipTo = false;
-  let inDetail = false;
   for (const segment of segments) {
     const { id } = segment;
     if (id === 'PO1') {
-      inDetail = true;
       lines.push(readLine(segment, lines.length + 1));
       continue;
     }
-    if (inDetail) continue;
+    const line = lines[lines.length - 1];
+    if (line !== undefined) {
+      addToLine(line, segment);
+      continue;
+    }
     if (id === 'BEG') beg = segment;
     else if (id === 'MSG' && el(segment, 1) !== '') notes.push(el(segment, 1));
     else if (id === 'NTE' && el(segment, 2) !== '') notes.push(el(segment, 2));
+    else if (id === 'DTM') shipDate ??= requestedShipDate(segment);
     if (id === 'N1') {
+      current = { name: el(segment, 2), ...(el(segment, 3) !== '' && el(segment, 4) !== '' ? { id_qualifier: el(segment, 3), id: el(segment, 4) } : {}) };
+      // N1 needs a name or an id (X12 R0203); a loop with neither is not echoed.
+      if (current.name !== '' || current.id !== undefined) parties.push({ code: el(segment, 1), party: current });
       // The first N1*ST wins; a second one would be a second ship-to the order cannot hold.
       inShipTo = el(segment, 1) === 'ST' && shipTo.length === 0;
       if (inShipTo) {
         shipTo.push(partyName(segment));
-        party = { name: el(segment, 2), ...(el(segment, 3) !== '' && el(segment, 4) !== '' ? { id_qualifier: el(segment, 3), id: el(segment, 4) } : {}) };
+        shipToParty = current;
       }
       continue;
     }
-    if (!inShipTo || party === undefined) continue;
-    if (!N1_LOOP.has(id)) inShipTo = false;
-    else if (id === 'N2' || id === 'N3') shipTo.push(joinNonEmpty([el(segment, 1), el(segment, 2)], ' '));
-    else if (id === 'N4') shipTo.push(cityLine(segment));
-    if (id === 'N3') party.street = [...(party.street ?? []), ...[el(segment, 1), el(segment, 2)].filter((v) => v !== '')];
-    if (id === 'N4') Object.assign(party, nonEmpty({ city: el(segment, 1), state: el(segment, 2), postal: el(segment, 3), country: el(segment, 4) }));
+    if (current === undefined) continue;
+    if (!N1_LOOP.has(id)) {
+      current = undefined;
+      inShipTo = false;
+      continue;
+    }
+    if (inShipTo && (id === 'N2' || id === 'N3')) shipTo.push(joinNonEmpty([el(segment, 1), el(segment, 2)], ' '));
+    if (inShipTo && id === 'N4') shipTo.push(cityLine(segment));
+    if (id === 'N3') current.street = [...(current.street ?? []), ...[el(segment, 1), el(segment, 2)].filter((v) => v !== '')];
+    if (id === 'N4') Object.assign(current, nonEmpty({ city: el(segment, 1), state: el(segment, 2), postal: el(segment, 3), country: el(segment, 4) }));
   }
-  const address = shipTo.filter((line) => line !== '');
+  const address = shipTo.filter((l) => l !== '');
   return {
     purpose: beg === undefined ? '' : el(beg, 1),
     poNumber: beg === undefined ? '' : el(beg, 3),
     poDate: beg === undefined ? '' : el(beg, 5),
     shipTo: address.length === 0 ? undefined : address.join('\n'),
-    // N1 needs a name or an id (X12 R0203); a loop with neither is not echoed.
-    shipToParty: party !== undefined && (party.name !== '' || party.id !== undefined) ? party : undefined,
+    shipToParty: shipToParty !== undefined && (shipToParty.name !== '' || shipToParty.id !== undefined) ? shipToParty : undefined,
+    parties,
+    shipDate,
     notes: notes.length === 0 ? undefined : notes.join('\n'),
     lines,
   };

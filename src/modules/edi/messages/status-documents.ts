@@ -1,26 +1,33 @@
 import type { Clock } from '../../../platform/core/clock.js';
 import { unprocessable } from '../../../platform/core/errors.js';
+import { toUnits } from '../../../platform/core/money.js';
 import type { OrderStatus } from '../../orders/order-status.js';
 import type { OrderData, ShipmentInput } from '../../orders/orders.schemas.js';
 import type { OrderStatusListener, OrderUnits } from '../../orders/orders.service.js';
-import { type DocumentProfile, documentProfileSchema, type Requirable856 } from '../partners/partners.schemas.js';
+import type { DocumentProfile, Party, RequiringDocument } from '../partners/partners.schemas.js';
+import { documentProfileOf, type EdiPartnersService, type TradingPartner } from '../partners/partners.service.js';
 import { type DocumentDetail, documentDetailSchema, type StoredLine } from './messages.schemas.js';
 import * as messages from './messages.repository.js';
-import { ackLine } from './order-intake.js';
-import { invoice, type OutboundLine, purchaseOrderAck, shipNotice, type Body, type ShipmentData } from './outbound-sets.js';
-import { type OutboundType, recordOutbound, wrapSet } from './outbound.js';
-import type { EdiPartnersService } from '../partners/partners.service.js';
+import { ackHeader, ackLine, lineSchedule } from './order-intake.js';
+import {
+  type Body,
+  ccyymmdd,
+  hhmm,
+  invoice,
+  missingSegments,
+  type OutboundLine,
+  purchaseOrderAck,
+  type ShipmentData,
+  shipNotice,
+} from './outbound-sets.js';
+import { recordOutbound, wrapSet } from './outbound.js';
 import * as shipments from './shipments.repository.js';
 
 /** The document an EDI order's partner gets when the order reaches each status. */
-const DOCUMENT_FOR: Partial<Record<OrderStatus, OutboundType>> = { confirmed: '855', shipped: '856', delivered: '810' };
+const DOCUMENT_FOR: Partial<Record<OrderStatus, RequiringDocument>> = { confirmed: '855', shipped: '856', delivered: '810' };
 
 /** TD101 when the partner names none: corrugated cartons. */
 const DEFAULT_PACKAGING = 'CTN25';
-
-const two = (n: number): string => String(n).padStart(2, '0');
-const ccyymmdd = (d: Date): string => `${d.getUTCFullYear()}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}`;
-const hhmm = (d: Date): string => `${two(d.getUTCHours())}${two(d.getUTCMinutes())}`;
 
 /** Integer 1/10000 units as an X12 decimal (89.99, 25.0125, 10): string arithmetic on the integer, never a float. */
 export function unitsToDecimal(units: bigint): string {
@@ -31,7 +38,7 @@ export function unitsToDecimal(units: bigint): string {
   return `${sign}${whole}${fraction === '' ? '' : `.${fraction}`}`;
 }
 
-/** The order's lines as the partner ordered them: their PO101, product ids, unit and PO105, our quantity and price. */
+/** The order's lines as the partner ordered them: their PO101, product ids, unit, PO105 and PO4, our quantity, price and name. */
 function orderedLines(order: OrderData, units: OrderUnits, stored: readonly StoredLine[]): Map<number, OutboundLine> {
   // Order lines are the 850's accepted lines, in the same order.
   const accepted = stored.filter((l) => l.accepted);
@@ -49,29 +56,69 @@ function orderedLines(order: OrderData, units: OrderUnits, stored: readonly Stor
         quantity: String(line.quantity),
         unit: from?.unit ?? 'EA',
         unitPrice: unitsToDecimal(price.unitPrice),
+        description: line.product_name,
         ...(from?.product_ids === undefined ? {} : { productIds: from.product_ids }),
         ...(from?.price_basis === undefined ? {} : { priceBasis: from.price_basis }),
+        ...(from?.pack_size === undefined ? {} : { packSize: from.pack_size }),
       });
     });
   return lines;
 }
 
-/** What the partner's guide requires of an 856 that this shipment (and our profile) cannot give. */
-function missingFor856(profile: DocumentProfile, shipment: ShipmentInput | undefined): { segment: Requirable856; needs: string }[] {
-  const has: Record<Requirable856, [boolean, string]> = {
-    'N1-SF': [profile.ship_from !== undefined, 'a ship-from in the partner profile (operator: partners profile --ship-from)'],
-    TD1: [shipment?.weight !== undefined, 'shipment.weight'],
-    TD5: [shipment !== undefined, 'shipment.carrier'],
-    'REF-BM': [shipment?.bill_of_lading !== undefined, 'shipment.bill_of_lading'],
-    'REF-CN': [shipment?.tracking_number !== undefined, 'shipment.tracking_number'],
-    MAN: [shipment?.packs !== undefined, 'shipment.packs (with their SSCC-18)'],
-  };
-  return (profile.require_856 ?? []).flatMap((segment) => (has[segment][0] ? [] : [{ segment, needs: has[segment][1] }]));
+/** What the order (or the operator) can send so that a required segment is there. */
+const NEEDS: Record<RequiringDocument, Record<string, string>> = {
+  '855': {
+    'N1-ST': "a ship-to (N1*ST) in the partner's 850",
+    'N1-BT': "a bill-to (N1*BT) in the partner's 850",
+    'N1-BY': "a buyer (N1*BY) in the partner's 850",
+    'REF-IA': 'a vendor number in the partner profile (operator: partners profile --vendor-number)',
+    'ACK-068': "a ship date: the 850's DTM*010 or lead days in the partner profile (operator: partners profile --lead-days)",
+  },
+  '856': {
+    'N1-SF': 'a ship-from in the partner profile (operator: partners profile --ship-from)',
+    'N1-ST': "a ship-to (N1*ST) in the partner's 850",
+    TD1: 'shipment.weight',
+    TD5: "shipment.carrier (or a default SCAC in the partner profile: partners profile --scac)",
+    'REF-BM': 'shipment.bill_of_lading',
+    'REF-CN': 'shipment.tracking_number',
+    'REF-IA': 'a vendor number in the partner profile (operator: partners profile --vendor-number)',
+    MAN: 'shipment.packs (with their SSCC-18)',
+    PO4: 'nothing (PO4 is always sent when required)',
+  },
+  '810': {
+    'N1-BT': "a bill-to: N1*BT in the partner's 850 or in the partner profile (operator: partners profile --bill-to)",
+    'N1-RE': 'a remit-to in the partner profile (operator: partners profile --remit-to)',
+    'N1-ST': "a ship-to (N1*ST) in the partner's 850",
+    'REF-IA': 'a vendor number in the partner profile (operator: partners profile --vendor-number)',
+    ITD: 'terms in the partner profile (operator: partners profile --terms)',
+    'DTM-011': 'the shipment: move the order to shipped through the gateway',
+    SAC: 'shipment.charges (freight is code D240)',
+    CAD: "shipment.carrier (or a default SCAC in the partner profile: partners profile --scac)",
+  },
+};
+
+interface Missing {
+  document: RequiringDocument;
+  segment: string;
+  needs: string;
 }
 
-function shipmentData(shipment: ShipmentInput, lines: ReadonlyMap<number, OutboundLine>): ShipmentData {
+function missingFor(document: RequiringDocument, body: Body, profile: DocumentProfile): Missing[] {
+  return missingSegments(body, profile.require?.[document] ?? []).map((segment) => ({ document, segment, needs: NEEDS[document][segment] ?? segment }));
+}
+
+/** A document short of what the partner requires is never sent: the status change that owes it is refused instead. */
+function refuseThin(partner: TradingPartner, missing: readonly Missing[]): Error {
+  const documents = [...new Set(missing.map((m) => m.document))];
+  const segments = documents.map((d) => `${missing.filter((m) => m.document === d).map((m) => m.segment).join(', ')} in its ${d}`).join(' and ');
+  return unprocessable(`partner ${partner.name} requires ${segments}: send ${[...new Set(missing.map((m) => m.needs))].join(', ')}`, missing);
+}
+
+function shipmentData(shipment: ShipmentInput | undefined, lines: ReadonlyMap<number, OutboundLine>, profile: DocumentProfile): ShipmentData {
+  const carrier = shipment?.carrier ?? profile.scac;
+  if (shipment === undefined) return carrier === undefined ? {} : { carrier };
   return {
-    carrier: shipment.carrier,
+    ...(carrier === undefined ? {} : { carrier }),
     ...(shipment.service === undefined ? {} : { service: shipment.service }),
     ...(shipment.tracking_number === undefined ? {} : { trackingNumber: shipment.tracking_number }),
     ...(shipment.bill_of_lading === undefined ? {} : { billOfLading: shipment.bill_of_lading }),
@@ -88,6 +135,16 @@ function shipmentData(shipment: ShipmentInput, lines: ReadonlyMap<number, Outbou
             }),
           })),
         }),
+    ...(shipment.charges === undefined
+      ? {}
+      : {
+          charges: shipment.charges.map((c) => ({
+            kind: c.type === 'charge' ? ('C' as const) : ('A' as const),
+            code: c.code,
+            // Whole cents (the schema allows 2 decimals), so the units divide by 100 exactly.
+            cents: BigInt(toUnits(c.amount) ?? 0) / 100n,
+          })),
+        }),
   };
 }
 
@@ -98,50 +155,70 @@ interface Context {
   profile: DocumentProfile;
   at: Date;
   controlNumber: number;
+  /** The move to shipped's shipment (856) or the one stored then (810). */
   shipment: ShipmentInput | undefined;
   shippedAt: Date | undefined;
 }
 
-function documentBody(type: OutboundType, context: Context): Body {
-  const stored = context.detail.lines ?? [];
-  const poDate = context.detail.po_date ?? '';
+function documentBody(type: RequiringDocument, context: Context): Body {
+  const { detail, profile, at } = context;
+  const stored = detail.lines ?? [];
+  const poDate = detail.po_date ?? '';
   const lines = orderedLines(context.order, context.units, stored);
+  const vendorNumber = profile.vendor_number === undefined ? {} : { vendorNumber: profile.vendor_number };
+  const shipTo = detail.ship_to === undefined ? {} : { shipTo: detail.ship_to };
   if (type === '855') {
+    const accepted = stored.filter((l) => l.accepted);
     const refused = stored.filter((l) => !l.accepted).map((l) => ({ line: ackLine(l), accepted: false }));
     return purchaseOrderAck({
       type: refused.length === 0 ? 'AD' : 'AC',
       poNumber: context.order.po_number,
       poDate,
       orderId: context.order.id,
-      lines: [...[...lines.values()].map((line) => ({ line, accepted: true })), ...refused],
+      ...ackHeader(detail, at, profile),
+      lines: [
+        ...[...lines.values()].map((line, i) => {
+          const from = accepted[i];
+          return { line, accepted: true, ...(from === undefined ? {} : lineSchedule(from, detail, at, profile)) };
+        }),
+        ...refused,
+      ],
     });
   }
+  const shipment = shipmentData(context.shipment, lines, profile);
   if (type === '856') {
+    // Our profile's ship-from, else the one the 850 named.
+    const shipFrom = profile.ship_from ?? partyOf(detail, 'SF');
     return shipNotice({
       shipmentId: context.order.id,
       poNumber: context.order.po_number,
       poDate,
       orderId: context.order.id,
-      date: ccyymmdd(context.at),
-      time: hhmm(context.at),
+      date: ccyymmdd(at),
+      time: hhmm(at),
       lines: [...lines.values()],
-      packaging: context.profile.packaging ?? DEFAULT_PACKAGING,
-      ...(context.shipment === undefined ? {} : { shipment: shipmentData(context.shipment, lines) }),
-      ...(context.profile.ship_from === undefined ? {} : { shipFrom: context.profile.ship_from }),
-      ...(context.detail.ship_to === undefined ? {} : { shipTo: context.detail.ship_to }),
+      shipment,
+      packaging: profile.packaging ?? DEFAULT_PACKAGING,
+      packSizes: profile.require?.['856']?.includes('PO4') ?? false,
+      ...vendorNumber,
+      ...shipTo,
+      ...(shipFrom === undefined ? {} : { shipFrom }),
     });
   }
-  const terms = context.profile.terms;
+  const terms = profile.terms;
+  const billTo = partyOf(detail, 'BT') ?? profile.bill_to;
   return invoice({
     invoiceNumber: `INV${String(context.controlNumber).padStart(9, '0')}`,
-    date: ccyymmdd(context.at),
+    date: ccyymmdd(at),
     poNumber: context.order.po_number,
     poDate,
     lines: [...lines.values()],
     // Line totals are whole cents, so the stored subtotal (1/10000) divides by 100 exactly.
-    totalCents: context.units.subtotal / 100n,
-    ...(context.profile.remit_to === undefined ? {} : { remitTo: context.profile.remit_to }),
-    ...(context.detail.ship_to === undefined ? {} : { shipTo: context.detail.ship_to }),
+    linesCents: context.units.subtotal / 100n,
+    ...vendorNumber,
+    ...shipTo,
+    ...(billTo === undefined ? {} : { billTo }),
+    ...(profile.remit_to === undefined ? {} : { remitTo: profile.remit_to }),
     ...(terms === undefined
       ? {}
       : {
@@ -151,8 +228,18 @@ function documentBody(type: OutboundType, context: Context): Body {
             ...(terms.discount_days === undefined ? {} : { discountDays: terms.discount_days }),
           },
         }),
-    ...(context.shippedAt === undefined ? {} : { shippedDate: ccyymmdd(context.shippedAt) }),
+    ...(context.shippedAt === undefined ? {} : { shippedDate: ccyymmdd(context.shippedAt), shipment }),
   });
+}
+
+/** The first N1 loop of the 850 with this N101. */
+function partyOf(detail: DocumentDetail, code: string): Party | undefined {
+  return detail.parties?.find((p) => p.code === code)?.party;
+}
+
+/** The shipment stored with the move to shipped (null when it moved without one). */
+function storedShipment(json: string): ShipmentInput | undefined {
+  return (JSON.parse(json) as ShipmentInput | null) ?? undefined;
 }
 
 /** Runs in each status change's transaction, so an EDI order's 855/856/810 commits (or not) with the change. */
@@ -167,27 +254,27 @@ export function statusDocuments(clock: Clock, partners: EdiPartnersService): Ord
     const partner = await partners.partnerById(tx, orgId, source.partner_id);
     const ours = await partners.ourProfile(tx, orgId);
     if (partner === undefined || ours === undefined) return;
-    const profile = documentProfileSchema.parse(JSON.parse(partner.document_profile));
+    const profile = documentProfileOf(partner);
     const detail = documentDetailSchema.parse(JSON.parse(source.detail));
     const at = clock.now();
-    let shippedAt: Date | undefined;
+    const context: Context = { order, units, detail, profile, at, controlNumber: 0, shipment, shippedAt: undefined };
     if (type === '856') {
-      const missing = missingFor856(profile, shipment);
-      if (missing.length > 0) {
-        throw unprocessable(
-          `partner ${partner.name} requires ${missing.map((m) => m.segment).join(', ')} in its 856: send ${missing.map((m) => m.needs).join(', ')}`,
-          missing,
-        );
-      }
+      // The 810 is built from this shipment later: what it will lack is refused now, while the client can still send it.
+      const missing = [...missingFor('856', documentBody('856', context), profile), ...missingFor('810', documentBody('810', { ...context, shippedAt: at }), profile)];
+      if (missing.length > 0) throw refuseThin(partner, missing);
       await shipments.insertShipment(tx, { org_id: orgId, order_id: order.id, shipped_at: at.toISOString(), shipment: JSON.stringify(shipment ?? null) });
     }
     if (type === '810') {
       const shipped = await shipments.findShipment(tx, orgId, order.id);
-      if (shipped !== undefined) shippedAt = new Date(shipped.shipped_at);
+      if (shipped !== undefined) Object.assign(context, { shippedAt: new Date(shipped.shipped_at), shipment: storedShipment(shipped.shipment) });
     }
-    const controlNumber = await partners.reserveControlNumbers(tx, orgId, 1);
-    const body = documentBody(type, { order, units, detail, profile, at, controlNumber, shipment, shippedAt });
-    const x12 = wrapSet(type, body, { profile: ours, partner, version: detail.version ?? '004010', controlNumber, date: at });
-    await recordOutbound(tx, { orgId, partner, type, x12, controlNumber, relatedId: source.message_id, orderId: order.id, poNumber: order.po_number, deliver: true, at });
+    if (type !== '856') {
+      const missing = missingFor(type, documentBody(type, context), profile);
+      if (missing.length > 0) throw refuseThin(partner, missing);
+    }
+    context.controlNumber = await partners.reserveControlNumbers(tx, orgId, 1);
+    const body = documentBody(type, context);
+    const x12 = wrapSet(type, body, { profile: ours, partner, version: detail.version ?? '004010', controlNumber: context.controlNumber, date: at });
+    await recordOutbound(tx, { orgId, partner, type, x12, controlNumber: context.controlNumber, relatedId: source.message_id, orderId: order.id, poNumber: order.po_number, deliver: true, at });
   };
 }

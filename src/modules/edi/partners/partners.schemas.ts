@@ -13,20 +13,61 @@ export const partySchema = z.object({
 });
 export type Party = z.infer<typeof partySchema>;
 
-/** 856 segments a partner's guide can make mandatory; a shipped move without their data is refused. */
-export const REQUIRABLE_856 = ['N1-SF', 'TD1', 'TD5', 'REF-BM', 'REF-CN', 'MAN'] as const;
-export type Requirable856 = (typeof REQUIRABLE_856)[number];
+/**
+ * Segments a partner's guide can make mandatory, per document; a document that would go out without one is not sent
+ * (the status change that owes it is refused). `N1-ST` is N1 with N101 ST, `REF-IA` REF with REF01 IA, `ACK-068` an
+ * ACK04 068 schedule date on every accepted line, `DTM-011` DTM with DTM01 011.
+ */
+export const REQUIRABLE = {
+  '855': ['N1-ST', 'N1-BT', 'N1-BY', 'REF-IA', 'ACK-068'],
+  '856': ['N1-SF', 'N1-ST', 'TD1', 'TD5', 'REF-BM', 'REF-CN', 'REF-IA', 'MAN', 'PO4'],
+  '810': ['N1-BT', 'N1-RE', 'N1-ST', 'REF-IA', 'ITD', 'DTM-011', 'SAC', 'CAD'],
+} as const;
+export type RequiringDocument = keyof typeof REQUIRABLE;
+export const REQUIRING_DOCUMENTS = Object.keys(REQUIRABLE) as RequiringDocument[];
 
-/** edi_partners.document_profile: what a partner's guide asks of the documents we send. */
-export const documentProfileSchema = z.object({
+const requiredSegments = z
+  .object({
+    '855': z.array(z.enum(REQUIRABLE['855'])).optional(),
+    '856': z.array(z.enum(REQUIRABLE['856'])).optional(),
+    '810': z.array(z.enum(REQUIRABLE['810'])).optional(),
+  })
+  .strict();
+export type RequiredSegments = z.infer<typeof requiredSegments>;
+
+/** How strictly an inbound interchange from the partner is checked. */
+export const VALIDATION_LEVELS = ['strict', 'lenient'] as const;
+export type ValidationLevel = (typeof VALIDATION_LEVELS)[number];
+
+const profileFields = z.object({
   /** N1*SF of the 856. */
   ship_from: partySchema.optional(),
   /** N1*RE of the 810. */
   remit_to: partySchema.optional(),
+  /** N1*BT of the 810 when the 850 named no bill-to. */
+  bill_to: partySchema.optional(),
+  /** REF*IA: the vendor number the partner knows us by. */
+  vendor_number: z.string().optional(),
+  /** TD5/CAD carrier when the shipment names none. */
+  scac: z.string().optional(),
+  /** Days from acknowledgment to shipping: the 855's schedule date when the 850 asks no ship date. */
+  lead_days: z.number().int().optional(),
   /** ITD of the 810: net days, with an optional early-payment discount (percent as decimal text, days). */
   terms: z.object({ net_days: z.number().int(), discount_percent: z.string().optional(), discount_days: z.number().int().optional() }).optional(),
   /** TD101 packaging code (CTN25 cartons, PLT94 pallets, ...). */
   packaging: z.string().optional(),
-  require_856: z.array(z.enum(REQUIRABLE_856)).optional(),
+  require: requiredSegments.optional(),
+  /** Inbound checks; absent means strict. */
+  validation: z.enum(VALIDATION_LEVELS).optional(),
 });
-export type DocumentProfile = z.infer<typeof documentProfileSchema>;
+
+/**
+ * edi_partners.document_profile: what a partner's guide asks of the documents we send (and how its own are checked).
+ * Profiles written before [15/20] held the 856's list as `require_856`; they read as `require['856']`.
+ */
+export const documentProfileSchema = z.preprocess((raw) => {
+  if (typeof raw !== 'object' || raw === null || !('require_856' in raw)) return raw;
+  const { require_856: old, ...rest } = raw as Record<string, unknown> & { require?: Record<string, unknown> };
+  return { ...rest, require: { '856': old, ...rest.require } };
+}, profileFields);
+export type DocumentProfile = z.infer<typeof profileFields>;

@@ -5,7 +5,17 @@ import { conflict, invalidInput, notFound } from '../../../platform/core/errors.
 import { newId } from '../../../platform/core/ids.js';
 import { invalidFromMessages } from '../../../platform/core/issues.js';
 import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
-import { type DocumentProfile, documentProfileSchema, type Party, REQUIRABLE_856 } from './partners.schemas.js';
+import {
+  type DocumentProfile,
+  documentProfileSchema,
+  type Party,
+  REQUIRABLE,
+  REQUIRING_DOCUMENTS,
+  type RequiredSegments,
+  type RequiringDocument,
+  VALIDATION_LEVELS,
+  type ValidationLevel,
+} from './partners.schemas.js';
 import * as repo from './partners.repository.js';
 
 /** PO1 product id qualifiers tried for the SKU when a partner names none: vendor part, vendor item, buyer part, SKU, UPC. */
@@ -65,6 +75,14 @@ const termsSchema = z.string().transform((value, ctx) => {
   return { net_days: Number(net), ...(percent === undefined || days === undefined ? {} : { discount_percent: percent, discount_days: Number(days) }) };
 });
 
+/** A comma-separated list of the segments `doc` can require; an empty list clears it. */
+const requireList = <D extends RequiringDocument>(doc: D, flag: string) =>
+  z
+    .string()
+    .transform((v) => v.split(',').map((q) => q.trim().toUpperCase()).filter(Boolean))
+    .refine((list) => list.every((code) => (REQUIRABLE[doc] as readonly string[]).includes(code)), `${flag} takes a comma-separated list of ${REQUIRABLE[doc].join(', ')}`)
+    .transform((list) => [...new Set(list)] as NonNullable<RequiredSegments[D]>);
+
 const profileInput = z.object({
   shipFrom: partyName('--ship-from').optional(),
   shipFromId: partyId('--ship-from-id').optional(),
@@ -72,13 +90,28 @@ const profileInput = z.object({
   remitTo: partyName('--remit-to').optional(),
   remitToId: partyId('--remit-to-id').optional(),
   remitToAddress: partyAddress('--remit-to-address').optional(),
+  billTo: partyName('--bill-to').optional(),
+  billToId: partyId('--bill-to-id').optional(),
+  billToAddress: partyAddress('--bill-to-address').optional(),
+  // REF02 is AN 1/30 in 004010.
+  vendorNumber: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,29}$/, '--vendor-number must be 1-30 letters or digits (and . _ -)').optional(),
+  scac: z.string().regex(/^[A-Z]{2,4}$/, '--scac must be a SCAC: 2-4 capital letters (e.g. UPSN, FDEG)').optional(),
+  leadDays: z
+    .string()
+    .regex(/^\d{1,3}$/, '--lead-days must be a whole number of days from 0 to 365')
+    .transform(Number)
+    .refine((n) => n <= 365, '--lead-days must be a whole number of days from 0 to 365')
+    .optional(),
   terms: termsSchema.optional(),
   packaging: z.string().regex(/^[A-Z0-9]{3}[0-9]{2}$/, '--packaging must be a TD101 code: 3 letters and 2 digits (CTN25, PLT94)').optional(),
-  require: z
+  /** The spelling before --require-856 (when only the 856 could require segments). */
+  require: requireList('856', '--require').optional(),
+  require855: requireList('855', '--require-855').optional(),
+  require856: requireList('856', '--require-856').optional(),
+  require810: requireList('810', '--require-810').optional(),
+  validation: z
     .string()
-    .transform((v) => v.split(',').map((q) => q.trim().toUpperCase()).filter(Boolean))
-    .refine((list) => list.every((code) => (REQUIRABLE_856 as readonly string[]).includes(code)), `--require takes a comma-separated list of ${REQUIRABLE_856.join(', ')}`)
-    .transform((list) => [...new Set(list)] as DocumentProfile['require_856'])
+    .refine((v): v is ValidationLevel => (VALIDATION_LEVELS as readonly string[]).includes(v), `--validation must be ${VALIDATION_LEVELS.join(' or ')}`)
     .optional(),
 });
 export type PartnerProfileInput = z.input<typeof profileInput>;
@@ -91,6 +124,14 @@ function party(name: string | undefined, id: { id_qualifier: string; id: string 
   return { name, ...id, ...address };
 }
 
+/** Required segments that only the profile can fill: refused when the profile lacks what they need, not at the first order. */
+const PROFILE_NEEDS: { doc: RequiringDocument; segment: string; has: (p: DocumentProfile) => boolean; flag: string }[] = [
+  { doc: '856', segment: 'N1-SF', has: (p) => p.ship_from !== undefined, flag: '--ship-from <name>' },
+  { doc: '810', segment: 'N1-RE', has: (p) => p.remit_to !== undefined, flag: '--remit-to <name>' },
+  { doc: '810', segment: 'ITD', has: (p) => p.terms !== undefined, flag: '--terms <terms>' },
+  ...REQUIRING_DOCUMENTS.map((doc) => ({ doc, segment: 'REF-IA', has: (p: DocumentProfile) => p.vendor_number !== undefined, flag: '--vendor-number <id>' })),
+];
+
 /** The flags given, laid over the profile the partner has: a flag left out keeps what is there. */
 function mergeProfile(current: DocumentProfile, p: z.infer<typeof profileInput>): DocumentProfile {
   const next: DocumentProfile = { ...current };
@@ -98,10 +139,24 @@ function mergeProfile(current: DocumentProfile, p: z.infer<typeof profileInput>)
   if (shipFrom !== undefined) next.ship_from = shipFrom;
   const remitTo = party(p.remitTo, p.remitToId, p.remitToAddress, '--remit-to');
   if (remitTo !== undefined) next.remit_to = remitTo;
+  const billTo = party(p.billTo, p.billToId, p.billToAddress, '--bill-to');
+  if (billTo !== undefined) next.bill_to = billTo;
+  if (p.vendorNumber !== undefined) next.vendor_number = p.vendorNumber;
+  if (p.scac !== undefined) next.scac = p.scac;
+  if (p.leadDays !== undefined) next.lead_days = p.leadDays;
   if (p.terms !== undefined) next.terms = p.terms;
   if (p.packaging !== undefined) next.packaging = p.packaging;
-  if (p.require !== undefined) next.require_856 = p.require;
-  if (next.require_856?.includes('N1-SF') && next.ship_from === undefined) throw invalidInput('--require N1-SF needs --ship-from <name>');
+  if (p.validation !== undefined) next.validation = p.validation;
+  if (p.require !== undefined && p.require856 !== undefined) throw invalidInput('--require is the former name of --require-856: give one of them');
+  const lists: RequiredSegments = { '855': p.require855, '856': p.require856 ?? p.require, '810': p.require810 };
+  for (const doc of REQUIRING_DOCUMENTS) {
+    const list = lists[doc];
+    if (list !== undefined) next.require = { ...next.require, [doc]: list };
+  }
+  for (const need of PROFILE_NEEDS) {
+    const required: readonly string[] = next.require?.[need.doc] ?? [];
+    if (required.includes(need.segment) && !need.has(next)) throw invalidInput(`--require-${need.doc} ${need.segment} needs ${need.flag}`);
+  }
   return next;
 }
 
@@ -139,8 +194,13 @@ export interface PartnerView {
   gs: string | null;
   outbound_url: string | null;
   sku_qualifiers: string[];
-  /** What the partner's guide asks of our documents: ship-from, remit-to, terms, TD101 packaging, required 856 segments. */
+  /**
+   * What the partner's guide asks of our documents: ship-from, remit-to, bill-to, vendor number, default SCAC, lead
+   * days, terms, TD101 packaging, the segments each of 855/856/810 requires.
+   */
   documents: DocumentProfile;
+  /** How strictly the partner's interchanges are checked (strict unless set). */
+  validation: ValidationLevel;
   /** The org's own interchange id: what the partner sends to, what our documents come from. */
   our_isa: string | null;
   created_at: string;
@@ -155,7 +215,8 @@ function toView(row: repo.PartnerRow, org: string, profile: repo.ProfileRow | un
     gs: row.gs_id,
     outbound_url: row.outbound_url,
     sku_qualifiers: row.sku_qualifiers.split(','),
-    documents: documentProfileSchema.parse(JSON.parse(row.document_profile)),
+    documents: documentProfileOf(row),
+    validation: inboundValidation(row),
     our_isa: profile === undefined ? null : `${profile.isa_qualifier}/${profile.isa_id}`,
     created_at: row.created_at,
   };
@@ -167,6 +228,16 @@ interface InterchangeIdView {
   isa: string;
   main: boolean;
   created_at: string;
+}
+
+/** The partner's document profile; profiles stored before [15/20] read in today's shape. */
+export function documentProfileOf(partner: Pick<repo.PartnerRow, 'document_profile'>): DocumentProfile {
+  return documentProfileSchema.parse(JSON.parse(partner.document_profile));
+}
+
+/** How strictly an interchange from the partner is checked: `partners profile --validation`, strict by default. */
+export function inboundValidation(partner: Pick<repo.PartnerRow, 'document_profile'>): ValidationLevel {
+  return documentProfileOf(partner).validation ?? 'strict';
 }
 
 /** Operator-side trading partner management (CLI `partners`); not reachable through the org-scoped API. */
@@ -221,7 +292,7 @@ export class EdiPartnersService {
     const org = await this.orgs.bySlug(orgSlug);
     const row = await repo.findPartnerByRef(this.db, org.id, ref);
     if (row === undefined) throw notFound(`partner ${ref} of org ${orgSlug}`);
-    const documents = mergeProfile(documentProfileSchema.parse(JSON.parse(row.document_profile)), input);
+    const documents = mergeProfile(documentProfileOf(row), input);
     await repo.updateDocumentProfile(this.db, org.id, row.id, JSON.stringify(documents));
     return toView({ ...row, document_profile: JSON.stringify(documents) }, org.slug, await repo.findProfile(this.db, org.id));
   }

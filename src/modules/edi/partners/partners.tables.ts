@@ -29,7 +29,7 @@ export interface EdiPartnersTable {
   outbound_url: string | null;
   /** Comma-separated PO1 product id qualifiers, in the order they are tried for the SKU. */
   sku_qualifiers: string;
-  /** JSON (DocumentProfile): ship-from, remit-to, terms and the 856 segments the partner's guide requires. */
+  /** JSON (DocumentProfile): parties, vendor number, default SCAC, terms, the segments each 855/856/810 must carry, inbound validation. */
   document_profile: string;
   created_at: string;
 }

@@ -209,9 +209,12 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       const sent = list.json<{ messages: { id: string; related_message_id: string }[] }>().messages.filter((m) => m.related_message_id === result.message_id);
       expect(sent).toHaveLength(2);
       const bodies = await Promise.all(sent.map(async (m) => readBack((await message(m.id)).x12).body));
+      const today = () => h.clock.now().toISOString().slice(0, 10).replaceAll('-', '');
       const partialAck = bodies.find((b) => b[0]?.startsWith('BAK*00*AC*'));
       expect(partialAck).toEqual([
-        `BAK*00*AC*PO-PARTIAL*20260601****${partial?.order_id ?? ''}`,
+        // BAK09: acknowledged the day it came in; the 850's ship-to echoed.
+        `BAK*00*AC*PO-PARTIAL*20260601****${partial?.order_id ?? ''}*${today()}`,
+        'N1*ST*Partial Wheels',
         'PO1*1*4*EA*89.99**VP*TIRE-225',
         'ACK*IA*4*EA',
         'PO1*2*2*EA*10**VP*NO-SUCH-SKU',
@@ -221,7 +224,8 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
         'CTT*3',
       ]);
       expect(bodies.find((b) => b[0]?.startsWith('BAK*00*RD*'))).toEqual([
-        'BAK*00*RD*PO-NOTHING*20260601',
+        `BAK*00*RD*PO-NOTHING*20260601*****${today()}`,
+        'N1*ST*Nothing Wheels',
         'PO1*1*1*EA*5**VP*NO-SUCH-SKU',
         'ACK*IR*1*EA',
         'PO1*2*1*EA*5**UP*012345678905',

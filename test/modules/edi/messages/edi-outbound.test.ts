@@ -75,7 +75,12 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
     const ack = await only(orderId, '855');
     const ack855 = readBack(ack.x12);
     expect(ack855.body).toEqual([
-      `BAK*00*AD*PO-1001*20260601****${orderId}`,
+      // BAK09: the day we acknowledge.
+      `BAK*00*AD*PO-1001*20260601****${orderId}*${ymd()}`,
+      // The 850's N1 loops, echoed.
+      'N1*ST*ISAAC TIRE AND WHEEL*92*STORE42',
+      'N3*100 Main St*Suite 5',
+      'N4*Springfield*IL*62701*US',
       // Every product id the partner sent, in its order.
       'PO1*1*4*EA*89.99**VP*TIRE-225*UP*012345678905',
       'ACK*IA*4*EA',
@@ -95,7 +100,7 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
     expect(asn.body).toEqual([
       `BSN*00*${orderId}*${ymd()}*${hm()}*0004`,
       'HL*1**S',
-      'TD5*****BEST WAY',
+      // No carrier from the shipment or the partner profile: no TD5 rather than a placeholder.
       `DTM*011*${ymd()}`,
       // The 850's ship-to loop, echoed.
       'N1*ST*ISAAC TIRE AND WHEEL*92*STORE42',
@@ -106,10 +111,11 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
       `REF*VN*${orderId}`,
       'HL*3*2*I',
       'LIN*1*VP*TIRE-225*UP*012345678905',
-      'SN1*1*4*EA',
+      // Shipped, then ordered (SN105/SN106).
+      'SN1*1*4*EA**4*EA',
       'HL*4*2*I',
       'LIN*2*BP*B-77*VP*VALVE-KIT',
-      'SN1*2*1*EA',
+      'SN1*2*1*EA**1*EA',
       'CTT*4',
     ]);
     expect(asn.interchange.groups[0]?.functionalId).toBe('SH');
@@ -124,7 +130,9 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
       'N4*Springfield*IL*62701*US',
       `DTM*011*${ymd()}`,
       'IT1*1*4*EA*89.99**VP*TIRE-225*UP*012345678905',
+      'PID*F****Touring 225/45R17',
       'IT1*2*1*EA*25.0125**BP*B-77*VP*VALVE-KIT',
+      'PID*F****Valve stem kit',
       // 359.96 + 25.01 (25.0125 rounded to the cent)
       'TDS*38497',
       'CTT*2',
@@ -180,7 +188,7 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
     expect(back.interchange.delimiters.repetition).toBe('^');
     expect(back.interchange.groups[0]?.gs.slice(0, 3)).toEqual(['PR', 'TIREGATEWAY', 'DEALERNET']);
     expect(back.interchange.groups[0]?.version).toBe('005010');
-    expect(back.body).toEqual([`BAK*00*AD*DN-77*20260601****${orderId}`, 'PO1*1*8*EA*120.5**VP*WINTER-205', 'ACK*IA*8*EA', 'CTT*1']);
+    expect(back.body).toEqual([`BAK*00*AD*DN-77*20260601****${orderId}*${ymd()}`, 'N1*ST*Dealer Net Central*92*D-9', 'N3*1 Depot Rd', 'N4*Columbus*OH*43004', 'PO1*1*8*EA*120.5**VP*WINTER-205', 'ACK*IA*8*EA', 'CTT*1']);
     expect(summary.delivery).toBeNull();
   });
 
@@ -196,7 +204,8 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
     );
     for (const body of bodies) {
       expect(body).toEqual([
-        `BAK*00*AC*PO-PARTIAL*20260601****${orderId}`,
+        `BAK*00*AC*PO-PARTIAL*20260601****${orderId}*${ymd()}`,
+        'N1*ST*Partial Wheels',
         'PO1*1*4*EA*89.99**VP*TIRE-225',
         'ACK*IA*4*EA',
         'PO1*2*2*EA*10**VP*NO-SUCH-SKU',

@@ -19,7 +19,7 @@ describe('outbound documents', () => {
     fc.assert(
       fc.property(text, fc.array(text, { minLength: 1, maxLength: 4 }), fc.constantFrom('004010' as const, '005010' as const), fc.integer({ min: 1, max: 999_999_999 }), (po, ids, version, controlNumber) => {
         const lines = ids.map((id, i) => ({ line: { lineId: String(i + 1), qualifier: 'VP', productId: id, quantity: '2', unit: 'EA', unitPrice: '9.99' }, accepted: i % 2 === 0 }));
-        const x12 = wrapSet('855', purchaseOrderAck({ type: 'AC', poNumber: po, poDate: '20260601', lines }), { profile, partner, version, controlNumber, date: new Date('2026-06-01T12:00:00Z') });
+        const x12 = wrapSet('855', purchaseOrderAck({ type: 'AC', poNumber: po, poDate: '20260601', date: '20260602', lines }), { profile, partner, version, controlNumber, date: new Date('2026-06-01T12:00:00Z') });
         const { interchange, body } = readBack(x12);
         const d = interchange.delimiters;
         expect(interchange.controlNumber).toBe(String(controlNumber).padStart(9, '0'));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inboundValidation } from '../../../../src/modules/edi/partners/partners.service.js';
 import { AppError } from '../../../../src/platform/core/errors.js';
 import { expectError } from '../../../support/auth-checks.js';
 import { useInProcessCli } from '../../../support/cli.js';
@@ -72,6 +73,23 @@ describe.each(dialects)('trading partners (%s)', (dialect) => {
     ['an empty --name', { isa: 'ZZ/NEW5', name: ' ' }, /--name/],
   ])('refuses %s', async (_label, changes, message) => {
     await refused(partners().create({ org: 'acme', name: 'New', ...changes }), 'invalid_input', message);
+  });
+
+  it('reads a profile stored before the per-document requirements (require_856) and writes it back in the new shape', async () => {
+    const db = h.gateway.database.db;
+    const partner = await partners().show('acme', 'DealerNet');
+    const old = JSON.stringify({ terms: { net_days: 30 }, require_856: ['TD5', 'MAN'] });
+    await db.updateTable('edi_partners').set({ document_profile: old }).where('id', '=', partner.id).execute();
+    const shown = await partners().show('acme', 'DealerNet');
+    expect(shown.documents).toEqual({ terms: { net_days: 30 }, require: { '856': ['TD5', 'MAN'] } });
+    expect(shown.validation).toBe('strict');
+    const changed = await partners().setProfile('acme', 'DealerNet', { require810: 'CAD', validation: 'lenient' });
+    expect(changed.documents).toEqual({ terms: { net_days: 30 }, require: { '856': ['TD5', 'MAN'], '810': ['CAD'] }, validation: 'lenient' });
+    const row = await db.selectFrom('edi_partners').selectAll().where('id', '=', partner.id).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.document_profile)).not.toHaveProperty('require_856');
+    // What the intake reads for the partner's interchanges.
+    expect(inboundValidation(row)).toBe('lenient');
+    expect(inboundValidation({ document_profile: '{}' })).toBe('strict');
   });
 
   it('--our-isa changes the org\'s id; interchanges addressed to the old one are then refused', async () => {

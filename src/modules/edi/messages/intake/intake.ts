@@ -2,6 +2,7 @@ import type { Tx } from '../../../../platform/db/schema.js';
 import type { Settle } from '../../../../platform/operations/operation.js';
 import type { StoredAnswer } from '../messages.schemas.js';
 import { decodeInterchange } from '../interchange-bytes.js';
+import { inboundValidation } from '../../partners/partners.service.js';
 import { assess997Async, type ParseResult, parseX12 } from '../../x12/index.js';
 import { acknowledge } from './acknowledge.js';
 import { readDocuments } from './read-documents.js';
@@ -45,7 +46,8 @@ export class InterchangeIntake {
   /** One transaction: claims the partner's ISA13, reads the documents, acknowledges them and settles the answer. */
   private async take(tx: Tx, received: Received, checked: Checked): Promise<StoredAnswer | undefined> {
     if (!(await claimControlNumber(tx, received, checked))) return undefined;
-    const verdicts = await assess997Async(checked.envelope, checked.issues);
+    // The partner's validation level: lenient takes a set whose findings do not stop it being read (AK5 E).
+    const verdicts = await assess997Async(checked.envelope, checked.issues, { level: inboundValidation(checked.partner) });
     const { documents, owed } = await readDocuments(tx, this.deps, received, checked, verdicts);
     const acknowledged = await acknowledge(tx, this.deps, received, checked, verdicts, owed);
     return settleTaken(this.deps, tx, received, checked, verdicts, documents, acknowledged);

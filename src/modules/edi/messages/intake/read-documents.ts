@@ -70,7 +70,7 @@ export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received
         const poNumber = set.id === '850' ? readPurchaseOrder(readSegments(set)).poNumber : '';
         view = documentView(set.id, set, 'rejected', detail.errors, { poNumber });
       } else {
-        const outcome = await takePurchaseOrder(tx, deps, { orgId: received.orgId, qualifiers, set, gs08: group.version, test: checked.envelope.usage === 'T' });
+        const outcome = await takePurchaseOrder(tx, deps, { orgId: received.orgId, qualifiers, set, gs08: group.version, test: checked.envelope.usage === 'T', partner: checked.partner });
         if (outcome.ack !== undefined) owed.push({ outcome, ack: outcome.ack });
         // Accepted with errors (AK5 E, the partner's lenient level): the findings the 997 notes stay with the document.
         detail = verdict.set.withErrors ? { ...outcome.detail, errors: [...verdict.set.issues.map(toEdiError), ...outcome.detail.errors] } : outcome.detail;
