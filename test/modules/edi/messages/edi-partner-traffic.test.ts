@@ -149,6 +149,15 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
     expect(error.details.documents.every((d) => d.errors === undefined)).toBe(true);
     expect(error.details.omitted).toEqual({ message_id: error.details.message_id, documents: many - 1000, acknowledgments: many - 1000, findings: expect.any(Number) as unknown });
     expect(error.details.omitted?.findings).toBeGreaterThanOrEqual(many - 1000);
+    // One reply interchange for all 40,000 groups: too large to answer inline, read from its message.
+    const reply = error.details.reply;
+    expect(reply?.x12).toBeUndefined();
+    expect(reply?.size).toBeGreaterThan(512 * 1024);
+    const stored = await fetch(`${address}/v1/edi/messages/${reply?.message_id}`, { headers: { authorization: `Bearer ${key}` } });
+    const x12 = ((await stored.json()) as { message: { x12: string } }).message.x12;
+    expect(x12.match(/^ISA\*/gm)).toHaveLength(1);
+    expect(x12.match(/^ST\*997\*/gm)).toHaveLength(many);
+    expect(x12.match(/^GS\*FA\*/gm)).toHaveLength(1);
     expect(answeredDuring).toBeGreaterThan(0);
   }, 120_000);
 });

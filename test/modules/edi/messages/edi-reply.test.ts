@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectError } from '../../../support/auth-checks.js';
+import { dialects, type Harness } from '../../../support/harness.js';
+import { readBack, replySet, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
+
+/** A BUYERCO 850 ordering 4 TIRE-225; `extra` segments go after the BEG (a REF*DP with no REF02 breaks REF's R0203). */
+const set850 = (control: string, po: string, extra: string[] = [], version = '004010'): string[] => {
+  const body = [`BEG*00*SA*${po}**20260601`, ...extra, 'N1*ST*STORE 1', 'N3*100 Main St', 'N4*Springfield*IL*62701*US', 'PO1*1*4*EA*89.99**VP*TIRE-225', 'CTT*1'];
+  const st = version.startsWith('005010') ? `ST*850*${control}*005010` : `ST*850*${control}`;
+  return [st, ...body, `SE*${body.length + 2}*${control}`];
+};
+
+/** A BUYERCO interchange in ISA12 `isaVersion` of the given groups, one segment per line. */
+function interchange(isa13: number, groups: { control: string; version?: string; sets: string[][] }[], isaVersion = '00401'): string {
+  const isa11 = isaVersion >= '00402' ? '^' : 'U';
+  const isa = `ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*${isa11}*${isaVersion}*${String(isa13).padStart(9, '0')}*0*P*>`;
+  const body = groups.flatMap((g) => [`GS*PO*BUYERCO*TIREGW*20260601*1200*${g.control}*X*${g.version ?? '004010'}`, ...g.sets.flat(), `GE*${g.sets.length}*${g.control}`]);
+  return [isa, ...body, `IEA*${groups.length}*${String(isa13).padStart(9, '0')}`].map((s) => `${s}~\n`).join('');
+}
+
+describe.each(dialects)('POST /v1/edi: one reply interchange, codes per version, validation levels (%s)', (dialect) => {
+  let h: Harness;
+  let key: string;
+
+  beforeAll(async () => {
+    ({ h, key } = await startEdiHarness(dialect));
+  });
+  afterAll(() => h.close());
+
+  const orderExists = async (po: string) => (await h.request({ method: 'GET', url: `/v1/orders/${po}`, key })).statusCode === 200;
+  const setValidation = (validation: 'strict' | 'lenient') => h.gateway.services.ediPartners.setProfile('acme', 'BuyerCo', { validation });
+
+  it('answers three groups of two versions in one interchange: one ISA13, one FA group per version, the 997s numbered within each', async () => {
+    const res = await submit(
+      h,
+      key,
+      interchange(9501, [
+        { control: '951', sets: [set850('0001', 'PO-R951')] },
+        { control: '952', version: '005010', sets: [set850('0001', 'PO-R952', [], '005010')] },
+        { control: '953', sets: [set850('0001', 'PO-R953')] },
+      ]),
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    const answer = res.json<SubmitBody>();
+    expect(answer.acknowledgments).toEqual([{ group: '951', code: 'A' }, { group: '952', code: 'A' }, { group: '953', code: 'A' }]);
+    const { interchange: reply } = readBack(answer.reply?.x12 ?? '');
+    expect(reply.controlNumber).toBe(answer.reply?.control_number);
+    expect(reply.groups.map((g) => [g.functionalId, g.version, g.transactionSets.map((s) => s.controlNumber)])).toEqual([
+      ['FA', '004010', ['0001', '0002']],
+      ['FA', '005010', ['0001']],
+    ]);
+    expect(replySet(answer, 0)[0]).toBe('AK1*PO*951');
+    expect(replySet(answer, 1)[0]).toBe('AK1*PO*953');
+    expect(replySet(answer, 2)[0]).toBe('AK1*PO*952*005010');
+    // Stored once, as one outbound message, and the answer's text is that message.
+    const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${answer.reply?.message_id}`, key });
+    expect(stored.json<{ message: { type: string; x12: string } }>().message).toMatchObject({ type: '997', x12: answer.reply?.x12 });
+  });
+
+  it('answers an ISA12 00402 interchange of a 005010 group in an 00402 envelope, GS08 005010', async () => {
+    const res = await submit(h, key, interchange(9502, [{ control: '954', version: '005010', sets: [set850('0001', 'PO-R954', [], '005010')] }], '00402'));
+    expect(res.statusCode, res.body).toBe(200);
+    const { interchange: reply } = readBack(res.json<SubmitBody>().reply?.x12 ?? '');
+    expect(reply.version).toBe('00402');
+    expect(reply.isa[10]).toBe('^');
+    expect(reply.groups[0]?.version).toBe('005010');
+  });
+
+  it.each([
+    ['004010', '6'],
+    ['005010', '19'],
+  ])('a reused GS06 in a %s group is rejected with an AK905 code that version holds (%s)', async (version, code) => {
+    const isa13 = version === '004010' ? 9503 : 9504;
+    const set = (po: string) => set850('0001', po, [], version);
+    const res = await submit(h, key, interchange(isa13, [{ control: '955', version, sets: [set(`PO-G${isa13}-1`)] }, { control: '955', version, sets: [set(`PO-G${isa13}-2`)] }]));
+    expect(res.statusCode, res.body).toBe(200);
+    const answer = res.json<SubmitBody>();
+    expect(replySet(answer, 1).at(-1)).toBe(`AK9*R*1*1*0*${code}`);
+    expect(answer.errors?.map((e) => e.code)).toEqual(['AK905:19']);
+    expect([await orderExists(`PO-G${isa13}-1`), await orderExists(`PO-G${isa13}-2`)]).toEqual([true, false]);
+  });
+
+  it('strict (the default): a broken relational rule on an element the gateway does not read rejects the set', async () => {
+    await setValidation('strict');
+    const details = expectError(await submit(h, key, interchange(9505, [{ control: '956', sets: [set850('0001', 'PO-L956', ['REF*DP'])] }])), 422, 'unprocessable').details as SubmitBody;
+    expect(replySet(details)).toEqual(['AK1*PO*956', 'AK2*850*0001', 'AK3*REF*3**8', 'AK4*2*127*2', 'AK5*R*5', 'AK9*R*1*1*0']);
+    expect(await orderExists('PO-L956')).toBe(false);
+  });
+
+  it('lenient: the same set is accepted with errors noted (AK5 E, AK9 E), processed, and its document lists the finding', async () => {
+    await setValidation('lenient');
+    try {
+      const res = await submit(h, key, interchange(9506, [{ control: '957', sets: [set850('0001', 'PO-L957', ['REF*DP'])] }]));
+      expect(res.statusCode, res.body).toBe(200);
+      const answer = res.json<SubmitBody>();
+      expect(answer.acknowledgments).toEqual([{ group: '957', code: 'E' }]);
+      expect(replySet(answer)).toEqual(['AK1*PO*957', 'AK2*850*0001', 'AK3*REF*3**8', 'AK4*2*127*2', 'AK5*E*5', 'AK9*E*1*1*1']);
+      expect(answer.documents[0]).toMatchObject({ status: 'accepted', po_number: 'PO-L957', order_id: expect.stringMatching(/^ord_/) as unknown });
+      expect(answer.documents[0]?.errors?.map((e) => e.code)).toEqual(['AK403:2']);
+      expect(await orderExists('PO-L957')).toBe(true);
+      // A finding on an element the gateway reads still rejects, lenient or not.
+      const bad = await submit(h, key, interchange(9507, [{ control: '958', sets: [set850('0001', 'PO-L958').map((s) => s.replace('PO1*1*4*EA', 'PO1*1*4*ZZZZ'))] }]));
+      expect(bad.statusCode, bad.body).toBe(422);
+      expect(await orderExists('PO-L958')).toBe(false);
+    } finally {
+      await setValidation('strict');
+    }
+  });
+});
