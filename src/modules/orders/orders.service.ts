@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
-import { conflict, invalidInput, notFound, unprocessable } from '../../platform/core/errors.js';
+import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/core/errors.js';
 import { errorFromIssues } from '../../platform/core/issues.js';
 import { decodeCursor, page } from '../../platform/core/pagination.js';
 import { newId } from '../../platform/core/ids.js';
@@ -101,6 +101,9 @@ interface LineProblem {
 }
 
 type LineVerdict = { ok: true; line: PricedLine } | { ok: false; problem: LineProblem };
+
+/** Why `createOrRefuse` made no order: the PO number is used already, or the order breaks an order rule. */
+export type OrderRefusal = { reason: 'po_number_taken' } | { reason: 'invalid'; message: string };
 
 /** An EDI order whose lines were judged already (judgeLines): creating it reads the catalog no more. */
 type PricedOrderInput = OrderHeader & { priced: PricedLine[] };
@@ -217,6 +220,21 @@ export class OrdersService {
         : await this.build(tx, orgId, source, source === 'edi' ? ediValid(ediOrderInput, input) : input);
     await this.save(tx, order);
     return withDelivery(order.data, undefined);
+  }
+
+  /**
+   * `create` for a caller that turns a refusal into its own answer (EDI: an 855 RD): the refusals come back as values
+   * to branch on, not as errors to recognise by their code. Anything else still throws.
+   */
+  async createOrRefuse(tx: Tx, orgId: string, source: OrderSource, input: CreateOrderInput | PricedOrderInput): Promise<{ order: Order } | { refused: OrderRefusal }> {
+    try {
+      return { order: await this.create(tx, orgId, source, input) };
+    } catch (err) {
+      // create refuses before it writes anything, so the caller's transaction is still good to carry on.
+      if (err instanceof AppError && err.code === 'conflict') return { refused: { reason: 'po_number_taken' } };
+      if (err instanceof AppError && (err.code === 'unprocessable' || err.code === 'invalid_input')) return { refused: { reason: 'invalid', message: err.message } };
+      throw err;
+    }
   }
 
   /** Reads the catalog once for all the lines and gives each its verdict, in the order given. */

@@ -1,6 +1,5 @@
 import type { Clock } from '../../../platform/core/clock.js';
 import type { Tx } from '../../../platform/db/schema.js';
-import { AppError } from '../../../platform/core/errors.js';
 import type { OrdersService } from '../../orders/orders.service.js';
 import type { DocumentDetail, DocumentStatus, EdiError, StoredLine } from './messages.schemas.js';
 import { judgePoLines } from './order-lines.js';
@@ -75,11 +74,34 @@ function holdThinAck(outcome: PurchaseOrderOutcome, partner: TradingPartner | un
   return { ...rest, detail: { ...outcome.detail, errors: [...outcome.detail.errors, { code: 'ack_not_sent', message }] } };
 }
 
+/** Why an 850 the 997 accepted made no order: each a value, worded once (findingOf) for the document and the 855. */
+type PoRefusal =
+  | { kind: 'unsupported_purpose'; purpose: string }
+  | { kind: 'no_ship_to' }
+  | { kind: 'no_lines' }
+  | { kind: 'duplicate_po'; poNumber: string }
+  | { kind: 'order_refused'; message: string };
+
+function findingOf(refusal: PoRefusal): EdiError {
+  switch (refusal.kind) {
+    case 'unsupported_purpose':
+      return { code: refusal.kind, message: `BEG01 purpose '${refusal.purpose}' is not supported: only original orders (00) are taken` };
+    case 'no_ship_to':
+      return { code: refusal.kind, message: 'no ship-to: the 850 has no N1*ST loop' };
+    case 'no_lines':
+      return { code: refusal.kind, message: 'no line of the 850 could be taken' };
+    case 'duplicate_po':
+      return { code: refusal.kind, message: `PO ${refusal.poNumber} already exists` };
+    case 'order_refused':
+      return { code: refusal.kind, message: refusal.message };
+  }
+}
+
 /** Whether the header allows an order at all, and where it ships to. */
-function orderable(purpose: string, shipTo: string | undefined, acceptedLines: number): { shipTo: string } | { error: EdiError } {
-  if (purpose !== '00') return { error: { code: 'unsupported_purpose', message: `BEG01 purpose '${purpose}' is not supported: only original orders (00) are taken` } };
-  if (shipTo === undefined) return { error: { code: 'no_ship_to', message: 'no ship-to: the 850 has no N1*ST loop' } };
-  if (acceptedLines === 0) return { error: { code: 'no_lines', message: 'no line of the 850 could be taken' } };
+function orderable(purpose: string, shipTo: string | undefined, acceptedLines: number): { shipTo: string } | { refusal: PoRefusal } {
+  if (purpose !== '00') return { refusal: { kind: 'unsupported_purpose', purpose } };
+  if (shipTo === undefined) return { refusal: { kind: 'no_ship_to' } };
+  if (acceptedLines === 0) return { refusal: { kind: 'no_lines' } };
   return { shipTo };
 }
 
@@ -123,27 +145,24 @@ async function decide(
   const header = orderable(po.purpose, po.shipTo, lines.priced.length);
   if (input.test) {
     const note = { code: 'test_interchange', message: 'ISA15 is T (test): checked and acknowledged; no order was made' };
-    detail.errors = [...('error' in header ? [header.error] : []), ...lines.errors, note];
+    detail.errors = [...('refusal' in header ? [findingOf(header.refusal)] : []), ...lines.errors, note];
     return { status: 'test', poNumber: po.poNumber, detail };
   }
-  const refuse = (error: EdiError): PurchaseOrderOutcome => {
-    detail.errors = [error, ...lines.errors];
+  const refuse = (refusal: PoRefusal): PurchaseOrderOutcome => {
+    detail.errors = [findingOf(refusal), ...lines.errors];
     return { status: 'rejected', poNumber: po.poNumber, detail, ack: acknowledgment('RD', { poNumber: po.poNumber, detail, at, profile }) };
   };
-  if ('error' in header) return refuse(header.error);
-  try {
-    const order = await deps.orders.create(tx, input.orgId, 'edi', {
-      po_number: po.poNumber,
-      ship_to: header.shipTo,
-      notes: po.notes === undefined ? null : po.notes.slice(0, MAX_NOTES),
-      priced: lines.priced,
-    });
-    if (lines.errors.length === 0) return { status: 'accepted', poNumber: po.poNumber, orderId: order.id, detail };
-    return { status: 'partial', poNumber: po.poNumber, orderId: order.id, detail, ack: acknowledgment('AC', { poNumber: po.poNumber, detail, at, profile, orderId: order.id }) };
-  } catch (err) {
-    // The orders service refuses before it writes anything, so the transaction is still good to carry on.
-    if (err instanceof AppError && err.code === 'conflict') return refuse({ code: 'duplicate_po', message: `PO ${po.poNumber} already exists` });
-    if (err instanceof AppError && (err.code === 'unprocessable' || err.code === 'invalid_input')) return refuse({ code: 'order_refused', message: err.message });
-    throw err;
+  if ('refusal' in header) return refuse(header.refusal);
+  const made = await deps.orders.createOrRefuse(tx, input.orgId, 'edi', {
+    po_number: po.poNumber,
+    ship_to: header.shipTo,
+    notes: po.notes === undefined ? null : po.notes.slice(0, MAX_NOTES),
+    priced: lines.priced,
+  });
+  if ('refused' in made) {
+    return refuse(made.refused.reason === 'po_number_taken' ? { kind: 'duplicate_po', poNumber: po.poNumber } : { kind: 'order_refused', message: made.refused.message });
   }
+  const { order } = made;
+  if (lines.errors.length === 0) return { status: 'accepted', poNumber: po.poNumber, orderId: order.id, detail };
+  return { status: 'partial', poNumber: po.poNumber, orderId: order.id, detail, ack: acknowledgment('AC', { poNumber: po.poNumber, detail, at, profile, orderId: order.id }) };
 }
