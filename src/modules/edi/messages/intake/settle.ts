@@ -15,11 +15,6 @@ import { type Checked, type Refusal, setTypes } from './screen.js';
 /** The message row fields an answer settles. */
 export type Settled = Partial<Pick<messages.MessageRow, 'partner_id' | 'type' | 'control_number' | 'related_id'>> & { status: MessageStatus };
 
-/** A set counts as taken when it became an order, was checked as a test, or is an inbound 997 recorded. */
-export function isTaken(document: DocumentView): boolean {
-  return document.status === 'accepted' || document.status === 'partial' || document.status === 'received' || document.status === 'test';
-}
-
 export function messageStatus(documents: readonly DocumentView[], hasIssues: boolean): MessageStatus {
   if (documents.length === 0) return hasIssues ? 'rejected' : 'accepted';
   const taken = documents.filter((d) => d.status === 'accepted' || d.status === 'received' || d.status === 'test').length;
