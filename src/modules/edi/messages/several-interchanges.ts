@@ -1,6 +1,7 @@
 import { ERROR_STATUS, type ErrorCode } from '../../../platform/core/errors.js';
 import { echoText, type ParseResult, parseX12 } from '../x12/index.js';
-import type { InterchangeEntry, StoredAnswer } from './messages.schemas.js';
+import type { DocumentView, EdiError, InterchangeEntry, StoredAnswer } from './messages.schemas.js';
+import { AnswerBudget, anyOmitted, spend } from './intake/bounds.js';
 
 // A body of several interchanges (ISA...IEA ISA...IEA): where each lies, and the body's answer from each one's.
 
@@ -33,12 +34,15 @@ export function combine(messageId: string, entries: readonly InterchangeEntry[])
   const first = entries[0]?.result?.partner ?? { id: '', name: '' };
   const refused = entries.filter((e) => e.error !== undefined);
   const whole = refused.length === 0 && taken.every((t) => t.status === undefined || t.status === 'accepted');
+  // The top-level lists and the entries each get one answer's bounds, so the body's answer stays bounded however many interchanges.
+  const { kept, omitted } = spend({ acknowledgments: taken.flatMap((t) => t.acknowledgments), documents: taken.flatMap((t) => t.documents) }, new AnswerBudget());
   const together = {
     message_id: messageId,
     status: whole ? ('accepted' as const) : taken.length > 0 ? ('partial' as const) : ('rejected' as const),
-    acknowledgments: taken.flatMap((t) => t.acknowledgments),
-    documents: taken.flatMap((t) => t.documents),
-    interchanges: [...entries],
+    acknowledgments: kept.acknowledgments,
+    documents: kept.documents,
+    interchanges: boundEntries(entries),
+    ...(anyOmitted(omitted) ? { omitted: { message_id: messageId, ...omitted } } : {}),
   };
   if (taken.length > 0) return { kind: 'ok', body: { ...together, partner: first } };
   const codes = new Set(refused.map((e) => e.error?.code));
@@ -47,6 +51,23 @@ export function combine(messageId: string, entries: readonly InterchangeEntry[])
   const reasons = refused.slice(0, 3).map((e) => `interchange ${echoText(e.control_number ?? '?')}: ${e.error?.message ?? ''}`);
   const message = `${refused.length} of ${entries.length} interchanges in the body were refused (${reasons.join('; ')}${refused.length > 3 ? '; ...' : ''})`;
   return failure(code, message, together);
+}
+
+/** Each entry's lists cut to one budget shared by them all; an entry says what it left out (its own message has it all). */
+function boundEntries(entries: readonly InterchangeEntry[]): InterchangeEntry[] {
+  const budget = new AnswerBudget();
+  return entries.map((entry) => {
+    if (entry.result !== undefined) {
+      const { kept, omitted } = spend(entry.result, budget);
+      const before = entry.result.omitted;
+      const counts = before === undefined ? omitted : { documents: before.documents + omitted.documents, acknowledgments: before.acknowledgments + omitted.acknowledgments, findings: before.findings + omitted.findings };
+      return { ...entry, result: { ...kept, ...(anyOmitted(counts) ? { omitted: { message_id: entry.message_id, ...counts } } : {}) } };
+    }
+    const details = entry.error?.details;
+    if (entry.error === undefined || details === undefined) return entry;
+    const { kept, omitted } = spend(details as Record<string, unknown> & { documents?: DocumentView[]; errors?: EdiError[] }, budget);
+    return { ...entry, error: { ...entry.error, details: anyOmitted(omitted) ? { ...kept, omitted: { message_id: entry.message_id, ...omitted } } : kept } };
+  });
 }
 
 export function entryOf(messageId: string, controlNumber: string | null, answer: StoredAnswer): InterchangeEntry {

@@ -120,6 +120,35 @@ describe.each(dialects)('POST /v1/edi with several interchanges in one body (%s)
     expect(await orderExists('PO-M842')).toBe(true);
   });
 
+  it('the answer stays bounded over every interchange: 1,000 findings at the top, 1,000 shared by the entries', async () => {
+    // Three interchanges, each a PO of 600 unknown-SKU lines: 1,800 findings, each listed once at most in each place.
+    const bigPo = (control: number) => {
+      const isa13 = String(control).padStart(9, '0');
+      const lines = Array.from({ length: 600 }, (_, i) => `PO1*${i + 1}*1*EA*5**VP*NO-SUCH-${control}-${i}~`);
+      return [
+        `ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*U*00401*${isa13}*0*P*>~`,
+        `GS*PO*BUYERCO*TIREGW*20260601*1200*${control}*X*004010~`,
+        'ST*850*0001~',
+        `BEG*00*SA*PO-BIG-${control}**20260601~`,
+        'N1*ST*Big Store*92*STORE1~',
+        ...lines,
+        `SE*${lines.length + 4}*0001~`,
+        `GE*1*${control}~`,
+        `IEA*1*${isa13}~`,
+      ].join('\n');
+    };
+    const res = await submit(h, key, [871, 872, 873].map(bigPo).join('\n'));
+    expect(res.statusCode, res.body.slice(0, 500)).toBe(200);
+    const body = res.json<SeveralBody>();
+    const findings = (documents: SubmitBody['documents']) => documents.reduce((n, d) => n + (d.errors?.length ?? 0), 0);
+    expect(findings(body.documents)).toBe(1000);
+    expect(body.omitted).toEqual({ message_id: body.message_id, documents: 0, acknowledgments: 0, findings: 3 * 601 - 1000 });
+    const inEntries = (body.interchanges ?? []).reduce((n, e) => n + findings(e.result?.documents ?? []), 0);
+    expect(inEntries).toBe(1000);
+    // The first entry lists its 601, the second 399 of its 601, the third none: each says what it left out.
+    expect(body.interchanges?.map((e) => e.result?.omitted?.findings ?? 0)).toEqual([0, 202, 601]);
+  });
+
   it('an Idempotency-Key replays the combined answer', async () => {
     const text = `${interchange(851, 'PO-M851')}${interchange(852, 'PO-M852')}`;
     const send = () => h.request({ method: 'POST', url: '/v1/edi', payload: text, key, headers: { 'content-type': 'text/plain', 'idempotency-key': 'several-851' } });
