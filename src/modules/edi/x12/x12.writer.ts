@@ -43,11 +43,14 @@ function assertDelimiters(delimiters: Delimiters): void {
 }
 
 /** Builds a checker that throws if a value would change the interchange structure. */
-function valueGuard(delimiters: Delimiters): (value: string, where: string) => string {
+function valueGuard(delimiters: Delimiters): (value: string, where: string, index?: number) => string {
   const forbidden = [delimiters.element, delimiters.component, delimiters.segment, '\r', '\n', ...(delimiters.repetition === null ? [] : [delimiters.repetition])];
-  return (value, where) => {
+  return (value, where, index) => {
     for (const ch of forbidden) {
-      if (value.includes(ch)) throw new Error(`X12 value ${JSON.stringify(value)} in ${where} contains the delimiter ${JSON.stringify(ch)}`);
+      if (!value.includes(ch)) continue;
+      // The element's name is spelled out only here: a large document must not build one string per value it writes.
+      const name = index === undefined || index === 0 ? where : `${where}${String(index).padStart(2, '0')}`;
+      throw new Error(`X12 value ${JSON.stringify(value)} in ${name} contains the delimiter ${JSON.stringify(ch)}`);
     }
     return value;
   };
@@ -74,11 +77,10 @@ export function writeX12(input: InterchangeInput, delimiters: Delimiters, opts: 
   const parts: string[] = [];
   const write = (elements: readonly X12Value[], where: string): void => {
     const values = elements.map((v, i) => {
-      const name = `${where}${i === 0 ? '' : String(i).padStart(2, '0')}`;
-      if (typeof v === 'string') return guard(v, name);
+      if (typeof v === 'string') return guard(v, where, i);
       let parts = v.length;
       while (parts > 0 && v[parts - 1] === '') parts--;
-      return v.slice(0, parts).map((c) => guard(c, name)).join(delimiters.component);
+      return v.slice(0, parts).map((c) => guard(c, where, i)).join(delimiters.component);
     });
     let last = values.length;
     // X12 omits trailing empty elements.
