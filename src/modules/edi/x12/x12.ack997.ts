@@ -5,7 +5,7 @@ import { chooseDelimiters, echoX12, echoX12Id, scrub } from './x12.delimiters.js
 import { type Findings, indexFindings } from './x12.findings.js';
 import { delimitersFor, envelopeVersion, ta1Elements, type Ta1Code } from './x12.ta1.js';
 import { tolerated, type ValidationLevel } from './x12.tolerance.js';
-import { buildInterchange, writeX12, type Party } from './x12.writer.js';
+import { type BuildGroup, type BuildSet, buildInterchange, type Party } from './x12.writer.js';
 import type { Delimiters, FunctionalGroup, Interchange, PartialInterchange, TransactionSet, X12Issue } from './x12.types.js';
 
 type AckCode = 'A' | 'E' | 'P' | 'R';
@@ -410,53 +410,42 @@ export async function write997Interchange(source: Interchange | PartialInterchan
     }
   }
   const delimiters = chooseDelimiters(delimitersFor(envelope, opts.delimiters), echoed.join(''));
-  const newline = opts.delimiters === undefined && delimiters.segment !== '\n' && delimiters.segment !== '\r';
-  const end = delimiters.segment + (newline ? '\n' : '');
-  const line = (elements: readonly string[]): string => {
-    let last = elements.length;
-    while (last > 1 && elements[last - 1] === '') last--;
-    return elements.slice(0, last).join(delimiters.element) + end;
-  };
   const clean = (v: string): string => scrub(v, delimiters);
-
-  const two = (n: number): string => String(n).padStart(2, '0');
-  const d = opts.date;
-  const ccyymmdd = String(d.getUTCFullYear()).padStart(4, '0') + two(d.getUTCMonth() + 1) + two(d.getUTCDate());
-  const hhmm = two(d.getUTCHours()) + two(d.getUTCMinutes());
-  if (!Number.isInteger(opts.controlNumber) || opts.controlNumber < 1 || opts.controlNumber + Math.max(0, faGroups.length - 1) > 999_999_999) {
-    throw new Error(`control numbers ${opts.controlNumber}.. must be integers from 1 to 999999999`);
-  }
-  const isa13 = String(opts.controlNumber).padStart(9, '0');
-  const isa = [
-    '00', '', '00', '',
-    opts.ourIdentity.qualifier, opts.ourIdentity.id, clean(partnerQualifier), clean(partnerId),
-    ccyymmdd.slice(2), hhmm, 'U', envelope, isa13, '0', source.usage === 'T' ? 'T' : 'P', delimiters.component,
-  ];
-  // The writer pads and checks the ISA; its IEA is replaced by ours, which counts the groups written here.
-  const isaLine = writeX12({ isa, groups: [] }, delimiters, { newline });
-  const parts: string[] = [isaLine.slice(0, isaLine.indexOf(end) + end.length)];
-  if (opts.ta1 !== undefined) parts.push(line(ta1Elements(source.isa, opts.ta1, d)));
   const groups = new Map<Judged, Omit<GroupAck, 'verdict'>>();
-  for (const [g, list] of faGroups.entries()) {
-    const first = list[0];
-    if (first === undefined) continue;
+  const written: BuildGroup[] = faGroups.map((list, g) => {
     const gs06 = opts.controlNumber + g;
-    parts.push(line(['GS', 'FA', clean(echoX12(first.group.gs[2] ?? '', WIDTH.appCode)), clean(echoX12(first.group.gs[1] ?? '', WIDTH.appCode)), ccyymmdd, hhmm, String(gs06), 'X', clean(first.version)]));
-    for (const [i, judged] of list.entries()) {
-      const st02 = String(i + 1).padStart(4, '0');
-      const body = scrubBody(bodies.get(judged) ?? [], delimiters);
-      parts.push(line(['ST', '997', st02]));
-      for (const segment of body) parts.push(line(segment));
-      parts.push(line(['SE', String(body.length + 2), st02]));
-      const ak9 = body[body.length - 1];
-      groups.set(judged, { group: judged.group.controlNumber, code: ak9?.[1] ?? judged.code, ackGroupControlNumber: gs06, setControlNumber: st02 });
-      await pace(1 + judged.sets.length);
-    }
-    parts.push(line(['GE', String(list.length), String(gs06)]));
-  }
-  parts.push(line(['IEA', String(faGroups.length), isa13]));
+    const first = list[0];
+    const sets = list.map((judged, i): BuildSet => {
+      const segments = scrubBody(bodies.get(judged) ?? [], delimiters);
+      const code = segments[segments.length - 1]?.[1] ?? judged.code;
+      groups.set(judged, { group: judged.group.controlNumber, code, ackGroupControlNumber: gs06, setControlNumber: String(i + 1).padStart(4, '0') });
+      return { id: '997', controlNumber: i + 1, segments };
+    });
+    return {
+      functionalId: 'FA',
+      senderCode: clean(echoX12(first?.group.gs[2] ?? '', WIDTH.appCode)),
+      receiverCode: clean(echoX12(first?.group.gs[1] ?? '', WIDTH.appCode)),
+      controlNumber: gs06,
+      version: clean(first?.version ?? ''),
+      sets,
+    };
+  });
+  const x12 = buildInterchange(
+    {
+      sender: opts.ourIdentity,
+      receiver: { qualifier: clean(partnerQualifier), id: clean(partnerId) },
+      controlNumber: opts.controlNumber,
+      date: opts.date,
+      version: envelope,
+      usage: source.usage === 'T' ? 'T' : 'P',
+      ...(opts.ta1 === undefined ? {} : { leading: [ta1Elements(source.isa, opts.ta1, opts.date)] }),
+      groups: written,
+    },
+    delimiters,
+    { newline: opts.delimiters === undefined },
+  );
   return {
-    x12: parts.join(''),
+    x12,
     controlNumber: opts.controlNumber,
     groups: verdicts.map((verdict) => {
       const ack = groups.get(judgedFor(verdict));

@@ -1,6 +1,6 @@
 import { ackCode } from './x12.ack-codes.js';
 import { chooseDelimiters, scrub } from './x12.delimiters.js';
-import { DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, writeX12, type Party } from './x12.writer.js';
+import { buildInterchange, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, type Party } from './x12.writer.js';
 import type { Delimiters, X12Issue } from './x12.types.js';
 
 /** TA104 Interchange Acknowledgment Code: accepted, accepted with errors noted, rejected. */
@@ -96,32 +96,27 @@ export function ta1Elements(isa: readonly string[], verdict: { code: Ta1Code; no
  */
 export function buildTa1(input: Ta1Input): string {
   if (!/^\d{3}$/.test(input.noteCode)) throw new Error(`TA105 '${input.noteCode}' must be three digits`);
-  if (!Number.isInteger(input.controlNumber) || input.controlNumber < 1 || input.controlNumber > 999_999_999) {
-    throw new Error(`ISA13 ${input.controlNumber} must be an integer from 1 to 999999999`);
-  }
   const version = envelopeVersion(input.isa[11] ?? '');
   const shaped = delimitersFor(version, input.delimiters);
   const receiverQualifier = printable(input.isa[4] ?? '').trim().slice(0, ECHO_WIDTH.qualifier);
   const receiverId = printable(input.isa[5] ?? '').trim().slice(0, ECHO_WIDTH.id);
   const delimiters = chooseDelimiters(shaped, receiverQualifier + receiverId);
 
-  const date = input.date;
-  const yymmdd = String(date.getUTCFullYear()).slice(2) + two(date.getUTCMonth() + 1) + two(date.getUTCDate());
-  const hhmm = two(date.getUTCHours()) + two(date.getUTCMinutes());
-  const ta1 = ta1Elements(input.isa, input, date);
-  const isa = [
-    '00', '', '00', '',
-    input.ourIdentity.qualifier, input.ourIdentity.id, scrub(receiverQualifier, delimiters), scrub(receiverId, delimiters),
-    yymmdd, hhmm, 'U', version, String(input.controlNumber).padStart(9, '0'),
-    // A TA1 never asks for a TA1 back.
-    '0', input.isa[14] === 'T' ? 'T' : 'P', delimiters.component,
-  ];
-  const newline = input.delimiters === undefined;
-  // The writer knows no segment between ISA and IEA, so the TA1 goes in right after the ISA it wrote.
-  const envelope = writeX12({ isa, groups: [] }, delimiters, { newline });
-  const end = delimiters.segment + (newline && delimiters.segment !== '\n' && delimiters.segment !== '\r' ? '\n' : '');
-  const cut = envelope.indexOf(end) + end.length;
-  return envelope.slice(0, cut) + ta1.join(delimiters.element) + end + envelope.slice(cut);
+  return buildInterchange(
+    {
+      sender: input.ourIdentity,
+      receiver: { qualifier: scrub(receiverQualifier, delimiters), id: scrub(receiverId, delimiters) },
+      controlNumber: input.controlNumber,
+      date: input.date,
+      version,
+      usage: input.isa[14] === 'T' ? 'T' : 'P',
+      // A TA1 never asks for a TA1 back (ISA14 0).
+      leading: [ta1Elements(input.isa, input, input.date)],
+      groups: [],
+    },
+    delimiters,
+    { newline: input.delimiters === undefined },
+  );
 }
 
 /**

@@ -21,6 +21,8 @@ interface GroupInput {
 export interface InterchangeInput {
   /** ISA01..ISA16 unpadded; ISA11 and ISA16 are taken from the delimiters, IEA is computed from ISA13. */
   isa: readonly string[];
+  /** Interchange-level segments between the ISA and the first GS (a TA1). */
+  leading?: readonly (readonly X12Value[])[];
   groups: readonly GroupInput[];
 }
 
@@ -97,6 +99,7 @@ export function writeX12(input: InterchangeInput, delimiters: Delimiters, opts: 
     return isaField(guard(v, `ISA${String(i + 1).padStart(2, '0')}`), i);
   });
   parts.push(['ISA', ...isa].join(element) + end);
+  for (const segment of input.leading ?? []) write(segment, typeof segment[0] === 'string' ? segment[0] : '');
   for (const group of input.groups) {
     write(['GS', ...group.gs], 'GS');
     for (const set of group.sets) {
@@ -144,6 +147,8 @@ export interface BuildInterchangeInput {
   usage: 'P' | 'T';
   /** ISA14: ask the receiver for a TA1. */
   acknowledgmentRequested?: boolean;
+  /** Interchange-level segments between the ISA and the first GS (a TA1). */
+  leading?: readonly (readonly X12Value[])[];
   groups: readonly BuildGroup[];
 }
 
@@ -180,5 +185,5 @@ export function buildInterchange(spec: BuildInterchangeInput, delimiters?: Delim
       return { st, segments: s.segments };
     }),
   }));
-  return writeX12({ isa, groups }, chosen, { newline: opts?.newline ?? delimiters === undefined });
+  return writeX12({ isa, groups, ...(spec.leading === undefined ? {} : { leading: spec.leading }) }, chosen, { newline: opts?.newline ?? delimiters === undefined });
 }
