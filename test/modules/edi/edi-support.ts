@@ -80,6 +80,22 @@ export async function submitOk(h: Harness, key: string, body: string | Buffer): 
   return res.json<SubmitBody>();
 }
 
+/** An 850 from BUYERCO ordering 4 TIRE-225 under `po`; `extra` segments go after the BEG (REF*DP with no REF02 breaks REF's R0203). */
+export function set850(control: string, po: string, extra: string[] = [], version = '004010'): string[] {
+  const body = [`BEG*00*SA*${po}**20260601`, ...extra, 'N1*ST*STORE 1', 'N3*100 Main St', 'N4*Springfield*IL*62701*US', 'PO1*1*4*EA*89.99**VP*TIRE-225', 'CTT*1'];
+  const st = version.startsWith('005010') ? `ST*850*${control}*005010` : `ST*850*${control}`;
+  return [st, ...body, `SE*${body.length + 2}*${control}`];
+}
+
+/** A BUYERCO interchange in ISA12 `isaVersion` of the given groups (GS06, GS08 and sets), one segment per line. */
+export function buyerInterchange(isa13: number, groups: { control: string; version?: string; sets: string[][] }[], isaVersion = '00401'): string {
+  const isa11 = isaVersion >= '00402' ? '^' : 'U';
+  const control = String(isa13).padStart(9, '0');
+  const isa = `ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*${isa11}*${isaVersion}*${control}*0*P*>`;
+  const body = groups.flatMap((g) => [`GS*PO*BUYERCO*TIREGW*20260601*1200*${g.control}*X*${g.version ?? '004010'}`, ...g.sets.flat(), `GE*${g.sets.length}*${g.control}`]);
+  return [isa, ...body, `IEA*${groups.length}*${control}`].map((seg) => `${seg}~\r\n`).join('');
+}
+
 export interface ReadBack {
   interchange: Interchange;
   /** Segments between ST and SE of the first set, elements joined with '*'. */

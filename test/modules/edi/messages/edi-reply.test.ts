@@ -1,22 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError } from '../../../support/auth-checks.js';
 import { dialects, type Harness } from '../../../support/harness.js';
-import { readBack, replySet, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
-
-/** A BUYERCO 850 ordering 4 TIRE-225; `extra` segments go after the BEG (a REF*DP with no REF02 breaks REF's R0203). */
-const set850 = (control: string, po: string, extra: string[] = [], version = '004010'): string[] => {
-  const body = [`BEG*00*SA*${po}**20260601`, ...extra, 'N1*ST*STORE 1', 'N3*100 Main St', 'N4*Springfield*IL*62701*US', 'PO1*1*4*EA*89.99**VP*TIRE-225', 'CTT*1'];
-  const st = version.startsWith('005010') ? `ST*850*${control}*005010` : `ST*850*${control}`;
-  return [st, ...body, `SE*${body.length + 2}*${control}`];
-};
-
-/** A BUYERCO interchange in ISA12 `isaVersion` of the given groups, one segment per line. */
-function interchange(isa13: number, groups: { control: string; version?: string; sets: string[][] }[], isaVersion = '00401'): string {
-  const isa11 = isaVersion >= '00402' ? '^' : 'U';
-  const isa = `ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*${isa11}*${isaVersion}*${String(isa13).padStart(9, '0')}*0*P*>`;
-  const body = groups.flatMap((g) => [`GS*PO*BUYERCO*TIREGW*20260601*1200*${g.control}*X*${g.version ?? '004010'}`, ...g.sets.flat(), `GE*${g.sets.length}*${g.control}`]);
-  return [isa, ...body, `IEA*${groups.length}*${String(isa13).padStart(9, '0')}`].map((s) => `${s}~\n`).join('');
-}
+import { buyerInterchange as interchange, readBack, replySet, set850, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
 
 describe.each(dialects)('POST /v1/edi: one reply interchange, codes per version, validation levels (%s)', (dialect) => {
   let h: Harness;

@@ -1,25 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, type Harness } from '../../../support/harness.js';
-import { replySet, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
-
-/** An 850 set from BUYERCO ordering 4 TIRE-225 under the given PO number. */
-const set850 = (control: string, po: string): string[] => [
-  `ST*850*${control}`,
-  `BEG*00*SA*${po}**20260601`,
-  'N1*ST*STORE 1',
-  'N3*100 Main St',
-  'N4*Springfield*IL*62701*US',
-  'PO1*1*4*EA*89.99**VP*TIRE-225',
-  'CTT*1',
-  `SE*8*${control}`,
-];
-
-/** A BUYERCO interchange of the given groups (GS06 and sets), one segment per line. */
-export function interchange(isa13: number, groups: { control: string; sets: string[][] }[]): string {
-  const isa = `ISA*00*          *00*          *ZZ*BUYERCO        *ZZ*TIREGATEWAY    *260601*1200*U*00401*${String(isa13).padStart(9, '0')}*0*P*>`;
-  const body = groups.flatMap((g) => [`GS*PO*BUYERCO*TIREGW*20260601*1200*${g.control}*X*004010`, ...g.sets.flat(), `GE*${g.sets.length}*${g.control}`]);
-  return [isa, ...body, `IEA*${groups.length}*${String(isa13).padStart(9, '0')}`].map((s) => `${s}~\r\n`).join('');
-}
+import { buyerInterchange as interchange, replySet, set850, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
 
 describe.each(dialects)('POST /v1/edi: control numbers reused inside an interchange (%s)', (dialect) => {
   let h: Harness;
