@@ -310,7 +310,8 @@ function write997(source: Interchange | PartialInterchange, judged: Judged, opts
  * One 997 per inbound functional group, each in its own interchange addressed back to the sender.
  * `issues` are everything known about the inbound (parseX12 issues plus validateTransactionSet findings);
  * interchange-level issues belong in a TA1 and are ignored here. Inbound 997 groups (GS01 FA) get no 997.
- * Superseded by write997Interchange (one interchange per inbound interchange); kept until the intake moves to it.
+ * The intake answers with write997Interchange (one interchange for them all); this per-group form is what the unit and
+ * property tests read one 997 at a time with.
  */
 export function build997(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: Ack997Options & AssessOptions): Ack997[] {
   const acks: Ack997[] = [];
