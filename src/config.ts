@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 /** `https://a.example:8443` as a browser sends it in Origin: no wildcard, path, query or credentials. */
@@ -76,6 +77,14 @@ const envSchema = z.object({
     .string()
     .default('')
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
+  /** How long an Idempotency-Key stays locked to a call in progress; a retry after a crash takes it over past this. */
+  IDEMPOTENCY_LOCK_MS: z.coerce.number().int().positive().default(60_000),
+  /** How long a process taking an interchange in slices holds it between slices; a resend after a crash waits this out. */
+  EDI_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  /** Worker threads for CPU-heavy pure work (X12 parse and validation); default: one fewer than the cores, at least 1. */
+  WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, availableParallelism() - 1)),
+  /** Tasks that may wait for a worker thread; past it a request is answered 503 with Retry-After. */
+  WORKER_QUEUE: z.coerce.number().int().min(0).max(10_000).default(16),
 });
 
 /** The environment as given: module settings are read from it by their modules (parseEnv). */

@@ -1,3 +1,4 @@
+import { CpuPool } from './platform/core/cpu-pool.js';
 import { type Config, StartupError } from './config.js';
 import { AuditService } from './platform/audit/audit.service.js';
 import { ApiKeysService } from './platform/auth/api-keys.service.js';
@@ -57,6 +58,8 @@ export interface Gateway {
   invoker: OperationInvoker;
   /** Encrypts secrets at rest under GATEWAY_SECRET. */
   vault: SecretVault;
+  /** Worker threads for CPU-heavy pure work (WORKER_THREADS, WORKER_QUEUE); close() ends them. */
+  cpu: CpuPool;
   /** Every module's background workers: `serve` starts them; close() stops them before the delivery worker. */
   workers: BackgroundWorker[];
   /** Purges delivered outbox rows and expired idempotency records on a schedule: `serve` starts it. */
@@ -135,7 +138,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
   const limiter = new RateLimiter(rateLimitStore, clock);
-  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log }, platform);
+  const cpu = new CpuPool({ threads: config.WORKER_THREADS, queue: config.WORKER_QUEUE });
+  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu }, platform);
   const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
   const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }));
   return {
@@ -152,8 +156,9 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     operations: operationsOf(modules, services, scopes),
     tags: tagsOf(modules),
     scopes,
-    invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
+    invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock, config.IDEMPOTENCY_LOCK_MS), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
     vault,
+    cpu,
     workers,
     retention,
     pages: modules.flatMap((m) => (m.pages?.(services) ?? []).map((route) => ({ ...route, tag: m.tag?.name ?? 'other' }))),
@@ -163,6 +168,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       await Promise.all([...workers.map((w) => w.stop()), retention.stop()]);
       // After the workers: a poll that finished last queued deliveries; the delivery worker hands back what it holds.
       await delivery.close();
+      await cpu.close();
       await limiter.close();
       await database.close();
     },

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import type { Logger } from 'pino';
+import type { CpuPool } from './core/cpu-pool.js';
 import type { Config } from '../config.js';
 import type { Dialect } from './db/database.js';
 import type { PageRoute } from './http/html-page.js';
@@ -49,6 +50,8 @@ interface ModuleContext {
   limiter: RateLimiter;
   /** The process's logger (stderr, at LOG_LEVEL), named for the module: stdout is CLI commands' output. */
   log: Logger;
+  /** Worker threads for CPU-heavy pure work, so a large body never holds the request thread. */
+  cpu: CpuPool;
   services: Services;
 }
 

@@ -77,8 +77,9 @@ export class IdempotencyStore {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly ttlMs = DAY_MS,
+    /** How long a call in progress holds its key (IDEMPOTENCY_LOCK_MS); past it a retry takes the key over. */
     private readonly lockMs = 60_000,
+    private readonly ttlMs = DAY_MS,
   ) {}
 
   /**

@@ -6,7 +6,7 @@ import type { EdiDocumentsTable, EdiInterchangesTable, EdiMessagesTable } from '
 export type MessageRow = EdiMessagesTable;
 export type DocumentRow = EdiDocumentsTable;
 export type InterchangeRow = EdiInterchangesTable;
-export type MessageSummaryRow = Omit<MessageRow, 'raw' | 'result' | 'errors'>;
+export type MessageSummaryRow = Omit<MessageRow, 'raw' | 'result' | 'errors' | 'sets_total' | 'lease_until'>;
 
 /** Rows per multi-row insert: well under SQLite's 32,766 bound parameters. */
 const DOCUMENT_CHUNK = 1000;
@@ -58,6 +58,33 @@ export async function updateMessage(
   patch: Partial<Omit<MessageRow, 'id' | 'org_id' | 'direction' | 'raw' | 'size' | 'sha256' | 'created_at'>>,
 ): Promise<void> {
   await db.updateTable('edi_messages').set(patch).where('org_id', '=', orgId).where('id', '=', id).execute();
+}
+
+/**
+ * Takes the lease on an interchange still being taken (no answer recorded) when nobody holds it: true when this
+ * caller now holds it until `until`. A crashed process's lease runs out; a live one renews it with every slice.
+ */
+export async function takeLease(db: Executor, orgId: string, id: string, now: string, until: string): Promise<boolean> {
+  const result = await db
+    .updateTable('edi_messages')
+    .set({ lease_until: until, updated_at: now })
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('result', 'is', null)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** How many documents of a message were recorded: the sets of an interchange taken so far. */
+export async function countDocuments(db: Executor, orgId: string, messageId: string): Promise<number> {
+  const row = await db
+    .selectFrom('edi_documents')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('org_id', '=', orgId)
+    .where('message_id', '=', messageId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export async function findMessage(db: Executor, orgId: string, id: string): Promise<MessageRow | undefined> {

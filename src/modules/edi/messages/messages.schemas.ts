@@ -179,6 +179,13 @@ export const messageDetailSchema = messageSummarySchema
     documents: z.array(documentSchema).describe('one per transaction set'),
     errors: z.array(ediErrorSchema).describe('the findings about the interchange as a whole'),
     x12: z.string().describe('the raw interchange, as received or sent'),
+    progress: z
+      .object({ sets: z.number().int().describe('transaction sets in the interchange'), taken: z.number().int().describe('sets taken so far (their documents)') })
+      .optional()
+      .describe(
+        'an inbound interchange still being taken (status received): it is taken in slices, each committed on its own; ' +
+          'after a crash, resending the same interchange finishes it without taking any set twice',
+      ),
   })
   .meta({ id: 'EdiMessage', description: 'An EDI message with its documents, findings and raw X12.' });
 export type MessageDetail = z.infer<typeof messageDetailSchema>;

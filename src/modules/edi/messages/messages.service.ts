@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import type { Clock } from '../../../platform/core/clock.js';
-import type { Db, Executor } from '../../../platform/db/schema.js';
+import type { Executor } from '../../../platform/db/schema.js';
 import type { Settle } from '../../../platform/operations/operation.js';
 import { AppError, notFound } from '../../../platform/core/errors.js';
 import { decodeCursor, page } from '../../../platform/core/pagination.js';
 import type { DeliveriesService } from '../../../platform/outbox/deliveries.service.js';
-import type { OrdersService, OrderStatusListener } from '../../orders/orders.service.js';
+import type { OrderStatusListener } from '../../orders/orders.service.js';
 import {
   documentDetailSchema,
   type DocumentView,
@@ -16,6 +15,7 @@ import {
   type SubmitResult,
 } from './messages.schemas.js';
 import { InterchangeIntake } from './intake/intake.js';
+import type { IntakeDeps } from './intake/received.js';
 import { decodeInterchange } from './interchange-bytes.js';
 import * as messages from './messages.repository.js';
 import type { EdiPartnersService } from '../partners/partners.service.js';
@@ -42,15 +42,15 @@ export class EdiService {
   /** Register with OrdersService.onStatusChanged. */
   readonly onOrderStatusChanged: OrderStatusListener;
 
+  private readonly partners: EdiPartnersService;
+
   constructor(
-    db: Db,
-    clock: Clock,
-    orders: OrdersService,
-    private readonly partners: EdiPartnersService,
+    deps: IntakeDeps,
     private readonly deliveries: DeliveriesService,
   ) {
-    this.intake = new InterchangeIntake({ db, clock, orders, partners });
-    this.onOrderStatusChanged = statusDocuments(clock, partners);
+    this.partners = deps.partners;
+    this.intake = new InterchangeIntake(deps);
+    this.onOrderStatusChanged = statusDocuments(deps.clock, deps.partners);
   }
 
   /** Takes one raw interchange; a refusal (not X12, syntax, partner, resend conflict) throws with its details. */
@@ -84,6 +84,7 @@ export class EdiService {
       documents: documents.map(toDocumentView),
       errors: row.errors === null ? [] : errorsSchema.parse(JSON.parse(row.errors)),
       x12: decodeInterchange(await messages.readRaw(db, orgId, row)),
+      ...(row.sets_total === null || row.result !== null ? {} : { progress: { sets: row.sets_total, taken: documents.length } }),
     };
   }
 

@@ -35,6 +35,10 @@ export interface EdiMessagesTable {
   /** Inbound: the body this interchange came in, when the body carried several. */
   parent_id: string | null;
   order_id: string | null;
+  /** Inbound, once taking began: the interchange's transaction sets (its documents say how many were taken). */
+  sets_total: number | null;
+  /** Inbound, while taken in slices: until when the process taking it holds it (ISO 8601). */
+  lease_until: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -110,6 +110,8 @@ export async function recordOutbounds(tx: Tx, records: readonly OutboundRecord[]
       related_id: record.relatedId,
       parent_id: null,
       order_id: record.orderId,
+      sets_total: null,
+      lease_until: null,
       created_at: at,
       updated_at: at,
     });

@@ -1,5 +1,5 @@
 import { ERROR_STATUS, type ErrorCode } from '../../../platform/core/errors.js';
-import { echoText, type ParseResult, parseX12 } from '../x12/index.js';
+import { echoText } from '../x12/index.js';
 import type { DocumentView, EdiError, InterchangeEntry, StoredAnswer } from './messages.schemas.js';
 import { AnswerBudget, anyOmitted, spend } from './intake/bounds.js';
 
@@ -11,18 +11,6 @@ export const MAX_INTERCHANGES_PER_BODY = 1000;
 /** The bytes of text[start, end) as received: one byte per character when the body was, else UTF-8 (it was valid UTF-8). */
 export function bytesOf(raw: Buffer, text: string, start: number, end: number): Buffer {
   return Buffer.from(text.slice(start, end), raw.length === text.length ? 'latin1' : 'utf8');
-}
-
-/** The interchanges of a body one after another (the first with what precedes its ISA): each parse says where the next starts. */
-export function readInterchanges(text: string, first: ParseResult): { parsed: ParseResult; start: number; end: number }[] | 'too_many' {
-  const found = [{ parsed: first, start: 0, end: first.next ?? text.length }];
-  for (let at = first.next; at !== undefined; ) {
-    if (found.length === MAX_INTERCHANGES_PER_BODY) return 'too_many';
-    const parsed = parseX12(text, at);
-    found.push({ parsed, start: at, end: parsed.next ?? text.length });
-    at = parsed.next;
-  }
-  return found;
 }
 
 /**

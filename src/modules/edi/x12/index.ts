@@ -49,3 +49,5 @@ export {
   type TransactionSet,
   type X12Issue,
 } from './x12.types.js';
+// Examine in a worker thread, rebuild on the request thread.
+export { type Examined, type ExaminedBody, type ExaminedInterchange, examineBody, hydrate } from './x12.wire.js';

@@ -74,7 +74,7 @@ function scanSegments(
 }
 
 /** Envelope data the parser collects for one set, plus where its text lies in the source. */
-interface SetLocation {
+export interface SetLocation {
   id: string;
   controlNumber: string;
   st: string[];
@@ -119,6 +119,16 @@ export class SourceTransactionSet implements TransactionSet {
   get segments(): readonly Segment[] {
     this.#cached ??= this.read();
     return this.#cached;
+  }
+
+  /** What the set was made from, so another thread holding the same text can make it again (x12.wire.ts). */
+  location(): SetLocation {
+    return { id: this.id, controlNumber: this.controlNumber, st: this.st, se: this.se, position: this.position, segmentCount: this.segmentCount, start: this.#start, end: this.#end };
+  }
+
+  /** The text the set lies in: the interchange's, or a copy without line breaks when the file was wrapped. */
+  sourceText(): string {
+    return this.#source;
   }
 
   /** Fresh segments from the source text, not cached. */

@@ -28,6 +28,8 @@ describe.each(dialects)('batched intake writes (%s)', (dialect) => {
       control_number: String(i).padStart(9, '0'),
       status: 'generated',
       size: 1,
+      sets_total: null,
+      lease_until: null,
       sha256: 'x',
       raw: Buffer.from('x'),
       errors: null,

@@ -8,7 +8,7 @@ import type { Owed } from './read-documents.js';
 import type { IntakeDeps, Received } from './received.js';
 import type { Checked } from './screen.js';
 
-// Step 4 of the intake, acknowledge: one interchange back with every 997 and the TA1, and the 855s owed at receipt.
+// Step 4 of the intake, acknowledge: the 855s owed at receipt with each slice, then one interchange back with every 997 and the TA1.
 
 /** A reply up to this size is answered inline; a larger one is read from its message (GET /v1/edi/messages/:id). */
 export const MAX_INLINE_REPLY_BYTES = 512 * 1024;
@@ -31,28 +31,35 @@ export function replyView(messageId: string, controlNumber: number, x12: string)
   return { message_id: messageId, control_number: String(controlNumber).padStart(9, '0'), size, ...(size <= MAX_INLINE_REPLY_BYTES ? { x12 } : {}) };
 }
 
-/** Writes and records everything the interchange is answered with, in the transaction that took its documents. */
-export async function acknowledge(tx: Tx, deps: IntakeDeps, received: Received, checked: Checked, verdicts: readonly GroupVerdict[], owed: readonly Owed[]): Promise<Acknowledged> {
-  const { envelope, partner, profile } = checked;
-  // A TA1 when the partner asks for one (ISA14 1) or the envelope is rejected; none when no TA105 code fits.
-  const interchange = ta1Verdict(checked.envelopeIssues);
-  const ta1 = interchange !== undefined && (interchange.code === 'R' || envelope.isa[13] === '1') ? interchange : undefined;
-  // Control numbers are taken last, so the counter row is locked only for the few writes below.
-  const replyNumbers = verdicts.length > 0 || ta1 !== undefined ? ackControlNumbersNeeded(verdicts) : 0;
-  const needed = replyNumbers + owed.length;
-  const first = needed === 0 ? 0 : await deps.partners.reserveControlNumbers(tx, received.orgId, needed);
+/** Writes and records the 855s owed at receipt for the POs of one slice, in the slice's transaction. */
+export async function send855s(tx: Tx, deps: IntakeDeps, received: Received, checked: Checked, owed: readonly Owed[]): Promise<void> {
+  if (owed.length === 0) return;
+  const { partner, profile } = checked;
+  const first = await deps.partners.reserveControlNumbers(tx, received.orgId, owed.length);
   const out = { orgId: received.orgId, partner, relatedId: received.messageId, at: received.at };
   const sent = owed.map(({ outcome, ack }, i) => {
-    const controlNumber = first + replyNumbers + i;
+    const controlNumber = first + i;
     const version = outcome.detail.version ?? '004010';
     const x12 = wrapSet('855', purchaseOrderAck(ack), { profile, partner, version, controlNumber, date: received.at });
     return { ...out, type: '855' as const, x12, controlNumber, orderId: outcome.orderId ?? null, poNumber: outcome.poNumber, deliver: true };
   });
   await recordOutbounds(tx, sent);
-  const answer = replyNumbers === 0 ? undefined : await write997Interchange(envelope, verdicts, { controlNumber: first, ourIdentity: checked.ours, date: received.at, ...(ta1 === undefined ? {} : { ta1 }) });
+}
+
+/** Writes and records the interchange's answer (every 997 and the TA1 in one interchange back), in the last transaction. */
+export async function acknowledge(tx: Tx, received: Received, checked: Checked, verdicts: readonly GroupVerdict[], deps: IntakeDeps): Promise<Acknowledged> {
+  const { envelope, partner } = checked;
+  // A TA1 when the partner asks for one (ISA14 1) or the envelope is rejected; none when no TA105 code fits.
+  const interchange = ta1Verdict(checked.envelopeIssues);
+  const ta1 = interchange !== undefined && (interchange.code === 'R' || envelope.isa[13] === '1') ? interchange : undefined;
+  if (verdicts.length === 0 && ta1 === undefined) return { acknowledgments: [] };
+  // Control numbers are taken last, so the counter row is locked only for the few writes below.
+  const first = await deps.partners.reserveControlNumbers(tx, received.orgId, ackControlNumbersNeeded(verdicts));
+  const answer = await write997Interchange(envelope, verdicts, { controlNumber: first, ourIdentity: checked.ours, date: received.at, ...(ta1 === undefined ? {} : { ta1 }) });
   if (answer === undefined) return { acknowledgments: [] };
   // Kept and answered inline, never delivered: the partner's own call gets it.
   const type = verdicts.length > 0 ? ('997' as const) : ('TA1' as const);
+  const out = { orgId: received.orgId, partner, relatedId: received.messageId, at: received.at };
   const id = await recordOutbound(tx, { ...out, type, x12: answer.x12, controlNumber: answer.controlNumber, orderId: null, poNumber: null, deliver: false });
   return {
     acknowledgments: answer.groups.map((g) => ({ group: echoText(g.group), code: g.code as 'A' | 'E' | 'P' | 'R' })),

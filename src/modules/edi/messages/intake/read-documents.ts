@@ -1,12 +1,23 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Tx } from '../../../../platform/db/schema.js';
-import type { DocumentDetail, DocumentStatus, DocumentView, EdiError } from '../messages.schemas.js';
+import { type DocumentDetail, documentDetailSchema, type DocumentStatus, type DocumentView, type EdiError } from '../messages.schemas.js';
 import * as messages from '../messages.repository.js';
 import { takePurchaseOrder, type PurchaseOrderOutcome } from '../order-intake.js';
 import type { PoAcknowledgment } from '../outbound-sets.js';
 import { readPurchaseOrder } from '../purchase-order.js';
 import { toEdiError } from '../x12-errors.js';
-import { echoText, type GroupVerdict, indexFindings, readSegments, type SetVerdict, type TransactionSet, type X12Issue } from '../../x12/index.js';
+import {
+  echoText,
+  type Findings,
+  type FunctionalGroup,
+  type GroupVerdict,
+  indexFindings,
+  type PartialInterchange,
+  readSegments,
+  type SetVerdict,
+  type TransactionSet,
+  type X12Issue,
+} from '../../x12/index.js';
 import type { IntakeDeps, Received } from './received.js';
 import type { Checked } from './screen.js';
 
@@ -33,7 +44,7 @@ export interface ReadDocuments {
   owed: Owed[];
 }
 
-function documentView(type: string, set: TransactionSet, status: DocumentStatus, errors: readonly EdiError[], po?: { poNumber: string; orderId?: string }): DocumentView {
+function documentView(type: string, set: Pick<TransactionSet, 'controlNumber'>, status: DocumentStatus, errors: readonly EdiError[], po?: { poNumber: string; orderId?: string }): DocumentView {
   return {
     type: echoText(type),
     control_number: echoText(set.controlNumber),
@@ -44,57 +55,93 @@ function documentView(type: string, set: TransactionSet, status: DocumentStatus,
   };
 }
 
-/** One document per transaction set: accepted 850s go to the orders service, the rest are recorded with their findings. */
-export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received, checked: Checked, verdicts: readonly GroupVerdict[]): Promise<ReadDocuments> {
-  const setVerdicts = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
-  for (const g of verdicts) for (const s of g.sets) setVerdicts.set(s.set, { set: s, groupIssues: g.issues });
+/** One transaction set of the interchange, with its place among them (its document's `seq` is `index + 1`). */
+export interface SetEntry {
+  group: FunctionalGroup;
+  set: TransactionSet;
+  index: number;
+}
+
+/** The interchange's sets in order. */
+export function setsOf(envelope: PartialInterchange): SetEntry[] {
+  const entries: SetEntry[] = [];
+  for (const group of envelope.groups) for (const set of group.transactionSets) entries.push({ group, set, index: entries.length });
+  return entries;
+}
+
+/** What each set's document is read against: its verdict, or for an inbound 997 (never acknowledged) its findings. */
+export interface Judgement {
+  verdicts: Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>;
+  inbound997: Findings;
+}
+
+export function judgement(checked: Checked, verdicts: readonly GroupVerdict[]): Judgement {
+  const bySet = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
+  for (const g of verdicts) for (const s of g.sets) bySet.set(s.set, { set: s, groupIssues: g.issues });
+  // Findings of inbound 997 sets (never acknowledged, so in no verdict), filed under the set they belong to.
+  return { verdicts: bySet, inbound997: indexFindings(checked.envelope.groups, checked.issues) };
+}
+
+/** One document per transaction set of `entries`: accepted 850s go to the orders service, the rest are recorded with their findings. */
+export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received, checked: Checked, judged: Judgement, entries: readonly SetEntry[]): Promise<ReadDocuments> {
   const documents: DocumentView[] = [];
   const owed: Owed[] = [];
   const rows = new DocumentRows(tx);
   const qualifiers = checked.partner.sku_qualifiers.split(',');
-  // Findings of inbound 997 sets (never acknowledged, so in no verdict), filed under the set they belong to.
-  const inbound997 = indexFindings(checked.envelope.groups, checked.issues);
-  for (const group of checked.envelope.groups) {
-    for (const set of group.transactionSets) {
-      if (documents.length % PACE === PACE - 1) await setImmediate();
-      const verdict = setVerdicts.get(set);
-      let view: DocumentView;
-      let detail: DocumentDetail;
-      if (verdict === undefined) {
-        const errors = inbound997.set(set).map(toEdiError);
-        detail = { errors };
-        view = documentView(set.id, set, errors.length === 0 ? 'received' : 'rejected', errors);
-      } else if (!verdict.set.accepted) {
-        detail = { errors: [...verdict.groupIssues, ...verdict.set.issues].map(toEdiError) };
-        // Read without caching the segments on the set: a large body holds only the findings of its rejected sets.
-        const poNumber = set.id === '850' ? readPurchaseOrder(readSegments(set)).poNumber : '';
-        view = documentView(set.id, set, 'rejected', detail.errors, { poNumber });
-      } else {
-        const outcome = await takePurchaseOrder(tx, deps, { orgId: received.orgId, qualifiers, set, gs08: group.version, test: checked.envelope.usage === 'T', partner: checked.partner });
-        if (outcome.ack !== undefined) owed.push({ outcome, ack: outcome.ack });
-        // Accepted with errors (AK5 E, the partner's lenient level): the findings the 997 notes stay with the document.
-        detail = verdict.set.withErrors ? { ...outcome.detail, errors: [...verdict.set.issues.map(toEdiError), ...outcome.detail.errors] } : outcome.detail;
-        view = documentView(set.id, set, outcome.status, detail.errors, outcome);
-      }
-      const notes = checked.notes.get(set.position);
-      if (notes !== undefined) view = { ...view, notes };
-      documents.push(view);
-      await rows.add({
-        message_id: received.messageId,
-        seq: documents.length,
-        org_id: received.orgId,
-        type: set.id,
-        group_control: group.controlNumber,
-        control_number: set.controlNumber,
-        status: view.status,
-        po_number: view.po_number ?? null,
-        order_id: view.order_id ?? null,
-        detail: JSON.stringify(detail),
-      });
+  for (const { group, set, index } of entries) {
+    if (documents.length % PACE === PACE - 1) await setImmediate();
+    const verdict = judged.verdicts.get(set);
+    let view: DocumentView;
+    let detail: DocumentDetail;
+    if (verdict === undefined) {
+      const errors = judged.inbound997.set(set).map(toEdiError);
+      detail = { errors };
+      view = documentView(set.id, set, errors.length === 0 ? 'received' : 'rejected', errors);
+    } else if (!verdict.set.accepted) {
+      detail = { errors: [...verdict.groupIssues, ...verdict.set.issues].map(toEdiError) };
+      // Read without caching the segments on the set: a large body holds only the findings of its rejected sets.
+      const poNumber = set.id === '850' ? readPurchaseOrder(readSegments(set)).poNumber : '';
+      view = documentView(set.id, set, 'rejected', detail.errors, { poNumber });
+    } else {
+      const outcome = await takePurchaseOrder(tx, deps, { orgId: received.orgId, qualifiers, set, gs08: group.version, test: checked.envelope.usage === 'T', partner: checked.partner });
+      if (outcome.ack !== undefined) owed.push({ outcome, ack: outcome.ack });
+      // Accepted with errors (AK5 E, the partner's lenient level): the findings the 997 notes stay with the document.
+      detail = verdict.set.withErrors ? { ...outcome.detail, errors: [...verdict.set.issues.map(toEdiError), ...outcome.detail.errors] } : outcome.detail;
+      view = documentView(set.id, set, outcome.status, detail.errors, outcome);
     }
+    view = withNotes(view, checked, set);
+    documents.push(view);
+    await rows.add({
+      message_id: received.messageId,
+      seq: index + 1,
+      org_id: received.orgId,
+      type: set.id,
+      group_control: group.controlNumber,
+      control_number: set.controlNumber,
+      status: view.status,
+      po_number: view.po_number ?? null,
+      order_id: view.order_id ?? null,
+      detail: JSON.stringify(detail),
+    });
   }
   await rows.flush();
   return { documents, owed };
+}
+
+/** The documents a slice taken earlier recorded (by a process that stopped before answering), as the answer shows them. */
+export function documentsTaken(rows: readonly messages.DocumentRow[], checked: Checked, entries: readonly SetEntry[]): DocumentView[] {
+  return rows.map((row) => {
+    const entry = entries[row.seq - 1];
+    const detail = documentDetailSchema.parse(JSON.parse(row.detail));
+    const po = { poNumber: row.po_number ?? '', ...(row.order_id === null ? {} : { orderId: row.order_id }) };
+    const view = documentView(row.type, { controlNumber: row.control_number }, row.status, detail.errors, po);
+    return entry === undefined ? view : withNotes(view, checked, entry.set);
+  });
+}
+
+function withNotes(view: DocumentView, checked: Checked, set: TransactionSet): DocumentView {
+  const notes = checked.notes.get(set.position);
+  return notes === undefined ? view : { ...view, notes };
 }
 
 /** Document rows written a batch at a time: a large body never holds every document's stored detail at once. */

@@ -1,4 +1,5 @@
 import type { Clock } from '../../../../platform/core/clock.js';
+import type { CpuPool } from '../../../../platform/core/cpu-pool.js';
 import type { Db } from '../../../../platform/db/schema.js';
 import { newId } from '../../../../platform/core/ids.js';
 import type { Settle } from '../../../../platform/operations/operation.js';
@@ -13,6 +14,10 @@ export interface IntakeDeps extends OrderIntakeDeps {
   db: Db;
   clock: Clock;
   partners: EdiPartnersService;
+  /** Worker threads: a body is parsed and checked there. */
+  cpu: CpuPool;
+  /** How long the process taking an interchange in slices holds it between slices (EDI_LEASE_MS). */
+  leaseMs: number;
 }
 
 /** A stored inbound message the later steps work on: the body, or one interchange of a body of several. */
@@ -50,6 +55,8 @@ export async function storeReceived(deps: IntakeDeps, orgId: string, bytes: Buff
       related_id: null,
       parent_id: parentId ?? null,
       order_id: null,
+      sets_total: null,
+      lease_until: null,
       created_at: iso,
       updated_at: iso,
     },

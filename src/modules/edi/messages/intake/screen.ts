@@ -2,10 +2,9 @@ import type { Tx } from '../../../../platform/db/schema.js';
 import * as messages from '../messages.repository.js';
 import type { OurInterchangeProfile, TradingPartner } from '../../partners/partners.service.js';
 import {
-  checkInterchange,
   echoText,
+  type Examined,
   type FunctionalGroup,
-  type ParseResult,
   type PartialInterchange,
   type Party,
   type TableUse,
@@ -40,12 +39,14 @@ export interface Checked {
   notes: Map<number, string[]>;
 }
 
-/** The same ISA13 from the same partner was taken before. */
+/** The same ISA13 from the same partner was taken before (or is being taken). */
 export interface Resend {
   seen: messages.InterchangeRow;
   partner: TradingPartner;
   ours: Party;
   envelope: PartialInterchange;
+  /** The interchange as screened, so an original left part taken can be finished from the resend's own reading. */
+  checked?: Checked;
 }
 
 export type Screening = { kind: 'refused'; refusal: Refusal; envelope?: PartialInterchange } | { kind: 'resend'; resend: Resend } | { kind: 'new'; checked: Checked };
@@ -56,7 +57,7 @@ export function setTypes(envelope: PartialInterchange): string | null {
   return types === '' ? null : types;
 }
 
-export async function screen(deps: IntakeDeps, received: Received, parsed: ParseResult): Promise<Screening> {
+export async function screen(deps: IntakeDeps, received: Received, { parsed, checks }: Examined): Promise<Screening> {
   const envelope = parsed.ok ? parsed.interchange : parsed.envelope;
   if (envelope === undefined) {
     const notX12 = parsed.issues.some((i) => i.code === X12_CODES.notX12);
@@ -74,13 +75,13 @@ export async function screen(deps: IntakeDeps, received: Received, parsed: Parse
     return { kind: 'refused', envelope, refusal: { reason: 'wrong_receiver', partner, receiver, receiverId: envelope.receiverId, ours } };
   }
   const ours: Party = { qualifier: envelope.receiverQualifier, id: envelope.receiverId };
-  const seen = await messages.findInterchange(deps.db, received.orgId, partner.id, envelope.controlNumber);
-  if (seen !== undefined) return { kind: 'resend', resend: { seen, partner, ours, envelope } };
-  // Checked before the transaction opens: validation is the CPU-heavy part and holds no lock.
-  const checks = checkInterchange(envelope);
+  // Checked in a worker thread (examine.worker.ts): validation is the CPU-heavy part and holds no lock.
   const issues = [...parsed.issues, ...checks.issues, ...unsupportedSets(envelope)];
   if (!parsed.ok) issues.push(...envelope.groups.map(interchangeRejected));
-  return { kind: 'new', checked: { envelope, issues, partner, profile, ours, envelopeIssues: parsed.issues, notes: fallbackNotes(checks.tables) } };
+  const checked: Checked = { envelope, issues, partner, profile, ours, envelopeIssues: parsed.issues, notes: fallbackNotes(checks.tables) };
+  const seen = await messages.findInterchange(deps.db, received.orgId, partner.id, envelope.controlNumber);
+  if (seen !== undefined) return { kind: 'resend', resend: { seen, partner, ours, envelope, checked } };
+  return { kind: 'new', checked };
 }
 
 /** Claims the partner's ISA13 for this message, in the transaction that takes the documents; false when a resend won it. */
@@ -98,7 +99,7 @@ export function claimControlNumber(tx: Tx, received: Received, checked: Checked)
 export async function winnerOf(deps: IntakeDeps, received: Received, checked: Checked): Promise<Resend> {
   const seen = await messages.findInterchange(deps.db, received.orgId, checked.partner.id, checked.envelope.controlNumber);
   if (seen === undefined) throw new Error(`interchange ${checked.envelope.controlNumber} was claimed but is not recorded`);
-  return { seen, partner: checked.partner, ours: checked.ours, envelope: checked.envelope };
+  return { seen, partner: checked.partner, ours: checked.ours, envelope: checked.envelope, checked };
 }
 
 function unsupportedSets(envelope: PartialInterchange): X12Issue[] {

@@ -1,25 +1,27 @@
 import type { EdiError, InterchangeEntry, StoredAnswer } from '../messages.schemas.js';
-import { bytesOf, combine, entryOf, failure, MAX_INTERCHANGES_PER_BODY, readInterchanges } from '../several-interchanges.js';
-import type { ParseResult } from '../../x12/index.js';
+import { bytesOf, combine, entryOf, failure, MAX_INTERCHANGES_PER_BODY } from '../several-interchanges.js';
+import { type Examined, type ExaminedBody, hydrate } from '../../x12/index.js';
 import { type IntakeDeps, markFailed, type Received, storeReceived } from './received.js';
 import { messageStatus, settle, type Settled } from './settle.js';
 
 /** Takes one interchange already stored as `child` and answers it as if it had come alone. */
-type TakeOne = (child: Received, parsed: ParseResult) => Promise<StoredAnswer>;
+type TakeOne = (child: Received, examined: Examined) => Promise<StoredAnswer>;
 
 /** A body of several interchanges: each is stored as its own message and answered as if it had come alone. */
-export async function takeSeveral(deps: IntakeDeps, received: Received, raw: Buffer, text: string, first: ParseResult, takeOne: TakeOne): Promise<StoredAnswer> {
-  const found = readInterchanges(text, first);
-  if (found === 'too_many') {
+export async function takeSeveral(deps: IntakeDeps, received: Received, raw: Buffer, text: string, body: ExaminedBody, takeOne: TakeOne): Promise<StoredAnswer> {
+  if (body.tooMany) {
     const message = `the body carries more than ${MAX_INTERCHANGES_PER_BODY} interchanges; send at most ${MAX_INTERCHANGES_PER_BODY} in one request`;
     const errors: EdiError[] = [{ code: 'too_many_interchanges', message, level: 'interchange' }];
     return settle(deps, deps.db, received, { status: 'rejected' }, errors, failure('unprocessable', message, { message_id: received.messageId, errors }));
   }
   const entries: InterchangeEntry[] = [];
   const partnerIds = new Set<string | null>();
-  for (const { parsed, start, end } of found) {
-    const child = await storeReceived(deps, received.orgId, bytesOf(raw, text, start, end), received.settleCall, received.messageId);
-    const answer = await takeOne(child, parsed).catch(async (err: unknown) => {
+  for (const wire of body.interchanges) {
+    const child = await storeReceived(deps, received.orgId, bytesOf(raw, text, wire.start, wire.end), received.settleCall, received.messageId);
+    // Rebuilt one at a time: the body's interchanges are never all held as objects at once.
+    const examined = await hydrate(text, wire);
+    const { parsed } = examined;
+    const answer = await takeOne(child, examined).catch(async (err: unknown) => {
       await markFailed(deps, child);
       throw err;
     });

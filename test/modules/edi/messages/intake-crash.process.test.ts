@@ -1,0 +1,92 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { childEnv, requireBuild, type ServeProcess, startServe } from '../../../platform/outbox/process-support.js';
+import { dialects, type Harness, startHarness } from '../../../support/harness.js';
+import { waitFor } from '../../../support/wait-for.js';
+import { buyerInterchange, seedEdiCatalog, seedPartners, set850, type SubmitBody } from '../edi-support.js';
+
+/** Sets in the interchange: many slices (about 190 of these small sets each), so the process dies with some taken. */
+const SETS = 10_000;
+
+describe.each(dialects)('a serve process killed while it takes an interchange in slices (%s)', (dialect) => {
+  let h: Harness;
+  let key: string;
+  const running: ServeProcess[] = [];
+
+  beforeAll(async () => {
+    requireBuild();
+    h = await startHarness(dialect);
+    await seedEdiCatalog(h, 'acme');
+    await seedPartners(h, 'acme');
+    key = (await h.key('acme', 'edi:read,edi:write,orders:read')).key;
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((p) => p.kill('SIGTERM')));
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('leaves the message saying what was taken; a resend finishes it, no set taken twice', { timeout: 240_000 }, async () => {
+    const body = buyerInterchange(777, [{ control: '1', sets: Array.from({ length: SETS }, (_, i) => set850(String(i + 1).padStart(4, '0'), `PO-KILL-${i + 1}`)) }]);
+    const db = h.gateway.database.db;
+    const orders = async () => (await db.selectFrom('orders').select('po_number').where('po_number', 'like', 'PO-KILL-%').execute()).map((r) => r.po_number);
+    const inbound = () => db.selectFrom('edi_messages').selectAll().where('direction', '=', 'inbound').where('control_number', '=', '000000777').execute();
+    const env = childEnv(h, { EDI_LEASE_MS: '1500', IDEMPOTENCY_LOCK_MS: '1500' });
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'text/plain', 'idempotency-key': 'kill-me-once' };
+
+    const first = await startServe(env);
+    running.push(first);
+    const lost = fetch(`${first.url}/v1/edi`, { method: 'POST', headers, body }).catch((err: unknown) => err);
+    const documents = async () => {
+      const [message] = await inbound();
+      if (message === undefined) return 0;
+      const row = await db.selectFrom('edi_documents').select((eb) => eb.fn.countAll<number | string>().as('n')).where('message_id', '=', message.id).executeTakeFirstOrThrow();
+      return Number(row.n);
+    };
+    await waitFor(async () => (await documents()) >= 200, { what: 'slices taken before the kill', timeoutMs: 120_000, intervalMs: 10 });
+    await first.kill('SIGKILL');
+    expect(await lost, 'the caller never got an answer').toBeInstanceOf(Error);
+
+    const [original] = await inbound();
+    if (original === undefined) throw new Error('no inbound message');
+    expect(original).toMatchObject({ status: 'received', sets_total: SETS, result: null });
+    const taken = await documents();
+    expect(taken, 'killed mid-way').toBeLessThan(SETS);
+    // Each slice committed whole: every document recorded has its order, and no order lacks its document.
+    expect((await orders()).length).toBe(taken);
+    const shown = await h.request({ method: 'GET', url: `/v1/edi/messages/${original.id}`, key });
+    expect(shown.statusCode).toBe(200);
+    expect(shown.json<{ message: unknown }>().message).toMatchObject({ status: 'received', progress: { sets: SETS, taken } });
+
+    const second = await startServe(env);
+    running.push(second);
+    // The client retries as it would after a timeout: same bytes, same key, again after Retry-After while the dead
+    // process's hold on the key runs out (409 idempotency_in_flight); the interchange's own lease has run out by then.
+    let retried = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
+    for (let tries = 0; retried.status === 409 && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      retried = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
+    }
+    const answer = (await retried.json()) as SubmitBody;
+    expect(retried.status, JSON.stringify(answer).slice(0, 500)).toBe(200);
+    expect(answer.message_id).toBe(original.id);
+    expect(answer.status).toBe('accepted');
+    // The answer lists the first 1,000 documents and says how many it left out (the message holds them all).
+    expect(answer.documents).toHaveLength(1000);
+    expect(answer.omitted?.documents).toBe(SETS - 1000);
+    expect(answer.documents.every((d) => d.status === 'accepted')).toBe(true);
+    expect(answer.acknowledgments).toEqual([{ group: '1', code: 'A' }]);
+    const made = await orders();
+    expect(made).toHaveLength(SETS);
+    expect(new Set(made).size, 'no PO taken twice').toBe(SETS);
+    expect(await documents()).toBe(SETS);
+    const [settled] = await inbound();
+    expect(settled).toMatchObject({ status: 'accepted', lease_until: null });
+
+    // Asked again, the same answer from the idempotency record, and nothing more taken.
+    const again = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as SubmitBody).documents).toEqual(answer.documents);
+    expect(await orders()).toHaveLength(SETS);
+  });
+});
