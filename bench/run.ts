@@ -7,6 +7,7 @@ import { benchProductGet, type ProductsBench } from './products.bench.js';
 import { type LoadResult, root } from './support.js';
 import { benchFullReplay, benchSyncPolls, benchTelematics, RECOMMENDED_HEAP_MB } from './telematics.bench.js';
 import { benchX12 } from './x12.bench.js';
+import { benchIsolation, type IsolationRow } from './isolation.bench.js';
 
 /** `npm run bench`: runs every benchmark with its baseline in this one run and rewrites docs/benchmarks.md. */
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
@@ -417,6 +418,34 @@ if (only?.includes('syncpolls')) {
     '',
     `Goal (the regular polls late by under one interval): ${verdict(x.lateMaxMs < x.intervalS * 1000)}. The sync never holds a connection's poll lease;`,
     'it shares the event loop, the SQLite writer and the vendor budget with the polls, one slice (one machine x one data element, one transaction) at a time.',
+  ]);
+}
+
+if (only?.includes('isolation')) {
+  const replaySec = Number(process.env.BENCH_ISOLATION_REPLAY_SECONDS ?? 300);
+  log(`isolation: product reads (20 connections) and orders (5) while each heavy job runs (replay ${fmt(replaySec)} s)…`);
+  const rows = await benchIsolation({ replaySec });
+  const ms = (v: number) => fmt(v, 0);
+  for (const r of rows) log(`  ${r.job}: reads p99 ${ms(r.reads.p99Ms)} max ${ms(r.reads.maxMs)}; orders p99 ${ms(r.orders.p99Ms)} max ${ms(r.orders.maxMs)}; ${r.throughput}`);
+  const met = (r: IsolationRow) => r.reads.p99Ms < 25 && r.reads.maxMs < 100 && r.orders.maxMs < 250;
+  publish('isolation', [
+    '## Heavy jobs beside a steady load ([16/20])',
+    '',
+    'One `serve` process on SQLite (synchronous=FULL, the defaults), driven by two autocannon runs at once: product reads by SKU',
+    '(20 connections) and orders of three lines (5 connections). First the load alone, then while each heavy job runs in turn;',
+    'each row covers the job from its start to its end under that load (the replay sync: its first',
+    `${fmt(replaySec)} s, \`BENCH_ISOLATION_REPLAY_SECONDS\`). Latencies in ms as autocannon measured them; errors counts non-2xx and timeouts.`,
+    `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), shared with the load generator.`,
+    '',
+    '| job | time | reads p99 / max | orders p99 / max | requests (reads / orders) | errors | job throughput | goal |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.job} | ${fmt(r.seconds, 1)} s | ${ms(r.reads.p99Ms)} / ${ms(r.reads.maxMs)} | ${ms(r.orders.p99Ms)} / ${ms(r.orders.maxMs)} | ` +
+        `${fmt(r.reads.requests)} / ${fmt(r.orders.requests)} | ${fmt(r.reads.errors + r.orders.errors)} | ${r.throughput} | ${verdict(met(r))} |`,
+    ),
+    '',
+    'Goal: reads p99 under 25 ms and max under 100 ms, orders max under 250 ms, while any one job runs.',
   ]);
 }
 

@@ -134,6 +134,16 @@ export function buildManyGroupsInterchange(groups: number, lines: number): strin
   );
 }
 
+/** `groups` functional groups of one small 850 each (a PO of one line): an order per group, the per-group work at its largest. */
+export function buildLeanGroupsInterchange(groups: number, controlNumber: number): string {
+  const lean = (n: number): BuildSet => ({
+    id: '850',
+    controlNumber: 1,
+    segments: [['BEG', '00', 'SA', `LEAN-${controlNumber}-${n}`, '', '20240115'], ['PO1', '1', '2', 'EA', '89.99', '', 'VP', 'TIRE-225-45R17-1'], ['CTT', '1']],
+  });
+  return benchEnvelope(Array.from({ length: groups }, (_, i) => poGroup(i + 1, [lean(i + 1)])), controlNumber);
+}
+
 /** One 850 of `lines` lines whose SKUs the catalog does not have: every line a finding, the PO refused (855 RD). */
 export function buildUnknownSkuPo(lines: number): string {
   const segments: string[][] = [['BEG', '00', 'SA', 'PO-BIG-1', '', '20240115'], ['N1', 'ST', 'Main Street Tires', '92', 'STORE1']];

@@ -1,3 +1,4 @@
+import { updatePaced } from '../core/paced-hash.js';
 import { createHash, type Hash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { DatabaseHandle } from '../db/database.js';
@@ -58,6 +59,23 @@ function hashCanonicalJson(hash: Hash, value: unknown): void {
 export function fingerprintOf(operation: string, input: unknown): string {
   const hash = createHash('sha256').update(`${operation}\n`);
   hashCanonicalJson(hash, input);
+  return hash.digest('hex');
+}
+
+/**
+ * fingerprintOf a raw-body operation's input, the same digest, with the body hashed a slice at a time between yields:
+ * the canonical JSON of { body, params, query } starts with the body, so it is hashed first, then the rest as usual.
+ */
+export async function fingerprintOfRaw(operation: string, input: { body: Buffer; params: unknown; query: unknown }): Promise<string> {
+  const hash = createHash('sha256').update(`${operation}\n{"body":"`);
+  await updatePaced(hash, input.body, BASE64_SLICE, (piece) => piece.toString('base64'));
+  hash.update('"');
+  for (const key of ['params', 'query'] as const) {
+    if (input[key] === undefined) continue;
+    hash.update(`,${JSON.stringify(key)}:`);
+    hashCanonicalJson(hash, input[key]);
+  }
+  hash.update('}');
   return hash.digest('hex');
 }
 

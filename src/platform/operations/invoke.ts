@@ -8,7 +8,7 @@ import { assertNoNul } from '../core/nul-guard.js';
 import { type PublicDelivery, toPublicDelivery } from '../outbox/deliveries.service.js';
 import type { DeliverAfterCommit } from '../outbox/delivery-worker.js';
 import { type AfterCommit, sendAfterCommit } from '../outbox/outbox.js';
-import { fingerprintOf, type IdempotencyClaim, type IdempotencyStore, type StoredOutcome } from './idempotency.js';
+import { fingerprintOf, fingerprintOfRaw, type IdempotencyClaim, type IdempotencyStore, type StoredOutcome } from './idempotency.js';
 import { type Operation, type OperationInput, outputOf, type RequestParts, takesIdempotencyKey } from './operation.js';
 
 const NO_FIELDS = z.strictObject({});
@@ -88,7 +88,10 @@ export class OperationInvoker {
       return { status: op.statusOf ? op.statusOf(output) : op.status, output };
     };
     if (idempotencyKey === undefined || !takesIdempotencyKey(op)) return { outcome: await this.run(op, auth, input, present), replayed: false };
-    const claim = { orgId: auth.orgId, key: idempotencyKey, fingerprint: fingerprintOf(op.name, input) };
+    const body = input.body;
+    // A raw body (an EDI interchange, up to 10 MB) is hashed between yields; the digest is the same either way.
+    const fingerprint = Buffer.isBuffer(body) ? await fingerprintOfRaw(op.name, { ...input, body }) : fingerprintOf(op.name, input);
+    const claim = { orgId: auth.orgId, key: idempotencyKey, fingerprint };
     return this.options.idempotency.run(claim, (held) => this.run(op, auth, input, present, held));
   }
 

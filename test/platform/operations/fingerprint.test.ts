@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fingerprintOf } from '../../../src/platform/operations/idempotency.js';
+import { fingerprintOf, fingerprintOfRaw } from '../../../src/platform/operations/idempotency.js';
 
 /** How fingerprints were defined when the keys stored in the last 24 h were written: one canonical JSON string. */
 function canonicalJson(value: unknown): string {
@@ -23,6 +23,11 @@ describe('idempotency fingerprints', () => {
   ];
   it.each(cases)('match the stored definition for %s (a retry across an upgrade still replays)', (_what, input) => {
     expect(fingerprintOf('edi_submit', input)).toBe(stored('edi_submit', input));
+  });
+
+  it.each([0, 1, 65_538, 600_000, 1_500_001])('of a raw body of %i bytes, hashed between yields, are the same digest', async (n) => {
+    const input = { params: { id: 'x' }, query: { q: 'é', none: undefined }, body: randomBytes(n) };
+    expect(await fingerprintOfRaw('edi_submit', input)).toBe(stored('edi_submit', input));
   });
 
   it('differ by operation, key order aside', () => {

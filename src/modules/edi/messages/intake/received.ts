@@ -5,7 +5,7 @@ import { newId } from '../../../../platform/core/ids.js';
 import type { Settle } from '../../../../platform/operations/operation.js';
 import type { OrderIntakeDeps } from '../order-intake.js';
 import type { EdiPartnersService } from '../../partners/partners.service.js';
-import { sha256Hex } from '../interchange-bytes.js';
+import { sha256HexPaced } from '../interchange-bytes.js';
 import * as messages from '../messages.repository.js';
 
 // Step 1 of the intake, receive: the body is stored byte for byte before anything can fail.
@@ -35,7 +35,7 @@ export interface Received {
 /** Stores `bytes` as a received inbound message (under `parent` when it is one interchange of a larger body). */
 export async function storeReceived(deps: IntakeDeps, orgId: string, bytes: Buffer, settleCall: Settle, parentId?: string): Promise<Received> {
   const at = deps.clock.now();
-  const received: Received = { orgId, messageId: newId('msg', at), sha: sha256Hex(bytes), at, settleCall, ...(parentId === undefined ? {} : { parentId }) };
+  const received: Received = { orgId, messageId: newId('msg', at), sha: await sha256HexPaced(bytes), at, settleCall, ...(parentId === undefined ? {} : { parentId }) };
   const iso = at.toISOString();
   await messages.insertReceived(
     deps.db,
