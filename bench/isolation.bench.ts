@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
 import { startVendorSim } from '../src/sim/vendor-sim.js';
 import { ORDER_SKUS, orderLoad } from './orders.bench.js';
 import { type BenchGateway, benchKey, seedProducts, startGateway } from './support.js';
@@ -44,9 +45,11 @@ function open(opts: autocannon.Options): { instance: autocannon.Instance; done: 
   return { instance, done };
 }
 
-/** The steady load, running until stopped. */
+let loads = 0;
+
+/** The steady load, running until stopped (its orders' PO numbers unique across runs). */
 function steady(url: string, headers: Record<string, string>) {
-  const orders = orderLoad();
+  const orders = orderLoad(`PO-L${++loads}-`);
   const runs = [open({ url: `${url}/v1/products/${ORDER_SKUS[0] ?? ''}`, headers, connections: 20 }), open({ ...orders.target(url, headers), connections: 5 })] as const;
   return {
     async stop(): Promise<{ reads: Latency; orders: Latency }> {
@@ -120,11 +123,17 @@ export interface IsolationOptions {
   replaySec?: number;
   /** Delivered rows the retention purge deletes. */
   purgeRows?: number;
+  /** Told each row as soon as it is measured. */
+  onRow?: (row: IsolationRow) => void;
 }
 
 export async function benchIsolation(options: IsolationOptions = {}): Promise<IsolationRow[]> {
   const { replaySec = 300, purgeRows = 1_000_000 } = options;
   const rows: IsolationRow[] = [];
+  const note = (row: IsolationRow) => {
+    rows.push(row);
+    options.onRow?.(row);
+  };
   const sim = await startVendorSim({ fleetSize: 2000, pageSize: 100 });
   const { gw, headers } = await startSeeded({ VENDOR_SIM_URL: sim.url });
   try {
@@ -134,26 +143,28 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
     await sleep(3000);
     await warm.stop();
 
-    rows.push(await underLoad(gw, headers, 'none (the steady load alone, 10 s)', async () => {
+    note(await underLoad(gw, headers, 'none (the steady load alone, 10 s)', async () => {
       await sleep(10_000);
       return '–';
     }));
     const pos = buildBenchInterchange(1250, 43, { controlNumber: 901 });
-    rows.push(await underLoad(gw, headers, `POST /v1/edi: 1,250 POs of 43 lines (${(pos.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, pos)));
+    note(await underLoad(gw, headers, `POST /v1/edi: 1,250 POs of 43 lines (${(pos.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, pos)));
     const groups = buildLeanGroupsInterchange(40_000, 902);
-    rows.push(await underLoad(gw, headers, `POST /v1/edi: 40,000 one-set groups (${(groups.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, groups)));
+    note(await underLoad(gw, headers, `POST /v1/edi: 40,000 one-set groups (${(groups.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, groups)));
 
     // A 31-day replay of 2,000 machines as a background sync, its first `replaySec` seconds.
-    const { token } = JSON.parse(gw.cli('connect-tokens', 'create', '--org', 'bench', '--json')) as { token: string };
-    const connected = await fetch(`${gw.url}/connect`, {
+    const { connect_token: token } = JSON.parse(gw.cli('connect-tokens', 'create', '--org', 'bench', '--json')) as { connect_token: string };
+    // Not fetch: it sends the Sec-Fetch headers of a browser, and POST /connect asks a browser for an allowed Origin.
+    const connected = await request(`${gw.url}/connect`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ connect_token: token, provider: 'vendor1_livelink', credentials: { username: 'fleet@bench.example', password: 'pw' } }),
     });
-    if (connected.status !== 200) throw new Error(`POST /connect answered ${connected.status}: ${await connected.text()}`);
-    const connectionId = ((await connected.json()) as { connection_id: string }).connection_id;
+    const connectedBody = await connected.body.text();
+    if (connected.statusCode !== 200) throw new Error(`POST /connect answered ${connected.statusCode}: ${connectedBody}`);
+    const connectionId = (JSON.parse(connectedBody) as { connection_id: string }).connection_id;
     const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
-    rows.push(await underLoad(gw, headers, `replay sync: 2,000 machines x 31 days, first ${replaySec} s`, async () => {
+    note(await underLoad(gw, headers, `replay sync: 2,000 machines x 31 days, first ${replaySec} s`, async () => {
       const res = await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/replay`, {
         method: 'POST',
         headers,
@@ -182,7 +193,7 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
   // The purge starts with the process (and repeats hourly): measured from the first reading under load to the last row.
   const restarted = await startGateway({ LOG_LEVEL: 'silent', DATABASE_URL: purge.databaseUrl, RETENTION_INTERVAL_MS: '3600000' });
   try {
-    rows.push(await underLoad(restarted, purgeHeaders, `retention purge of ${purgeRows.toLocaleString('en-US')} delivered rows`, async () => {
+    note(await underLoad(restarted, purgeHeaders, `retention purge of ${purgeRows.toLocaleString('en-US')} delivered rows`, async () => {
       const t0 = performance.now();
       const left = delivered(restarted.databaseUrl);
       while (delivered(restarted.databaseUrl, true) > 0) await sleep(500);

@@ -55,7 +55,7 @@ const LINES = [
 ];
 
 /** POST /v1/orders with 3 lines of ORDER_SKUS and a unique PO number each; counts the orders it built. */
-export function orderLoad() {
+export function orderLoad(poPrefix = 'PO-') {
   let built = 0;
   const target = (url: string, headers: Record<string, string>): autocannon.Options => ({
     url: `${url}/v1/orders`,
@@ -64,7 +64,7 @@ export function orderLoad() {
     requests: [
       {
         method: 'POST',
-        setupRequest: (req: object) => ({ ...req, body: JSON.stringify({ po_number: `PO-${++built}`, ship_to: 'Bench dealer', lines: LINES }) }),
+        setupRequest: (req: object) => ({ ...req, body: JSON.stringify({ po_number: `${poPrefix}${++built}`, ship_to: 'Bench dealer', lines: LINES }) }),
       },
     ],
   });

@@ -3,7 +3,7 @@ import type { InterchangeAck, Reply, SubmitResult } from '../messages.schemas.js
 import { purchaseOrderAck } from '../outbound-sets.js';
 import { recordOutbound, recordOutbounds, wrapSet } from '../outbound.js';
 import type { TradingPartner } from '../../partners/partners.service.js';
-import { ackControlNumbersNeeded, buildTa1, echoText, type GroupVerdict, type Party, type Ta1Code, ta1Verdict, write997Interchange } from '../../x12/index.js';
+import { type AckInterchange, ackControlNumbersNeeded, buildTa1, echoText, type GroupVerdict, type Party, type Ta1Code, ta1Verdict, write997Interchange } from '../../x12/index.js';
 import type { Owed } from './read-documents.js';
 import type { IntakeDeps, Received } from './received.js';
 import type { Checked } from './screen.js';
@@ -46,20 +46,35 @@ export async function send855s(tx: Tx, deps: IntakeDeps, received: Received, che
   await recordOutbounds(tx, sent);
 }
 
-/** Writes and records the interchange's answer (every 997 and the TA1 in one interchange back), in the last transaction. */
-export async function acknowledge(tx: Tx, received: Received, checked: Checked, verdicts: readonly GroupVerdict[], deps: IntakeDeps): Promise<Acknowledged> {
-  const { envelope, partner } = checked;
+/** The interchange's answer, written (every 997 and the TA1 in one interchange back) but not yet recorded. */
+export interface Reply997 {
+  answer?: AckInterchange;
+  ta1?: Ta1Verdict;
+}
+
+/**
+ * Writes the interchange's answer outside any transaction: its control numbers are reserved in a short one of their
+ * own first, so the writing (a second or more for 40,000 groups) never holds the database's write lock. A crash
+ * before the answer is recorded leaves those numbers unused, a gap X12 allows; a resend reserves new ones.
+ */
+export async function writeReply(deps: IntakeDeps, received: Received, checked: Checked, verdicts: readonly GroupVerdict[]): Promise<Reply997> {
+  const { envelope } = checked;
   // A TA1 when the partner asks for one (ISA14 1) or the envelope is rejected; none when no TA105 code fits.
   const interchange = ta1Verdict(checked.envelopeIssues);
   const ta1 = interchange !== undefined && (interchange.code === 'R' || envelope.isa[13] === '1') ? interchange : undefined;
-  if (verdicts.length === 0 && ta1 === undefined) return { acknowledgments: [] };
-  // Control numbers are taken last, so the counter row is locked only for the few writes below.
-  const first = await deps.partners.reserveControlNumbers(tx, received.orgId, ackControlNumbersNeeded(verdicts));
+  if (verdicts.length === 0 && ta1 === undefined) return {};
+  const needed = ackControlNumbersNeeded(verdicts);
+  const first = await deps.db.transaction().execute((tx) => deps.partners.reserveControlNumbers(tx, received.orgId, needed));
   const answer = await write997Interchange(envelope, verdicts, { controlNumber: first, ourIdentity: checked.ours, date: received.at, ...(ta1 === undefined ? {} : { ta1 }) });
+  return { ...(answer === undefined ? {} : { answer }), ...(ta1 === undefined ? {} : { ta1 }) };
+}
+
+/** Records the written answer, in the last transaction (the one that settles the call). */
+export async function acknowledge(tx: Tx, received: Received, checked: Checked, verdicts: readonly GroupVerdict[], { answer, ta1 }: Reply997): Promise<Acknowledged> {
   if (answer === undefined) return { acknowledgments: [] };
   // Kept and answered inline, never delivered: the partner's own call gets it.
   const type = verdicts.length > 0 ? ('997' as const) : ('TA1' as const);
-  const out = { orgId: received.orgId, partner, relatedId: received.messageId, at: received.at };
+  const out = { orgId: received.orgId, partner: checked.partner, relatedId: received.messageId, at: received.at };
   const id = await recordOutbound(tx, { ...out, type, x12: answer.x12, controlNumber: answer.controlNumber, orderId: null, poNumber: null, deliver: false });
   return {
     acknowledgments: answer.groups.map((g) => ({ group: echoText(g.group), code: g.code as 'A' | 'E' | 'P' | 'R' })),

@@ -5,7 +5,7 @@ import { decodeInterchange } from '../interchange-bytes.js';
 import * as messages from '../messages.repository.js';
 import { inboundValidation } from '../../partners/partners.service.js';
 import { assess997Async, type Examined, type ExaminedBody, hydrate } from '../../x12/index.js';
-import { acknowledge, send855s } from './acknowledge.js';
+import { acknowledge, send855s, writeReply } from './acknowledge.js';
 import { documentsTaken, judgement, readDocuments, type SetEntry, setsOf } from './read-documents.js';
 import { type IntakeDeps, markFailed, type Received, storeReceived } from './received.js';
 import { answerResend } from './resend.js';
@@ -86,8 +86,9 @@ export class InterchangeIntake {
       for (const d of read) documents.push(d);
       await setImmediate();
     }
+    const reply = await writeReply(this.deps, received, checked, verdicts);
     return this.deps.db.transaction().execute(async (tx) => {
-      const acknowledged = await acknowledge(tx, received, checked, verdicts, this.deps);
+      const acknowledged = await acknowledge(tx, received, checked, verdicts, reply);
       return settleTaken(this.deps, tx, received, checked, verdicts, documents, acknowledged);
     });
   }

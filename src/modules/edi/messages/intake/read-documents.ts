@@ -78,8 +78,10 @@ export interface Judgement {
 export function judgement(checked: Checked, verdicts: readonly GroupVerdict[]): Judgement {
   const bySet = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
   for (const g of verdicts) for (const s of g.sets) bySet.set(s.set, { set: s, groupIssues: g.issues });
-  // Findings of inbound 997 sets (never acknowledged, so in no verdict), filed under the set they belong to.
-  return { verdicts: bySet, inbound997: indexFindings(checked.envelope.groups, checked.issues) };
+  // Findings of inbound 997 sets (never acknowledged, so in no verdict), filed under the set they belong to; filing
+  // every finding of a large interchange costs a few hundred ms at once, so only when there is an FA group at all.
+  const groups = checked.envelope.groups;
+  return { verdicts: bySet, inbound997: indexFindings(groups.some((g) => g.functionalId === 'FA') ? groups : [], checked.issues) };
 }
 
 /** One document per transaction set of `entries`: accepted 850s go to the orders service, the rest are recorded with their findings. */

@@ -5,27 +5,29 @@ import type { IntakeDeps } from './received.js';
 // connection is never held long, and other requests' writes (an order, a key revoked) go between slices.
 
 /**
- * Segments per slice: about 30 ms of writes on this project's bench machine (orders of 50 lines at ~1 ms each, with
- * their documents and 855s). A set is never split: one larger than this is a slice of its own.
+ * A slice's weight: its segments, plus SET_WEIGHT per set for what every set costs whatever its size (its order, its
+ * document, its 855 and their outbox rows). SLICE_WEIGHT is about 10-20 ms of writes on this project's bench machine:
+ * five orders of 43 lines, or a dozen of one line. A set is never split: a larger one is a slice of its own.
  */
-export const SLICE_SEGMENTS = 1500;
+export const SLICE_WEIGHT = 750;
+const SET_WEIGHT = 60;
 
 /** Until when a process that takes (or renews) an interchange's lease now holds it (EDI_LEASE_MS). */
 export function leaseEnd(deps: Pick<IntakeDeps, 'clock' | 'leaseMs'>): string {
   return new Date(deps.clock.now().getTime() + deps.leaseMs).toISOString();
 }
 
-/** The sets in slices of about SLICE_SEGMENTS segments, in order. */
+/** The sets in slices of about SLICE_WEIGHT, in order. */
 export function* sliceSets(entries: readonly SetEntry[]): Generator<SetEntry[]> {
   let slice: SetEntry[] = [];
-  let segments = 0;
+  let weight = 0;
   for (const entry of entries) {
     slice.push(entry);
-    segments += entry.set.segmentCount;
-    if (segments >= SLICE_SEGMENTS) {
+    weight += entry.set.segmentCount + SET_WEIGHT;
+    if (weight >= SLICE_WEIGHT) {
       yield slice;
       slice = [];
-      segments = 0;
+      weight = 0;
     }
   }
   if (slice.length > 0) yield slice;
