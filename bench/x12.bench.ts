@@ -55,6 +55,8 @@ export interface X12Bench {
   idempotentPost: { peakOverWarmedBytes: number; ratio: number };
   /** One PO of many unknown-SKU lines, and many one-set groups the 997s reject: the answer's size and the peak. */
   bounded: { bigPo: BoundedPost; emptyGroups: BoundedPost };
+  /** The whole POST path for the 5.6 MB interchange of 1,250 POs ([16/20]), and node-x12's parse of the same bytes. */
+  fullPath: { sets: number; lines: number; bodyBytes: number; mbPerSec: number; nodeX12MbPerSec: number };
 }
 
 interface BoundedPost {
@@ -285,6 +287,12 @@ export async function benchX12(
     const peakOverWarmedBytes = Math.max(0, posted.peak - posted.warmedRss);
     const idempotent = await postThroughGateway(file, warmFile, lines, 'idempotent');
     const idempotentOver = Math.max(0, idempotent.peak - idempotent.warmedRss);
+    // The issue's throughput case ([16/20]): 1,250 POs of 43 lines, about 5.6 MB, whole path, node-x12 on the same bytes.
+    const fullBody = buildBenchInterchange(1250, 43, { controlNumber: 6 });
+    const fullFile = join(dir, 'full-path.x12');
+    writeFileSync(fullFile, fullBody, 'latin1');
+    const full = await postThroughGateway(fullFile, warmFile, lines);
+    const fullNodeX12Ms = time(() => new X12Parser(true).parse(fullBody), 1, reps);
     const bigPo = await boundedPost(dir, warmFile, 'big-po.x12', buildUnknownSkuPo(90_000), { lines: 90_000, groups: 1 });
     const emptyGroups = await boundedPost(dir, warmFile, 'empty-groups.x12', buildEmptyGroupsInterchange(groups), { lines: 0, groups });
     const mbPerSecOurs = mb / (oursMs / 1000);
@@ -316,6 +324,7 @@ export async function benchX12(
         ratio: idempotentOver / idempotent.bodyBytes,
       },
       bounded: { bigPo, emptyGroups },
+      fullPath: { sets: 1250, lines: 43, bodyBytes: full.bodyBytes, mbPerSec: full.bodyBytes / 1e6 / (full.ms / 1000), nodeX12MbPerSec: fullBody.length / 1e6 / (fullNodeX12Ms / 1000) },
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

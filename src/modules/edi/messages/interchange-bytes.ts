@@ -2,6 +2,9 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { updatePaced } from '../../../platform/core/paced-hash.js';
 
+/** Interchanges one body may carry (ISA...IEA ISA...IEA); more is refused whole. */
+export const MAX_INTERCHANGES_PER_BODY = 1000;
+
 /**
  * The text of a received body: UTF-8 when it is valid UTF-8, else Latin-1 (every byte one character, nothing lost).
  * Checked first and then converted by Buffer: a fatal TextDecoder builds a UTF-16 copy twice the body's size on the way.

@@ -6,7 +6,6 @@ import { AnswerBudget, anyOmitted, spend } from './intake/bounds.js';
 // A body of several interchanges (ISA...IEA ISA...IEA): where each lies, and the body's answer from each one's.
 
 /** Interchanges one body may carry: each is its own message and transaction, so a body of many ISAs stays bounded. */
-export const MAX_INTERCHANGES_PER_BODY = 1000;
 
 /** The bytes of text[start, end) as received: one byte per character when the body was, else UTF-8 (it was valid UTF-8). */
 export function bytesOf(raw: Buffer, text: string, start: number, end: number): Buffer {

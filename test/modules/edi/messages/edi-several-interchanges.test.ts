@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_INTERCHANGES_PER_BODY } from '../../../../src/modules/edi/messages/several-interchanges.js';
+import { MAX_INTERCHANGES_PER_BODY } from '../../../../src/modules/edi/messages/interchange-bytes.js';
 import { expectError } from '../../../support/auth-checks.js';
 import { dialects, type Harness } from '../../../support/harness.js';
 import { readEdiFixture, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';

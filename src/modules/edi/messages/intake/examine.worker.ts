@@ -1,5 +1,4 @@
-import { decodeInterchange } from '../interchange-bytes.js';
-import { MAX_INTERCHANGES_PER_BODY } from '../several-interchanges.js';
+import { decodeInterchange, MAX_INTERCHANGES_PER_BODY } from '../interchange-bytes.js';
 import { type ExaminedBody, examineBody } from '../../x12/index.js';
 
 // Runs in a worker thread (platform/core/cpu-pool.ts): the CPU-heavy, pure part of an intake, off the request thread.

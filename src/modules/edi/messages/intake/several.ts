@@ -1,5 +1,6 @@
 import type { EdiError, InterchangeEntry, StoredAnswer } from '../messages.schemas.js';
-import { bytesOf, combine, entryOf, failure, MAX_INTERCHANGES_PER_BODY } from '../several-interchanges.js';
+import { MAX_INTERCHANGES_PER_BODY } from '../interchange-bytes.js';
+import { bytesOf, combine, entryOf, failure } from '../several-interchanges.js';
 import { type Examined, type ExaminedBody, hydrate } from '../../x12/index.js';
 import { type IntakeDeps, markFailed, type Received, storeReceived } from './received.js';
 import { messageStatus, settle, type Settled } from './settle.js';
