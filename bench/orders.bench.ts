@@ -22,6 +22,7 @@ import {
   startGateway,
   startHubSimProcess,
 } from './support.js';
+import { ensureWrk, wrkLoad } from './wrk.js';
 
 export interface OrdersCreateBench {
   baseline: LoadResult;
@@ -31,6 +32,8 @@ export interface OrdersCreateBench {
   ratio: number;
   /** SQLite's `synchronous` the child ran with, as the environment gives it (`SQLITE_SYNCHRONOUS`, FULL when unset). */
   synchronous: string;
+  /** The same orders driven by wrk (a Lua script writes each body, with its own PO number), against bare Fastify under wrk; or why wrk could not run. */
+  wrk: { ok: true; baseline: LoadResult; gateway: LoadResult; ratio: number } | { ok: false; why: string };
   /** order.created events the hub simulator holds afterwards (warm-up included): every order reached the hub. */
   hubEvents: number;
   /** On PostgreSQL (a fresh database on BENCH_DATABASE_URL's server), one `serve` process and three on the same database; undefined without it. */
@@ -106,10 +109,25 @@ export async function benchOrderCreate(durationSec: number): Promise<OrdersCreat
         const baseline = await load({ url: baselineServer.url, duration: durationSec }, { pids: [baselineServer.pid] });
         const gateway = await load({ ...orders.target(gw.url, headers), duration: durationSec }, { pids: [gw.pid] });
         requireClean('gateway', gateway);
-        const hubEvents = await requireDelivered(hub, 0, orders.built(), 2);
+        const wrkReady = ensureWrk();
+        let wrk: OrdersCreateBench['wrk'] = wrkReady.ok ? { ok: false, why: 'not run' } : wrkReady;
+        let wrkOrders = 0;
+        if (wrkReady.ok) {
+          // Each run's PO numbers carry the run's own prefix: wrk counts requests from 1 in every run.
+          const target = (run: string) => ({ url: `${gw.url}/v1/orders`, headers, bodyLua: `'{"po_number":"PO-wrk${run}-' .. n .. '","ship_to":"Bench dealer","lines":${JSON.stringify(LINES)}}'` });
+          await wrkLoad({ url: baselineServer.url, duration: 1 });
+          wrkOrders += (await wrkLoad({ ...target('warm'), duration: 2 })).requests;
+          const wrkBaseline = await wrkLoad({ url: baselineServer.url, duration: durationSec }, { pids: [baselineServer.pid] });
+          const wrkGateway = await wrkLoad({ ...target('run'), duration: durationSec }, { pids: [gw.pid] });
+          requireClean('gateway under wrk', wrkGateway);
+          wrkOrders += wrkGateway.requests;
+          wrk = { ok: true, baseline: wrkBaseline, gateway: wrkGateway, ratio: wrkGateway.requestsPerSec / wrkBaseline.requestsPerSec };
+        }
+        const hubEvents = await requireDelivered(hub, 0, orders.built() + wrkOrders, wrkReady.ok ? 4 : 2);
         result = {
           baseline,
           gateway,
+          wrk,
           ratio: gateway.requestsPerSec / baseline.requestsPerSec,
           synchronous: process.env.SQLITE_SYNCHRONOUS ?? 'FULL',
           hubEvents,

@@ -1,4 +1,14 @@
 import { benchKey, benchPostgresUrl, createBenchDatabase, type LoadResult, load, postgresEnv, seedProducts, startBaseline, startGateway } from './support.js';
+import { ensureWrk, type WrkAvailability, wrkLoad } from './wrk.js';
+
+/** The hot paths driven by wrk instead of autocannon, each against bare Fastify and its floor in the same run. */
+export interface WrkHotPaths {
+  baseline: LoadResult;
+  healthz: LoadResult;
+  product: LoadResult;
+  floorFrame: LoadResult;
+  floorProduct: LoadResult;
+}
 
 export interface ProductsBench {
   baseline: LoadResult;
@@ -12,6 +22,8 @@ export interface ProductsBench {
   budget: { us: number; result: LoadResult; ratio: number }[];
   /** The floors (baseline-server.ts): the goals' features written straight into a bare Fastify handler. */
   floors: { frame: LoadResult; frameRatio: number; product: LoadResult; productRatio: number };
+  /** The same reads driven by wrk, or why wrk could not run here. */
+  wrk: { ok: true; runs: WrkHotPaths } | { ok: false; why: string };
   /** The same GET on PostgreSQL (a fresh database on BENCH_DATABASE_URL's server), with the database's own CPU; undefined without it. */
   postgres?: { result: LoadResult; ratio: number };
 }
@@ -30,6 +42,8 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
   const budget: ProductsBench['budget'] = [];
   let floorFrame: LoadResult;
   let floorProduct: LoadResult;
+  const wrkReady: WrkAvailability = ensureWrk();
+  let wrk: ProductsBench['wrk'] = wrkReady.ok ? { ok: false, why: 'not run' } : wrkReady;
   try {
     const gw = await startGateway();
     try {
@@ -43,6 +57,7 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
       healthz = await load({ url: `${gw.url}/healthz`, duration: durationSec }, { pids: [gw.pid] });
       gateway = await load({ url: `${gw.url}${path}`, headers, duration: durationSec }, { pids: [gw.pid] });
       if (gateway.non2xx > 0 || gateway.errors > 0) throw new Error(`gateway answered ${gateway.non2xx} non-2xx and ${gateway.errors} errors`);
+      if (wrkReady.ok) wrk = { ok: true, runs: await wrkHotPaths(baselineServer, gw.url, gw.pid, headers, durationSec) };
     } finally {
       await gw.stop();
     }
@@ -65,6 +80,7 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
     healthz,
     healthzRatio: healthz.requestsPerSec / baseline.requestsPerSec,
     budget,
+    wrk,
     floors: {
       frame: floorFrame,
       frameRatio: floorFrame.requestsPerSec / baseline.requestsPerSec,
@@ -92,4 +108,32 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
     }
   }
   return result;
+}
+
+/**
+ * wrk's runs, one after another in the order autocannon's are (bare Fastify, then the gateway's, then the floors'), after
+ * a warm-up of each under wrk; the floors' runs are the ones the CPU goals compare the gateway with.
+ */
+async function wrkHotPaths(
+  baselineServer: { url: string; pid: number },
+  gatewayUrl: string,
+  gatewayPid: number,
+  headers: Record<string, string>,
+  durationSec: number,
+): Promise<WrkHotPaths> {
+  const targets = {
+    baseline: { url: baselineServer.url, pid: baselineServer.pid },
+    healthz: { url: `${gatewayUrl}/healthz`, pid: gatewayPid },
+    product: { url: `${gatewayUrl}${path}`, headers, pid: gatewayPid },
+    floorFrame: { url: `${baselineServer.url}/floor/frame`, pid: baselineServer.pid },
+    floorProduct: { url: `${baselineServer.url}/floor/product/${SKU}`, headers: { authorization: 'Bearer trk_live_floor' }, pid: baselineServer.pid },
+  };
+  for (const { pid: _, ...target } of Object.values(targets)) await wrkLoad({ ...target, duration: 1 });
+  const runs: Partial<WrkHotPaths> = {};
+  for (const [name, { pid, ...target }] of Object.entries(targets)) {
+    const result = await wrkLoad({ ...target, duration: durationSec }, { pids: [pid] });
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`wrk ${name}: ${result.non2xx} answers of 400 or more and ${result.errors} errors`);
+    runs[name as keyof WrkHotPaths] = result;
+  }
+  return runs as WrkHotPaths;
 }

@@ -75,6 +75,32 @@ function workBudgetText(r: ProductsBench): string[] {
   ];
 }
 
+const WRK_NOTE = 'wrk (Debian\'s package, installed by the bench when missing): one C thread on epoll, 50 connections, a Lua script for headers and bodies; it needs far less CPU than autocannon, so the server under test has more of the machine.';
+/** A share as `1.23x`, or a dash when a CPU reading is missing. */
+const times = (x: number | undefined, floor: number | undefined) => (x === undefined || floor === undefined ? '–' : `${fmt(x / floor, 2)}x`);
+
+/** The hot-path goals of [16/20] under wrk: ratios to bare Fastify, and CPU per request against each route's floor. */
+function wrkProductsText(r: ProductsBench): string[] {
+  if (!r.wrk.ok) return ['**With wrk** ([16/20]): not run: ' + r.wrk.why + '.'];
+  const w = r.wrk.runs;
+  const ratio = (x: LoadResult) => x.requestsPerSec / w.baseline.requestsPerSec;
+  const healthzCpu = (w.healthz.cpuUsPerRequest ?? Infinity) / (w.floorFrame.cpuUsPerRequest ?? 0);
+  const productCpu = (w.product.cpuUsPerRequest ?? Infinity) / (w.floorProduct.cpuUsPerRequest ?? 0);
+  const row = (name: string, x: LoadResult, floor: LoadResult | undefined, goal: string) =>
+    `| ${name} | ${fmt(x.requestsPerSec)} | ${fmt(ratio(x), 2)} | ${x.p99Ms} | ${us(x.cpuUsPerRequest)} | ${floor ? times(x.cpuUsPerRequest, floor.cpuUsPerRequest) : '–'} | ${goal} |`;
+  return [
+    `**With wrk** ([16/20]). ${WRK_NOTE} The same servers, ${durationSec} s a run:`,
+    '',
+    '| server (wrk) | requests/s | ratio to bare Fastify | p99 (ms) | server CPU (µs/request) | CPU over its floor\'s | goal |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    row('bare Fastify', w.baseline, undefined, '–'),
+    row('gateway GET /healthz', w.healthz, w.floorFrame, `ratio >= 0.55: ${verdict(ratio(w.healthz) >= 0.55)}; CPU at the frame floor's (<= 1.05x): ${verdict(healthzCpu <= 1.05)}`),
+    row('gateway GET /v1/products/:sku, SQLite', w.product, w.floorProduct, `ratio >= 0.35: ${verdict(ratio(w.product) >= 0.35)}; CPU <= 1.2x the read floor's: ${verdict(productCpu <= 1.2)}`),
+    row('floor: the frame in a bare handler', w.floorFrame, undefined, 'the floor of /healthz'),
+    row('floor: the frame, the key\'s SHA-256 and one SQLite read', w.floorProduct, undefined, 'the floor of the product read'),
+  ];
+}
+
 /**
  * What a route costs over bare Fastify, and what its p99 goal asks of throughput: with every connection always busy
  * (a closed loop), the mean wait is connections / requests per second (Little's law), and the p99 is above the mean.
@@ -99,6 +125,10 @@ if (wanted('products')) {
   log(`products: GET /v1/products/:sku and GET /healthz vs bare Fastify (${durationSec}s each)…`);
   const r = await benchProductGet(durationSec);
   log(`  ratio ${fmt(r.ratio, 2)}, p99 ${r.gateway.p99Ms} ms, ${us(r.gateway.cpuUsPerRequest)} µs/request; /healthz ratio ${fmt(r.healthzRatio, 2)}`);
+  if (r.wrk.ok) {
+    const w = r.wrk.runs;
+    log(`  wrk: /healthz ${fmt(w.healthz.requestsPerSec / w.baseline.requestsPerSec, 2)} (${us(w.healthz.cpuUsPerRequest)} µs, floor ${us(w.floorFrame.cpuUsPerRequest)}), product ${fmt(w.product.requestsPerSec / w.baseline.requestsPerSec, 2)} (${us(w.product.cpuUsPerRequest)} µs, floor ${us(w.floorProduct.cpuUsPerRequest)})`);
+  } else log(`  wrk: not run: ${r.wrk.why}`);
   if (r.postgres) log(`  PostgreSQL: ratio ${fmt(r.postgres.ratio, 2)}, p99 ${r.postgres.result.p99Ms} ms, ${us(r.postgres.result.cpuUsPerRequest)} + ${us(r.postgres.result.dbCpuUsPerRequest)} µs/request`);
   const p99Ok = r.gateway.p99Ms <= 5;
   const row = (name: string, x: LoadResult, ratio: string, goal: string) =>
@@ -143,6 +173,8 @@ if (wanted('products')) {
           ]
         : []),
       '',
+      ...wrkProductsText(r),
+      '',
       ...workBudgetText(r),
       '',
       ...cpuNote,
@@ -154,6 +186,7 @@ if (wanted('orders')) {
   log(`orders: POST /v1/orders (3 lines, hub simulator up) vs bare Fastify (${durationSec}s each)…`);
   const r = await benchOrderCreate(durationSec);
   log(`  ratio ${fmt(r.ratio, 3)}, p99 ${r.gateway.p99Ms} ms, ${us(r.gateway.cpuUsPerRequest)} µs/request`);
+  log(r.wrk.ok ? `  wrk: ratio ${fmt(r.wrk.ratio, 3)}, ${us(r.wrk.gateway.cpuUsPerRequest)} µs/request` : `  wrk: not run: ${r.wrk.why}`);
   if (r.postgres) {
     const { one, three } = r.postgres;
     log(`  PostgreSQL: one process ${fmt(one.requestsPerSec)} orders/s (${us(one.cpuUsPerRequest)} + ${us(one.dbCpuUsPerRequest)} µs/request), three ${fmt(three.requestsPerSec)} orders/s (${us(three.cpuUsPerRequest)} + ${us(three.dbCpuUsPerRequest)} µs/request)`);
@@ -190,6 +223,18 @@ if (wanted('orders')) {
         : [`| gateway POST /v1/orders, one and three processes | PostgreSQL | ${pgSkipped} | | | | | recorded |`]),
       '',
       `Ratio ${fmt(r.ratio, 3)} on SQLite (goal >= 0.12: ${verdict(r.ratio >= 0.12)}); p99 ${r.gateway.p99Ms} ms (goal <= 15 ms: ${verdict(p99Ok)}).`,
+      ...(r.wrk.ok
+        ? [
+            '',
+            `**With wrk** ([16/20]). ${WRK_NOTE} The Lua script writes each body with its own PO number; ${durationSec} s a run, SQLite with ${synchronous}:`,
+            '',
+            '| server (wrk) | requests (orders)/s | ratio to bare Fastify | p99 (ms) | server CPU (µs/request) | goal |',
+            '|---|---:|---:|---:|---:|---|',
+            `| bare Fastify | ${fmt(r.wrk.baseline.requestsPerSec)} | 1.00 | ${r.wrk.baseline.p99Ms} | ${us(r.wrk.baseline.cpuUsPerRequest)} | – |`,
+            `| gateway POST /v1/orders | ${fmt(r.wrk.gateway.requestsPerSec)} | ${fmt(r.wrk.ratio, 3)} | ${r.wrk.gateway.p99Ms} | ${us(r.wrk.gateway.cpuUsPerRequest)} | ratio >= 0.10: ${verdict(r.wrk.ratio >= 0.1)}; CPU <= 250 µs: ${verdict((r.wrk.gateway.cpuUsPerRequest ?? Infinity) <= 250)} |`,
+            '',
+          ]
+        : ['', `**With wrk** ([16/20]): not run: ${r.wrk.why}.`, '']),
       `The hub simulator holds ${fmt(r.hubEvents)} order.created events afterwards (warm-up included).`,
       ...addedOverBare('an order', r.gateway, r.baseline, 0.12, 15, 'products section'),
       '',

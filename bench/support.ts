@@ -84,13 +84,13 @@ export function postgresCpuUs(): number {
   return (ticks * 1e6) / CLK_TCK;
 }
 
-function cpuReading(probe: CpuProbe | undefined): { server: number; db: number } | undefined {
+export function cpuReading(probe: CpuProbe | undefined): { server: number; db: number } | undefined {
   if (probe === undefined) return undefined;
   return { server: probe.pids.reduce((sum, pid) => sum + processCpuUs(pid), 0), db: probe.postgres ? postgresCpuUs() : 0 };
 }
 
 /** CPU per response between two readings (undefined fields when not sampled). */
-function perRequest(probe: CpuProbe | undefined, before: ReturnType<typeof cpuReading>, requests: number): Pick<LoadResult, 'cpuUsPerRequest' | 'dbCpuUsPerRequest'> {
+export function perRequest(probe: CpuProbe | undefined, before: ReturnType<typeof cpuReading>, requests: number): Pick<LoadResult, 'cpuUsPerRequest' | 'dbCpuUsPerRequest'> {
   const after = cpuReading(probe);
   if (probe === undefined || before === undefined || after === undefined || requests === 0) return {};
   return {

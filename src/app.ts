@@ -51,6 +51,7 @@ const PUBLIC_CORS: CorsOptions = {
 export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = gateway;
   const logger = opts.logger ?? { level: config.LOG_LEVEL };
+  const frame = new RequestFrame(httpMetricsOf(gateway.metrics));
   const app = Fastify({
     // Silent rather than none: Fastify reports a finished request to the frame (metrics) only when there is a logger.
     logger:
@@ -66,7 +67,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: requestIdFor,
     // The request frame (headers, metrics, access line) without hooks, and request.log without a pino child per request.
-    logController: new RequestFrame(httpMetricsOf(gateway.metrics)),
+    logController: frame,
     childLoggerFactory: requestLogFactory,
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
@@ -91,6 +92,10 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   const allowedMethods = (path: string): string[] =>
     ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsRouter.find(m as HTTPMethod, path) !== null);
 
+  app.addHook('preClose', (done) => {
+    frame.closing = true;
+    done();
+  });
   registerErrorHandling(app, allowedMethods);
   registerMetricsRoute(app, gateway.metrics);
 

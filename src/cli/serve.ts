@@ -29,12 +29,6 @@ export async function serve(config: Config): Promise<void> {
   const gateway = await createGateway(config);
   const app = await buildApp(gateway);
   let stopping = false;
-  // A keep-alive connection whose request was in flight at SIGTERM would hold close() open until its idle timeout: once
-  // stopping, every answer closes its connection (new requests on old connections get Fastify's 503, as closing).
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (stopping) void reply.header('connection', 'close');
-    return payload;
-  });
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   // Straight to stdout: the logger is buffered and would hold this line back until shutdown.
   process.stdout.write(`${config.SERVICE_NAME} listening on ${address} (database: ${describeDatabase(config.DATABASE_URL)})\n`);

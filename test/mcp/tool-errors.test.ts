@@ -48,9 +48,9 @@ describe('tool failures', () => {
           failing('boom_upstream', () => new AppError('upstream_failure', 'hub answered 503')),
         ],
         // Stands in for apiKeyAuth: this suite is about what happens after a caller is known.
-        authenticate: (request) => {
+        authenticate: (request, _reply, done) => {
           request.auth = { orgId: 'org_1', keyId: 'key_1', scopes: new Set(['products:read']), source: 'mcp' };
-          return Promise.resolve();
+          done();
         },
         allowedOrigins: [],
         serverInfo: { name: 'test', version: '1.0.0' },

@@ -1,4 +1,4 @@
-import { PreparedQuery } from '../../platform/db/prepared-query.js';
+import { PreparedList, PreparedQuery } from '../../platform/db/prepared-query.js';
 import type { Executor } from '../../platform/db/schema.js';
 import type { OrderStatus } from './order-status.js';
 import type { OrderLinesTable, OrdersTable } from './orders.tables.js';
@@ -21,9 +21,11 @@ export async function insertOrder(db: Executor, row: OrderRow): Promise<boolean>
   return Number((await insertOrderRow.result(db, row)).numAffectedRows ?? 0) > 0;
 }
 
+const insertLineRows = new PreparedList((db, _v: object, rows: OrderLineRow[]) => db.insertInto('order_lines').values(rows));
+
 export async function insertLines(db: Executor, lines: OrderLineRow[]): Promise<void> {
   for (let i = 0; i < lines.length; i += LINE_CHUNK) {
-    await db.insertInto('order_lines').values(lines.slice(i, i + LINE_CHUNK)).execute();
+    await insertLineRows.result(db, {}, lines.slice(i, i + LINE_CHUNK));
   }
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { PreparedQuery } from '../../platform/db/prepared-query.js';
+import { PreparedList, PreparedQuery } from '../../platform/db/prepared-query.js';
 import type { Executor } from '../../platform/db/schema.js';
 import type { ProductsTable } from './products.tables.js';
 import type { StockStatus, StockThresholds } from './stock-status.js';
@@ -17,11 +17,14 @@ export async function findProduct(db: Executor, orgId: string, sku: string): Pro
 /** SKUs per lookup: a PO of 90,000 lines must not bind more parameters than SQLite (32,766) or PostgreSQL (65,535) take. */
 const SKUS_PER_LOOKUP = 1000;
 
+const productsBySkus = new PreparedList((db, v: { orgId: string }, skusLower: string[]) =>
+  db.selectFrom('products').selectAll().where('org_id', '=', v.orgId).where('sku_lower', 'in', skusLower),
+);
+
 export async function findProducts(db: Executor, orgId: string, skusLower: string[]): Promise<ProductRow[]> {
   const found: ProductRow[] = [];
   for (let i = 0; i < skusLower.length; i += SKUS_PER_LOOKUP) {
-    const skus = skusLower.slice(i, i + SKUS_PER_LOOKUP);
-    found.push(...(await db.selectFrom('products').selectAll().where('org_id', '=', orgId).where('sku_lower', 'in', skus).execute()));
+    found.push(...(await productsBySkus.execute(db, { orgId }, skusLower.slice(i, i + SKUS_PER_LOOKUP))));
   }
   return found;
 }

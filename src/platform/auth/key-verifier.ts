@@ -6,13 +6,21 @@ import { findApiKeyByHash } from './api-keys.repository.js';
 import { PORTAL_KEY_PREFIX, portalKeyRefused } from './portal-key.js';
 import { TtlCache } from './ttl-cache.js';
 
-interface VerifiedKey {
+export interface VerifiedKey {
   keyId: string;
   orgId: string;
   scopes: ReadonlySet<string>;
   rateLimitPerMinute: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
+}
+
+/** A key found and neither revoked nor expired at `now`. */
+function usable(key: VerifiedKey | null, now: number): VerifiedKey {
+  if (!key) throw new AppError('unauthorized', 'invalid API key');
+  if (key.revokedAt !== null && key.revokedAt <= now) throw new AppError('unauthorized', 'API key has been revoked');
+  if (key.expiresAt !== null && key.expiresAt <= now) throw new AppError('unauthorized', 'API key has expired');
+  return key;
 }
 
 /** Verifies Bearer keys through a short cache: a revocation made anywhere takes effect within the TTL. */
@@ -23,7 +31,8 @@ export class KeyVerifier {
     this.cache = new TtlCache(ttlMs);
   }
 
-  async verify(authorization: string | undefined): Promise<VerifiedKey> {
+  /** The key, or a promise of it when it is not cached (a cached key answers in the same tick). */
+  verify(authorization: string | undefined): VerifiedKey | Promise<VerifiedKey> {
     if (!authorization) throw new AppError('unauthorized', 'missing API key: send Authorization: Bearer <key>');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match?.[1]) throw new AppError('unauthorized', 'invalid Authorization header: expected Bearer <key>');
@@ -32,11 +41,8 @@ export class KeyVerifier {
     if (!isWellFormedApiKey(presented)) throw new AppError('unauthorized', 'invalid API key');
     const hash = sha256Hex(presented);
     const now = this.clock.now().getTime();
-    const key = await this.cache.get(hash, now, () => this.load(hash));
-    if (!key) throw new AppError('unauthorized', 'invalid API key');
-    if (key.revokedAt !== null && key.revokedAt <= now) throw new AppError('unauthorized', 'API key has been revoked');
-    if (key.expiresAt !== null && key.expiresAt <= now) throw new AppError('unauthorized', 'API key has expired');
-    return key;
+    const key = this.cache.get(hash, now, () => this.load(hash));
+    return key instanceof Promise ? key.then((k) => usable(k, now)) : usable(key, now);
   }
 
   private async load(hash: string): Promise<VerifiedKey | null> {

@@ -12,14 +12,17 @@ export class TtlCache<T> {
 
   constructor(private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
 
-  /** The cached value, or `load`'s when there is none, it is stale, or the clock went back. */
-  async get(key: string, now: number, load: () => Promise<T>): Promise<T> {
-    let entry = this.entries.get(key);
-    if (!entry || now - entry.fetchedAt >= this.ttlMs || now < entry.fetchedAt) {
-      entry = { value: await load(), fetchedAt: now };
-      this.remember(key, entry);
-    }
-    return entry.value;
+  /**
+   * The cached value, or `load`'s when there is none, it is stale, or the clock went back. A fresh entry is answered as is,
+   * not in a promise: a request that finds its key cached goes on in the same tick.
+   */
+  get(key: string, now: number, load: () => Promise<T>): T | Promise<T> {
+    const entry = this.entries.get(key);
+    if (entry && now - entry.fetchedAt < this.ttlMs && now >= entry.fetchedAt) return entry.value;
+    return load().then((value) => {
+      this.remember(key, { value, fetchedAt: now });
+      return value;
+    });
   }
 
   private remember(key: string, entry: Entry<T>): void {

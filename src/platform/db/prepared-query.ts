@@ -64,3 +64,60 @@ export class PreparedQuery<P extends object, R> {
     return entry;
   }
 }
+
+/** The named values and the list one call of a PreparedList binds, flattened to one record of names. */
+type Flat = Record<string, unknown>;
+
+function flatten(values: object, list: readonly unknown[]): Flat {
+  const flat: Flat = {};
+  for (const [name, value] of Object.entries(values)) flat[`v:${name}`] = value;
+  list.forEach((item, i) => {
+    if (item !== null && typeof item === 'object') for (const [name, value] of Object.entries(item)) flat[`l:${i}:${name}`] = value;
+    else flat[`l:${i}`] = item;
+  });
+  return flat;
+}
+
+/** The values and the list back from a flattened record (of stand-ins, when the query is built). */
+function unflatten(flat: Flat): { values: Record<string, unknown>; list: unknown[] } {
+  const values: Record<string, unknown> = {};
+  const list: unknown[] = [];
+  for (const [key, value] of Object.entries(flat)) {
+    const [kind, a, b] = key.split(':') as [string, string, string | undefined];
+    if (kind === 'v') values[a] = value;
+    else if (b === undefined) list[Number(a)] = value;
+    else ((list[Number(a)] ??= {}) as Record<string, unknown>)[b] = value;
+  }
+  return { values, list };
+}
+
+/**
+ * A query over a list (an `in` list of keys, a multi-row insert) compiled once per list length, up to `maxLength`: each
+ * length has its own SQL text, so each is a PreparedQuery of its own (a bounded set of statements). A longer list is
+ * built per call. The list's items are values or rows (every row with the same columns).
+ */
+export class PreparedList<P extends object, T, R> {
+  private readonly byLength = new Map<number, PreparedQuery<Flat, R>>();
+
+  constructor(
+    private readonly build: (db: Executor, values: P, list: T[]) => Compilable<R>,
+    private readonly maxLength = 16,
+  ) {}
+
+  async execute(db: Executor, values: P, list: T[]): Promise<R[]> {
+    return (await this.result(db, values, list)).rows;
+  }
+
+  result(db: Executor, values: P, list: T[]): Promise<QueryResult<R>> {
+    if (list.length > this.maxLength) return db.executeQuery<R>(this.build(db, values, list).compile());
+    let prepared = this.byLength.get(list.length);
+    if (prepared === undefined) {
+      prepared = new PreparedQuery<Flat, R>((dbOf, flat) => {
+        const { values: v, list: l } = unflatten(flat);
+        return this.build(dbOf, v as P, l as T[]);
+      });
+      this.byLength.set(list.length, prepared);
+    }
+    return prepared.result(db, flatten(values, list));
+  }
+}

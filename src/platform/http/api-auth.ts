@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyVerifier } from '../auth/key-verifier.js';
+import type { KeyVerifier, VerifiedKey } from '../auth/key-verifier.js';
 import { portalKeyRefused } from '../auth/portal-key.js';
 import type { AuthContext } from '../auth/scopes.js';
 import type { RateLimiter } from '../ratelimit/rate-limiter.js';
@@ -19,15 +19,33 @@ interface ApiAuthOptions {
   source: AuthContext['source'];
 }
 
-/** onRequest hook for key-authenticated surfaces: key -> org + scopes, then the key's rate limit. */
+/**
+ * onRequest hook for key-authenticated surfaces: key -> org + scopes, then the key's rate limit. A callback hook, not an
+ * async one: with the key cached and the in-process limiter, the request goes on in the same tick, no promise made.
+ */
 export function apiKeyAuth(opts: ApiAuthOptions) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    // A dealer page's key sent here by mistake: say where it works rather than only "missing API key".
-    if (request.headers.authorization === undefined && request.headers['x-portal-key'] !== undefined) throw portalKeyRefused();
-    const key = await opts.verifier.verify(request.headers.authorization);
+  const admit = (request: FastifyRequest, reply: FastifyReply, key: VerifiedKey): void | Promise<void> => {
     const limit = key.rateLimitPerMinute ?? opts.defaultLimitPerMinute;
-    enforceRateLimit(request, reply, await opts.limiter.check(`key:${key.keyId}`, limit), `${limit} requests per minute`);
-    request.auth = { orgId: key.orgId, keyId: key.keyId, scopes: key.scopes, source: opts.source };
+    const decided = (decision: RateLimitDecision): void => {
+      enforceRateLimit(request, reply, decision, `${limit} requests per minute`);
+      request.auth = { orgId: key.orgId, keyId: key.keyId, scopes: key.scopes, source: opts.source };
+    };
+    const decision = opts.limiter.check(`key:${key.keyId}`, limit);
+    return decision instanceof Promise ? decision.then(decided) : decided(decision);
+  };
+  return (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void => {
+    let admitted: void | Promise<void>;
+    try {
+      // A dealer page's key sent here by mistake: say where it works rather than only "missing API key".
+      if (request.headers.authorization === undefined && request.headers['x-portal-key'] !== undefined) throw portalKeyRefused();
+      const key = opts.verifier.verify(request.headers.authorization);
+      admitted = key instanceof Promise ? key.then((k) => admit(request, reply, k)) : admit(request, reply, key);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (admitted instanceof Promise) admitted.then(() => done(), done);
+    else done();
   };
 }
 

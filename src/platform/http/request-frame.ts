@@ -95,8 +95,16 @@ export class RequestFrame extends LogController {
     logIncomingRequest(baseOf(request), request);
   }
 
+  /**
+   * Set once the app is closing: a keep-alive connection whose request was in flight would hold close() open until its
+   * idle timeout, so each answer finished from then on closes its connection (new requests on old connections get
+   * Fastify's 503, as closing). Here rather than in an onSend hook, which every request would pay for.
+   */
+  closing = false;
+
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     this.metrics.observe(request, reply);
+    if (this.closing) request.raw.socket?.end();
     if (this.isLogDisabled(request)) return;
     logRequestCompleted(baseOf(request), error, request, reply);
   }

@@ -30,6 +30,17 @@ function validatePart(schema: z.ZodType, value: unknown, part: keyof typeof PART
   throw invalidFromIssues(parsed.error.issues, PART_LABEL[part]);
 }
 
+/** Path or query fields; an operation that takes none refuses any, and nothing sent to it is nothing to check. */
+function validateFields(schema: z.ZodType | undefined, value: Record<string, unknown>, part: 'params' | 'query'): Record<string, unknown> {
+  if (schema === undefined && isEmpty(value)) return {};
+  return validatePart(schema ?? NO_FIELDS, value, part) as Record<string, unknown>;
+}
+
+function isEmpty(value: Record<string, unknown>): boolean {
+  for (const _ in value) return false;
+  return true;
+}
+
 /** A body-less operation takes nothing; an empty body (any content type) is nothing. */
 function validateBody(op: Operation, body: unknown): unknown {
   if (op.body) return validatePart(op.body, body, 'body');
@@ -79,8 +90,8 @@ export class OperationInvoker {
     assertNoNul(raw.query, 'query');
     if (!Buffer.isBuffer(raw.body)) assertNoNul(raw.body, 'body');
     const input: OperationInput = {
-      params: validatePart(op.params ?? NO_FIELDS, raw.params, 'params') as Record<string, unknown>,
-      query: validatePart(op.query ?? NO_FIELDS, raw.query, 'query') as Record<string, unknown>,
+      params: validateFields(op.params, raw.params, 'params'),
+      query: validateFields(op.query, raw.query, 'query'),
       body: validateBody(op, raw.body),
     };
     const present = (value: unknown): StoredOutcome => {

@@ -1,3 +1,4 @@
+import { PreparedList } from '../db/prepared-query.js';
 import { sql } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { Db, Executor } from '../db/schema.js';
@@ -85,24 +86,31 @@ export async function claimIds(db: Db, ids: string[], destinations: string[], ow
 }
 
 /** The deliveries among `ids` that `owner` holds (written leased to it with their change): a read, no claim. */
+const leasedByIds = new PreparedList((db, v: { owner: string }, ids: string[]) =>
+  db.selectFrom('outbox').select(CLAIMED_COLUMNS).where('id', 'in', ids).where('lease_owner', '=', v.owner).where('status', '=', 'delivering'),
+);
+
 export async function findLeased(db: Executor, ids: string[], owner: string): Promise<ClaimedDelivery[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('outbox').select(CLAIMED_COLUMNS).where('id', 'in', ids).where('lease_owner', '=', owner).where('status', '=', 'delivering').execute();
+  return leasedByIds.execute(db, { owner }, ids);
 }
 
 /**
  * Outcome writes only touch rows this lease still owns: a worker whose lease ran out must not overwrite its successor.
  * They clear the owner with the lease: a row shows an owner only while someone holds it.
  */
+const deliveredByIds = new PreparedList((db, v: { owner: string; at: string }, ids: string[]) =>
+  db
+    .updateTable('outbox')
+    .set({ status: 'delivered', delivered_at: v.at, lease_owner: null, lease_until: null, last_error: null })
+    .where('id', 'in', ids)
+    .where('lease_owner', '=', v.owner)
+    .where('status', '=', 'delivering'),
+);
+
 export async function markDelivered(db: Executor, ids: string[], owner: string, at: string): Promise<void> {
   if (ids.length === 0) return;
-  await db
-    .updateTable('outbox')
-    .set({ status: 'delivered', delivered_at: at, lease_owner: null, lease_until: null, last_error: null })
-    .where('id', 'in', ids)
-    .where('lease_owner', '=', owner)
-    .where('status', '=', 'delivering')
-    .execute();
+  await deliveredByIds.result(db, { owner, at }, ids);
 }
 
 export async function markRejected(db: Executor, id: string, owner: string, reason: string): Promise<void> {
@@ -169,9 +177,11 @@ export interface DeliveryState {
   last_error: string | null;
 }
 
+const statesByIds = new PreparedList((db, _v: object, ids: string[]) => db.selectFrom('outbox').select(['id', 'status', 'attempts', 'last_error']).where('id', 'in', ids));
+
 export async function findStates(db: Executor, ids: string[]): Promise<DeliveryState[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('outbox').select(['id', 'status', 'attempts', 'last_error']).where('id', 'in', ids).execute();
+  const rows = await statesByIds.execute(db, {}, ids);
   return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
 }
 

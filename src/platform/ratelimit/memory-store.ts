@@ -16,12 +16,12 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return this.entries.size;
   }
 
-  hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitDecision> {
+  hit(key: string, limit: number, windowMs: number, nowMs: number): RateLimitDecision {
     this.sweep(nowMs, windowMs);
     const { decision, state } = applyHit(this.entries.get(key), nowMs, windowMs, limit);
     // Rejected hits change nothing, as in the Redis script; rolling forward later gives the same state.
     if (decision.allowed) this.entries.set(key, { ...state, staleAtMs: state.windowStart + 2 * windowMs });
-    return Promise.resolve(decision);
+    return decision;
   }
 
   close(): Promise<void> {

@@ -26,19 +26,26 @@ export class RateLimiter {
     if (!Number.isInteger(this.windowMs) || this.windowMs < 1) throw new RangeError(`windowMs must be a positive integer, got ${this.windowMs}`);
   }
 
-  /** Counts one request for `key` against `limit` (the key's override or DEFAULT_RATE_LIMIT), per the limiter's window or `windowMs`. */
-  async check(key: string, limit: number, windowMs = this.windowMs): Promise<RateLimitDecision> {
+  /**
+   * Counts one request for `key` against `limit` (the key's override or DEFAULT_RATE_LIMIT), per the limiter's window or
+   * `windowMs`. The in-process store answers at once, not in a promise; Redis answers in one.
+   */
+  check(key: string, limit: number, windowMs = this.windowMs): RateLimitDecision | Promise<RateLimitDecision> {
     // Scaled estimates reach about 3 * limit * windowMs and must stay exact integers in a double.
     if (!Number.isInteger(limit) || limit < 1 || !Number.isInteger(windowMs) || windowMs < 1 || !Number.isSafeInteger(4 * limit * windowMs)) {
-      throw new RangeError(`limit must be a positive integer small enough for the window, got ${limit}`);
+      return Promise.reject(new RangeError(`limit must be a positive integer small enough for the window, got ${limit}`));
     }
     const nowMs = this.clock.now().getTime();
-    try {
-      return await this.store.hit(key, limit, windowMs, nowMs);
-    } catch {
-      // Fail open: a counter outage should cost throttling, not the whole API; callers see `degraded` and log/alert.
+    // Fail open: a counter outage should cost throttling, not the whole API; callers see `degraded` and log/alert.
+    const failOpen = (): RateLimitDecision => {
       const resetSeconds = Math.max(1, Math.ceil((windowStartOf(nowMs, windowMs) + windowMs - nowMs) / 1000));
       return { allowed: true, limit, remaining: limit - 1, resetSeconds, retryAfterSeconds: 0, degraded: true };
+    };
+    try {
+      const decision = this.store.hit(key, limit, windowMs, nowMs);
+      return decision instanceof Promise ? decision.catch(failOpen) : decision;
+    } catch {
+      return failOpen();
     }
   }
 

@@ -14,7 +14,7 @@ export interface RateLimitDecision {
 
 /** Backing counter storage; implementations must apply sliding-window.ts exactly so they agree. */
 export interface RateLimitStore {
-  /** Counts one request for `key` if admitted; rejected requests change nothing. */
-  hit(key: string, limit: number, windowMs: number, nowMs: number): Promise<RateLimitDecision>;
+  /** Counts one request for `key` if admitted; rejected requests change nothing. An in-process store answers at once. */
+  hit(key: string, limit: number, windowMs: number, nowMs: number): RateLimitDecision | Promise<RateLimitDecision>;
   close(): Promise<void>;
 }

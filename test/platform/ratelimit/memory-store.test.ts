@@ -5,23 +5,23 @@ const W = 60_000;
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 
 describe('MemoryRateLimitStore pruning', () => {
-  it('drops keys at the first sweep after both of their windows rolled out (sweeps run once per window)', async () => {
+  it('drops keys at the first sweep after both of their windows rolled out (sweeps run once per window)', () => {
     const store = new MemoryRateLimitStore();
-    for (let i = 0; i < 10_000; i++) await store.hit(`k${i}`, 10, W, T0 + 1_000);
+    for (let i = 0; i < 10_000; i++) store.hit(`k${i}`, 10, W, T0 + 1_000);
     expect(store.size).toBe(10_000);
-    await store.hit('late', 10, W, T0 + W + 1_000); // keys still count as the previous window
+    store.hit('late', 10, W, T0 + W + 1_000); // keys still count as the previous window
     expect(store.size).toBe(10_001);
-    await store.hit('later', 10, W, T0 + 2 * W + 1_000); // sweep: the 10,000 went stale at T0 + 2W
+    store.hit('later', 10, W, T0 + 2 * W + 1_000); // sweep: the 10,000 went stale at T0 + 2W
     expect(store.size).toBe(2);
-    await store.hit('last', 10, W, T0 + 4 * W);
+    store.hit('last', 10, W, T0 + 4 * W);
     expect(store.size).toBe(1);
   });
 
-  it('keeps memory bounded under an endless stream of one-off keys', async () => {
+  it('keeps memory bounded under an endless stream of one-off keys', () => {
     const store = new MemoryRateLimitStore();
     let peak = 0;
     for (let i = 0; i < 50_000; i++) {
-      await store.hit(`once-${i}`, 10, W, T0 + i * 100); // 600 new keys per window
+      store.hit(`once-${i}`, 10, W, T0 + i * 100); // 600 new keys per window
       peak = Math.max(peak, store.size);
     }
     expect(peak).toBeLessThanOrEqual(3 * 600 + 1);
@@ -29,9 +29,9 @@ describe('MemoryRateLimitStore pruning', () => {
 
   it('forgets everything on close', async () => {
     const store = new MemoryRateLimitStore();
-    await store.hit('k', 1, W, T0);
+    store.hit('k', 1, W, T0);
     await store.close();
     expect(store.size).toBe(0);
-    expect((await store.hit('k', 1, W, T0)).allowed).toBe(true);
+    expect((store.hit('k', 1, W, T0)).allowed).toBe(true);
   });
 });
