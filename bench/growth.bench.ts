@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config.js';
 import { createGateway, type Gateway } from '../src/gateway.js';
 import { type BenchGateway, createBenchDatabase, postgresEnv, startGateway } from './support.js';
@@ -270,12 +271,12 @@ function median(values: number[]): number {
 
 
 /** One read through HTTP, checked to answer 200 with what it should hold (a list: at least one row). */
-async function getJson(url: string, headers: Record<string, string>, check: string): Promise<void> {
-  const res = await fetch(url, { headers });
-  const body = (await res.json()) as Record<string, unknown>;
+async function getJson(dispatcher: Agent, url: string, headers: Record<string, string>, check: string): Promise<void> {
+  const res = await request(url, { headers, dispatcher });
+  const body = (await res.body.json()) as Record<string, unknown>;
   const found = body[check];
-  if (res.status !== 200 || found === undefined || (Array.isArray(found) && found.length === 0)) {
-    throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  if (res.statusCode !== 200 || found === undefined || (Array.isArray(found) && found.length === 0)) {
+    throw new Error(`${url}: ${res.statusCode} ${JSON.stringify(body).slice(0, 300)}`);
   }
 }
 
@@ -379,14 +380,14 @@ async function seed(side: Side, spec: TableSpec): Promise<void> {
 }
 
 /** The reads of one table on one side, each at the measured org's middle row. */
-async function readsOf(side: Side, spec: TableSpec): Promise<{ read: string; call: () => Promise<void> }[]> {
+async function readsOf(side: Side, spec: TableSpec, dispatcher: Agent): Promise<{ read: string; call: () => Promise<void> }[]> {
   const m = { i: side.rows >> 1, t: 2 * (side.rows >> 1) };
   const http = spec.reads(m);
   if (spec.table === 'audit_events') {
     const { seq } = await side.d.first<{ seq: number }>(`select seq from audit_events where id = ${lit(idOf('aud', m.t))}`);
     http.push({ read: 'page from the middle (cursor)', path: `/admin/v1/audit?org=bench&cursor=${cursor({ seq: Number(seq) })}`, check: 'events' });
   }
-  const calls = http.map((r) => ({ read: r.read, call: () => getJson(`${side.gw.url}${r.path}`, r.path.startsWith('/admin') ? side.admin : side.headers, r.check) }));
+  const calls = http.map((r) => ({ read: r.read, call: () => getJson(dispatcher, `${side.gw.url}${r.path}`, r.path.startsWith('/admin') ? side.admin : side.headers, r.check) }));
   return spec.table === 'outbox' ? [...calls, ...deliveryReads(side.local, m)] : calls;
 }
 
@@ -431,7 +432,9 @@ export async function benchGrowth(opts: { adminUrl?: string; small?: number; lar
       const t0 = performance.now();
       await seed(hi, spec);
       seedSeconds.push({ table: spec.table, seconds: (performance.now() - t0) / 1000 });
-      const [loReads, hiReads] = [await readsOf(lo, spec), await readsOf(hi, spec)];
+      // Fresh connections for each table: the server has closed those left idle while the table was seeded.
+      const dispatcher = new Agent();
+      const [loReads, hiReads] = [await readsOf(lo, spec, dispatcher), await readsOf(hi, spec, dispatcher)];
       for (const [k, x] of loReads.entries()) {
         const y = hiReads[k];
         if (y === undefined) continue;
@@ -439,6 +442,7 @@ export async function benchGrowth(opts: { adminUrl?: string; small?: number; lar
         reads.push({ table: spec.table, read: x.read, smallMs, largeMs });
         process.stdout.write(`  ${spec.table} ${x.read}: ${smallMs.toFixed(2)} ms -> ${largeMs.toFixed(2)} ms (${(largeMs / smallMs).toFixed(2)}x)\n`);
       }
+      await dispatcher.close();
     }
     return { dialect: lo.d.name, small, large, reads, seedSeconds };
   } finally {
