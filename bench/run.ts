@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { benchGrowth, type GrowthBench } from './growth.bench.js';
 import { benchObjectsFilter } from './objects.bench.js';
 import { benchDrain, benchOrderCreate, benchOrderWritesFloor } from './orders.bench.js';
 import { benchProductGet, type ProductsBench } from './products.bench.js';
-import { type LoadResult, root } from './support.js';
+import { benchPostgresUrl, type LoadResult, root } from './support.js';
 import { benchFullReplay, benchSyncPolls, benchTelematics, RECOMMENDED_HEAP_MB } from './telematics.bench.js';
 import { benchX12 } from './x12.bench.js';
 import { benchIsolation, type IsolationRow } from './isolation.bench.js';
@@ -498,12 +499,50 @@ if (only?.includes('isolation')) {
   ]);
 }
 
+if (only?.includes('growth')) {
+  const large = Number(process.env.BENCH_GROWTH_ROWS ?? 1_000_000);
+  const runs: GrowthBench[] = [];
+  const postgres = benchPostgresUrl();
+  for (const adminUrl of [undefined, ...(postgres ? [postgres] : [])]) {
+    log(`growth: each list at 10,000 rows, then at ${fmt(large)} with another org's ${fmt(large)} (${adminUrl ? 'PostgreSQL' : 'SQLite'})…`);
+    runs.push(await benchGrowth({ ...(adminUrl ? { adminUrl } : {}), large }));
+  }
+  const GOAL = 1.5;
+  const rowsOf = (r: GrowthBench) =>
+    r.reads.map((x) => {
+      const ratio = x.largeMs / x.smallMs;
+      return `| ${x.table} | ${x.read} | ${fmt(x.smallMs, 2)} | ${fmt(x.largeMs, 2)} | ${fmt(ratio, 2)} | ${verdict(ratio <= GOAL)} |`;
+    });
+  const dialectName = (r: GrowthBench) => (r.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL');
+  publish('growth', [
+    '## Flat cost as data grows ([16/20])',
+    '',
+    'Each table is seeded straight in the database (INSERT ... SELECT over a generated series, one table at a time): the measured org\'s',
+    `first ${fmt(runs[0]?.small ?? 0)} rows, then its rows up to ${fmt(large)} while another org gets ${fmt(large)} more, the two orgs' rows`,
+    'interleaved in time. Each read runs through a real `gateway serve` process over HTTP (the outbox, which has no HTTP read, through the',
+    "service the operator's `deliveries list` calls), sequentially, median of 100 after 5 unmeasured; the middle page's cursor is that of the",
+    'org\'s middle row. On PostgreSQL the table is ANALYZEd after each load (what autovacuum would do); SQLite keeps no statistics.',
+    `Goal: each read at ${fmt(large)} rows within ${GOAL}x of itself at ${fmt(runs[0]?.small ?? 0)}.`,
+    ...runs.flatMap((r) => [
+      '',
+      `**${dialectName(r)}** (seeding ${r.seedSeconds.map((s) => `${s.table} ${fmt(s.seconds)} s`).join(', ')})`,
+      '',
+      `| table | read | ms at ${fmt(r.small)} | ms at ${fmt(r.large)} (+ ${fmt(r.large)} of another org) | ratio | goal <= ${GOAL}x |`,
+      '|---|---|---:|---:|---:|---|',
+      ...rowsOf(r),
+    ]),
+    ...(postgres ? [] : ['', `PostgreSQL ${pgSkipped}.`]),
+  ]);
+}
+
 const header = [
   '# Benchmarks',
   '',
   'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,telematics` picks sections, `BENCH_DURATION` sets seconds per load run;',
-  '`BENCH_ONLY=replay31` runs the hour-long full telematics replay and `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
-  '(`BENCH_SYNC_SECONDS`, default 300), which a plain `npm run bench` leaves as last published).',
+  '`BENCH_ONLY=replay31` runs the hour-long full telematics replay, `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
+  '(`BENCH_SYNC_SECONDS`, default 300), `BENCH_ONLY=growth` the growth table (`BENCH_GROWTH_ROWS`, default 1,000,000) and `BENCH_ONLY=isolation`',
+  'the heavy jobs beside a steady load (`BENCH_ISOLATION_REPLAY_SECONDS`, default 300), which a plain',
+  '`npm run bench` leaves as last published).',
   'Speed figures are ratios against a baseline measured in the same run, because these machines are shared and noisy.',
   `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'});`,
   'the load generator, the server under test and (for orders) the hub simulator share those cores.',
@@ -511,6 +550,6 @@ const header = [
 ].join('\n');
 // Read now, not at start: a long run (replay31) must not undo sections another run published meanwhile.
 const kept = only ? publishedSections() : new Map<string, string>();
-const ordered = ['products', 'orders', 'x12', 'objects', 'telematics', 'replay31', 'syncpolls'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
+const ordered = ['products', 'orders', 'x12', 'objects', 'telematics', 'replay31', 'syncpolls', 'growth'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
 writeFileSync(docPath, `${header}\n${ordered.join('\n\n')}\n`);
 log('wrote docs/benchmarks.md');

@@ -45,7 +45,8 @@ export async function listOrders(
   if (opts.status !== undefined) query = query.where('status', '=', opts.status);
   if (opts.before !== undefined) {
     const b = opts.before;
-    query = query.where((eb) => eb.or([eb('created_at', '<', b.createdAt), eb.and([eb('created_at', '=', b.createdAt), eb('id', '<', b.id)])]));
+    // A row value, not `a < x or (a = x and id < y)`: both planners seek the index to it instead of walking down from the newest.
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(b.createdAt, b.id)));
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit).execute();
 }

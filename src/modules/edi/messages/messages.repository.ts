@@ -116,7 +116,8 @@ export async function listMessages(db: Executor, orgId: string, o: ListOptions):
   }
   if (o.before !== undefined) {
     const b = o.before;
-    query = query.where((eb) => eb.or([eb('m.created_at', '<', b.createdAt), eb.and([eb('m.created_at', '=', b.createdAt), eb('m.id', '<', b.id)])]));
+    // A row value: seeks the index to the cursor (see orders.repository listOrders).
+    query = query.where((eb) => eb(eb.refTuple('m.created_at', 'm.id'), '<', eb.tuple(b.createdAt, b.id)));
   }
   return query.orderBy('m.created_at', 'desc').orderBy('m.id', 'desc').limit(o.limit).execute();
 }

@@ -6,6 +6,7 @@ import * as m0004 from './0004_edi.js';
 import * as m0009 from './0009_secret_keys.js';
 import * as m0014 from './0014_portal_keys.js';
 import * as m0016 from './0016_audit_events.js';
+import * as m0020 from './0020_api_keys_by_org.js';
 
 /**
  * The platform's migrations. 0001-0004 are the baseline: every table created before modules declared their own
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0009_secret_keys': m0009,
   '0014_portal_keys': m0014,
   '0016_audit_events': m0016,
+  '0020_api_keys_by_org': m0020,
 };
