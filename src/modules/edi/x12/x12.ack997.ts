@@ -413,24 +413,27 @@ export async function write997Interchange(source: Interchange | PartialInterchan
   const delimiters = chooseDelimiters(delimitersFor(envelope, opts.delimiters), echoed.join(''));
   const clean = (v: string): string => scrub(v, delimiters);
   const groups = new Map<Judged, Omit<GroupAck, 'verdict'>>();
-  const written: BuildGroup[] = faGroups.map((list, g) => {
+  const written: BuildGroup[] = [];
+  for (const [g, list] of faGroups.entries()) {
     const gs06 = opts.controlNumber + g;
     const first = list[0];
-    const sets = list.map((judged, i): BuildSet => {
+    const sets: BuildSet[] = [];
+    for (const [i, judged] of list.entries()) {
       const segments = scrubBody(bodies.get(judged) ?? [], delimiters);
       const code = segments[segments.length - 1]?.[1] ?? judged.code;
       groups.set(judged, { group: judged.group.controlNumber, code, ackGroupControlNumber: gs06, setControlNumber: String(i + 1).padStart(4, '0') });
-      return { id: '997', controlNumber: i + 1, segments };
-    });
-    return {
+      sets.push({ id: '997', controlNumber: i + 1, segments });
+      await pace(1 + segments.length / 8);
+    }
+    written.push({
       functionalId: 'FA',
       senderCode: clean(echoX12(first?.group.gs[2] ?? '', WIDTH.appCode)),
       receiverCode: clean(echoX12(first?.group.gs[1] ?? '', WIDTH.appCode)),
       controlNumber: gs06,
       version: clean(first?.version ?? ''),
       sets,
-    };
-  });
+    });
+  }
   const x12 = buildInterchange(
     {
       sender: opts.ourIdentity,
