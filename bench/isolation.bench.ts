@@ -174,8 +174,9 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
       const syncId = ((await res.json()) as { sync: { id: string } }).sync.id;
       await sleep(replaySec * 1000);
       const state = await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/syncs/${syncId}`, { headers });
-      const sync = ((await state.json()) as { sync: { events_enqueued?: number; progress?: { events?: number } } }).sync;
-      const events = sync.events_enqueued ?? sync.progress?.events ?? 0;
+      const { sync } = (await state.json()) as { sync?: { status: string; progress: { events_enqueued: number } } };
+      if (sync === undefined) throw new Error(`the sync's state answered ${state.status}`);
+      const events = sync.progress.events_enqueued;
       await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/syncs/${syncId}/cancel`, { method: 'POST', headers, body: '{}' });
       return `${Math.round(events / replaySec).toLocaleString('en-US')} events/s`;
     }));
