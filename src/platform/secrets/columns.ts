@@ -15,7 +15,7 @@ interface EncryptedValue {
 }
 
 /** Values one slice re-encrypts: its write (one statement) stays a few ms on SQLite, see docs/decisions.md. */
-export const ROTATION_SLICE = 500;
+export const ROTATION_SLICE = 200;
 
 /** A key id's ciphertext prefix (see vault.ts), compared with substr: LIKE would read the `_` of `sk_` as a wildcard. */
 export function prefixOf(keyId: string): string {

@@ -142,15 +142,15 @@ describe.each(dialects)('secret vault (%s)', (dialect) => {
         if (slices.length === 1) throw new Error('killed after the first slice');
       }),
     ).rejects.toThrow('killed after the first slice');
-    expect(slices).toEqual([500]);
+    expect(slices).toEqual([200]);
     const cut = await secretsStatus(db, [SCRATCH]);
     const newKey = cut.current_key_id;
-    expect(cut.keys.map((k) => [k.id, k.values])).toEqual([[oldKey, 700], [newKey, 500]]);
+    expect(cut.keys.map((k) => [k.id, k.values])).toEqual([[oldKey, 1000], [newKey, 200]]);
 
     const resumed: number[] = [];
     const result = await new SecretVault(db, h.clock, { secret }, { currentKeyRefreshMs: 10 }).rotate([SCRATCH], (slice) => resumed.push(slice.moved));
-    expect(result).toEqual({ keyId: newKey, reencrypted: 700, resumed: true });
-    expect(resumed).toEqual([500, 200]);
+    expect(result).toEqual({ keyId: newKey, reencrypted: 1000, resumed: true });
+    expect(resumed).toEqual([200, 200, 200, 200, 200]);
     expect((await secretsStatus(db, [SCRATCH])).keys.map((k) => [k.id, k.values])).toEqual([[oldKey, 0], [newKey, 1200]]);
     for (const row of (await stored()).slice(0, 3)) expect(await vault.decrypt(row.secret, row.id)).toBe(`secret ${row.id}`);
     // Finished: the next rotation is a new one.
