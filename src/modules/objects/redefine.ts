@@ -9,7 +9,7 @@ import { checkRows, rowSchemaOf, type RowShape } from './row-validation.js';
 /** Rows one read of the check takes. */
 const CHECK_SLICE = 2000;
 /** Rows one rewrite transaction rewrites: a few ms of writes on SQLite (docs/decisions.md, "Big jobs in slices"). */
-export const REWRITE_SLICE = 250;
+export const REWRITE_SLICE = 100;
 /** Enough examples to fix the data; the count says how many more there are. */
 const MAX_REPORTED = 20;
 

@@ -4,7 +4,7 @@ import { dialects, type Harness, startHarness } from '../../support/harness.js';
 
 type Row = Record<string, unknown>;
 
-/** More rows than one check slice (2,000) and many rewrite slices (250). */
+/** More rows than one check slice (2,000) and many rewrite slices (100). */
 const ROWS = 2600;
 
 interface Field {
@@ -122,7 +122,7 @@ describe.each(dialects)('objects define over many rows, in slices (%s)', (dialec
     expect(await all()).toHaveLength(ROWS);
 
     const resumed = await define('slices-resume', byVin);
-    expect(resumed).toMatchObject({ rows_resumed: ROWS - 2 * 250, rows_rewritten: 0, rows_checked: 0, definition: { version: 3, key_field: 'vin' } });
+    expect(resumed).toMatchObject({ rows_resumed: ROWS - 2 * 100, rows_rewritten: 0, rows_checked: 0, definition: { version: 3, key_field: 'vin' } });
     expect((await query('&vin=V-1')).json<{ rows: Row[] }>().rows).toEqual([car(1)]);
     const upsert = await write([{ plate: 'P-1-NEW', vin: 'V-1' }]);
     expect(upsert.statusCode, upsert.body).toBe(200);
