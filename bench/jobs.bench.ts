@@ -1,13 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
-import { loadConfig } from '../src/config.js';
-import { createGateway, type Gateway } from '../src/gateway.js';
+import type { Gateway } from '../src/gateway.js';
 import type { Db } from '../src/platform/db/schema.js';
 import type { OutboxTable } from '../src/platform/outbox/outbox.tables.js';
+import { inProcessGateway } from './support.js';
 
 const DAY = 86_400_000;
 /** Rows per seeding INSERT: under both dialects' bound-parameter limits. */
@@ -107,17 +103,8 @@ function summary(items: number, elapsedMs: number, writes: number[]): JobRun {
 export async function benchJobs(opts: { connections?: number; delivered?: number; databaseUrl?: string } = {}): Promise<JobsBench> {
   const connections = opts.connections ?? 100_000;
   const delivered = opts.delivered ?? 1_000_000;
-  const postgres = opts.databaseUrl?.startsWith('postgres') ?? false;
-  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-jobs-'));
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
-  const databaseUrl = postgres && opts.databaseUrl ? opts.databaseUrl : `sqlite:${join(dir, 'jobs.sqlite')}`;
-  const admin = postgres ? new pg.Client({ connectionString: databaseUrl }) : undefined;
-  if (admin) {
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-  }
-  const config = loadConfig({ DATABASE_URL: databaseUrl, GATEWAY_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent' });
-  const gw = await createGateway(config, postgres ? { databaseSchema: schema } : {});
+  const bench = await inProcessGateway('jobs', opts.databaseUrl);
+  const gw = bench.gateway;
   try {
     const org = await gw.services.orgs.create('bench');
     await seedConnections(gw, org.id, connections);
@@ -136,16 +123,11 @@ export async function benchJobs(opts: { connections?: number; delivered?: number
     const report = await gw.retention.runOnce((batch) => purgeWrites.push(batch.writeMs));
     const purgeMs = performance.now() - started;
     return {
-      dialect: postgres ? 'postgres' : 'sqlite',
+      dialect: bench.postgres ? 'postgres' : 'sqlite',
       rotate: { connections, ...summary(rotated.reencrypted - first.moved, rotateMs, rotateWrites) },
       purge: { delivered, ...summary(report.outbox_delivered?.deleted ?? 0, purgeMs, purgeWrites) },
     };
   } finally {
-    await gw.close();
-    if (admin) {
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await bench.close();
   }
 }

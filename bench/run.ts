@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { benchJobs, type JobRun } from './jobs.bench.js';
 import { benchObjectsFilter } from './objects.bench.js';
 import { benchDrain, benchOrderCreate, benchOrderWritesFloor } from './orders.bench.js';
 import { benchProductGet, type ProductsBench } from './products.bench.js';
@@ -268,6 +269,27 @@ if (wanted('x12')) {
   ]);
 }
 
+if (wanted('jobs')) {
+  const connections = Number(process.env.BENCH_JOB_CONNECTIONS ?? 100_000);
+  const delivered = Number(process.env.BENCH_JOB_DELIVERED ?? 1_000_000);
+  log(`jobs: secrets rotate over ${fmt(connections)} connections, retention purge of ${fmt(delivered)} delivered rows (SQLite)…`);
+  const r = await benchJobs({ connections, delivered });
+  const row = (job: string, x: JobRun, unit: string) =>
+    `| ${job} | ${fmt(x.items)} ${unit} | ${fmt(x.perSecond)} | ${fmt(x.slices)} | ${fmt(x.writeMs.p50, 1)} | ${fmt(x.writeMs.p99, 1)} | ${fmt(x.writeMs.max, 1)} |`;
+  log(`  rotate ${fmt(r.rotate.perSecond)} values/s, purge ${fmt(r.purge.perSecond)} rows/s`);
+  publish('jobs', [
+    '## Big jobs in slices, alone ([16/20])',
+    '',
+    'Each job alone in a fresh SQLite database, in this process; a slice is one transaction (docs/decisions.md, "Big jobs in slices").',
+    'The rotation is timed from its first slice (before it, it waits one key-refresh interval).',
+    '',
+    '| job | items | items/s | slices | slice write p50 (ms) | p99 | max |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    row(`\`secrets rotate\`, ${fmt(connections)} connections`, r.rotate, 'values'),
+    row(`retention purge, ${fmt(delivered)} delivered rows`, r.purge, 'rows'),
+  ]);
+}
+
 if (wanted('objects')) {
   const rows = Number(process.env.BENCH_OBJECT_ROWS ?? 1_000_000);
   log(`objects: filters over ${fmt(rows)} rows of one object (SQLite)…`);
@@ -423,7 +445,7 @@ if (only?.includes('syncpolls')) {
 const header = [
   '# Benchmarks',
   '',
-  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,telematics` picks sections, `BENCH_DURATION` sets seconds per load run;',
+  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics` picks sections, `BENCH_DURATION` sets seconds per load run;',
   '`BENCH_ONLY=replay31` runs the hour-long full telematics replay and `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
   '(`BENCH_SYNC_SECONDS`, default 300), which a plain `npm run bench` leaves as last published).',
   'Speed figures are ratios against a baseline measured in the same run, because these machines are shared and noisy.',
@@ -433,6 +455,6 @@ const header = [
 ].join('\n');
 // Read now, not at start: a long run (replay31) must not undo sections another run published meanwhile.
 const kept = only ? publishedSections() : new Map<string, string>();
-const ordered = ['products', 'orders', 'x12', 'objects', 'telematics', 'replay31', 'syncpolls'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
+const ordered = ['products', 'orders', 'x12', 'objects', 'jobs', 'telematics', 'replay31', 'syncpolls'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
 writeFileSync(docPath, `${header}\n${ordered.join('\n\n')}\n`);
 log('wrote docs/benchmarks.md');
