@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchGrowth, type GrowthBench } from './growth.bench.js';
+import { benchJobs, type JobRun } from './jobs.bench.js';
 import { benchObjectsFilter } from './objects.bench.js';
 import { benchDrain, benchOrderCreate, benchOrderWritesFloor } from './orders.bench.js';
 import { benchProductGet, type ProductsBench } from './products.bench.js';
@@ -319,6 +320,27 @@ if (wanted('x12')) {
   ]);
 }
 
+if (wanted('jobs')) {
+  const connections = Number(process.env.BENCH_JOB_CONNECTIONS ?? 100_000);
+  const delivered = Number(process.env.BENCH_JOB_DELIVERED ?? 1_000_000);
+  log(`jobs: secrets rotate over ${fmt(connections)} connections, retention purge of ${fmt(delivered)} delivered rows (SQLite)…`);
+  const r = await benchJobs({ connections, delivered });
+  const row = (job: string, x: JobRun, unit: string) =>
+    `| ${job} | ${fmt(x.items)} ${unit} | ${fmt(x.perSecond)} | ${fmt(x.slices)} | ${fmt(x.writeMs.p50, 1)} | ${fmt(x.writeMs.p99, 1)} | ${fmt(x.writeMs.max, 1)} |`;
+  log(`  rotate ${fmt(r.rotate.perSecond)} values/s, purge ${fmt(r.purge.perSecond)} rows/s`);
+  publish('jobs', [
+    '## Big jobs in slices, alone ([16/20])',
+    '',
+    'Each job alone in a fresh SQLite database, in this process; a slice is one transaction (docs/decisions.md, "Big jobs in slices").',
+    'The rotation is timed from its first slice (before it, it waits one key-refresh interval).',
+    '',
+    '| job | items | items/s | slices | slice write p50 (ms) | p99 | max |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    row(`\`secrets rotate\`, ${fmt(connections)} connections`, r.rotate, 'values'),
+    row(`retention purge, ${fmt(delivered)} delivered rows`, r.purge, 'rows'),
+  ]);
+}
+
 if (wanted('objects')) {
   const rows = Number(process.env.BENCH_OBJECT_ROWS ?? 1_000_000);
   log(`objects: filters over ${fmt(rows)} rows of one object (SQLite)…`);
@@ -538,7 +560,7 @@ if (only?.includes('growth')) {
 const header = [
   '# Benchmarks',
   '',
-  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,telematics` picks sections, `BENCH_DURATION` sets seconds per load run;',
+  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics` picks sections, `BENCH_DURATION` sets seconds per load run;',
   '`BENCH_ONLY=replay31` runs the hour-long full telematics replay, `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
   '(`BENCH_SYNC_SECONDS`, default 300), `BENCH_ONLY=growth` the growth table (`BENCH_GROWTH_ROWS`, default 1,000,000) and `BENCH_ONLY=isolation`',
   'the heavy jobs beside a steady load (`BENCH_ISOLATION_REPLAY_SECONDS`, default 300), which a plain',
@@ -550,6 +572,6 @@ const header = [
 ].join('\n');
 // Read now, not at start: a long run (replay31) must not undo sections another run published meanwhile.
 const kept = only ? publishedSections() : new Map<string, string>();
-const ordered = ['products', 'orders', 'x12', 'objects', 'telematics', 'replay31', 'syncpolls', 'growth'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
+const ordered = ['products', 'orders', 'x12', 'objects', 'jobs', 'telematics', 'replay31', 'syncpolls', 'growth', 'isolation'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
 writeFileSync(docPath, `${header}\n${ordered.join('\n\n')}\n`);
 log('wrote docs/benchmarks.md');

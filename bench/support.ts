@@ -1,11 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { createGateway, type Gateway } from '../src/gateway.js';
 
 export const root = new URL('../../', import.meta.url).pathname;
 const gatewayBin = join(root, 'bin/gateway');
@@ -266,4 +268,34 @@ export function stopChild(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
+}
+
+/**
+ * A gateway in this process on a fresh database: a temp SQLite file, or with a PostgreSQL URL a throwaway schema.
+ * `close` closes it and drops the database.
+ */
+export async function inProcessGateway(name: string, databaseUrl?: string): Promise<{ gateway: Gateway; postgres: boolean; close(): Promise<void> }> {
+  const postgres = databaseUrl?.startsWith('postgres') ?? false;
+  const dir = mkdtempSync(join(tmpdir(), `gw-bench-${name}-`));
+  const schema = `bench_${randomBytes(6).toString('hex')}`;
+  const url = postgres && databaseUrl ? databaseUrl : `sqlite:${join(dir, `${name}.sqlite`)}`;
+  const admin = postgres ? new pg.Client({ connectionString: url }) : undefined;
+  if (admin) {
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+  }
+  const config = loadConfig({ DATABASE_URL: url, GATEWAY_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent' });
+  const gateway = await createGateway(config, postgres ? { databaseSchema: schema } : {});
+  return {
+    gateway,
+    postgres,
+    close: async () => {
+      await gateway.close();
+      if (admin) {
+        await admin.query(`drop schema if exists ${schema} cascade`);
+        await admin.end();
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -11,6 +11,7 @@ import { registerHubSimCommand } from './hub-sim.command.js';
 import { registerObjectsCommands } from './objects.commands.js';
 import { registerPartnersCommands } from './partners.commands.js';
 import { registerPortalKeysCommands } from './portal-keys.commands.js';
+import { registerRetentionCommands } from './retention.commands.js';
 import { registerSecretsCommands } from './secrets.commands.js';
 import { registerTelematicsCommands } from './telematics.commands.js';
 import { registerVendorSimCommand } from './vendor-sim.command.js';
@@ -154,6 +155,7 @@ export function registerCommands(program: Command): void {
   registerTelematicsCommands(program, withGateway);
   registerDeliveriesCommands(program, withGateway);
   registerSecretsCommands(program, withGateway);
+  registerRetentionCommands(program, withGateway);
   registerHubSimCommand(program);
   registerVendorSimCommand(program);
   registerDemoCommand(program);

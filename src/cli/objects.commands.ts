@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { Gateway } from '../gateway.js';
 import { invalidInput } from '../platform/core/errors.js';
-import { print, run, table, type OutputOptions } from './output.js';
+import { print, progressLine, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -30,16 +30,21 @@ export function registerObjectsCommands(program: Command, withGateway: WithGatew
   const objects = program.command('objects').description('operator-defined dynamic objects');
   objects
     .command('define')
-    .description('create or replace an object definition; a replacement is checked against existing rows first')
+    .description('create or replace an object definition; a replacement is checked against existing rows first, then rewrites them in slices (progress on stderr); a redefinition cut short is finished first')
     .requiredOption('--org <slug>', 'org the object belongs to')
     .requiredOption('--file <path>', 'definition as JSON or YAML')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org: string; file: string }) => {
       const definition = await readDefinitionFile(opts.file);
-      const result = await withGateway((gw) => gw.services.objects.define(opts.org, definition));
+      const checked = progressLine(50_000, (n) => `checked ${n} rows`);
+      const rewritten = progressLine(50_000, (n) => `rewrote rows up to id ${n}`);
+      const result = await withGateway((gw) =>
+        gw.services.objects.define(opts.org, definition, (p) => (p.phase === 'check' ? checked(p.done) : rewritten(p.done))),
+      );
       print(opts, result, (r) =>
         `${r.created ? 'defined' : 'redefined'} ${r.definition.key} v${r.definition.version} (${r.definition.fields.length} fields)` +
-        (r.created ? '' : `; checked ${r.rows_checked} rows, rewrote ${r.rows_rewritten}`),
+        (r.created ? '' : `; checked ${r.rows_checked} rows, rewrote ${r.rows_rewritten}`) +
+        (r.rows_resumed > 0 ? `; first finished a redefinition cut short (${r.rows_resumed} rows)` : ''),
       );
     }));
   objects

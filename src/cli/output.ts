@@ -26,6 +26,19 @@ export function run<A extends unknown[]>(body: (...args: A) => Promise<void>): (
   };
 }
 
+/**
+ * A long job's progress on stderr (stdout keeps the result, JSON with --json): a line each time the count passes
+ * another `step`, so a job of any size prints a bounded number of lines.
+ */
+export function progressLine(step: number, line: (done: number) => string): (done: number) => void {
+  let shown = 0;
+  return (done) => {
+    if (Math.floor(done / step) <= Math.floor(shown / step)) return;
+    shown = done;
+    process.stderr.write(`${line(done)}\n`);
+  };
+}
+
 export function table(rows: Record<string, unknown>[], columns: string[]): string {
   if (rows.length === 0) return '(none)';
   const cell = (v: unknown): string => (v === null || v === undefined ? '-' : typeof v === 'string' ? v : JSON.stringify(v));

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
 import { secretsStatus } from '../platform/secrets/status.js';
-import { print, run, table, type OutputOptions } from './output.js';
+import { print, progressLine, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -10,11 +10,14 @@ export function registerSecretsCommands(program: Command, withGateway: WithGatew
   const secrets = program.command('secrets').description('the keys that encrypt credentials and tokens at rest');
   secrets
     .command('rotate')
-    .description('make a new data key current and re-encrypt every stored secret under it; running processes keep serving')
+    .description('make a new data key current and re-encrypt every stored secret under it, in slices; running processes keep serving; a rotation cut short is resumed')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions) => {
-      const result = await withGateway((gw) => gw.vault.rotate(gw.encryptedColumns));
-      print(opts, { key_id: result.keyId, reencrypted: result.reencrypted }, (r) => `data key ${r.key_id} is current; re-encrypted ${r.reencrypted} values under it`);
+      const progress = progressLine(10_000, (n) => `re-encrypted ${n} values so far`);
+      const result = await withGateway((gw) => gw.vault.rotate(gw.encryptedColumns, (slice) => progress(slice.reencrypted)));
+      print(opts, { key_id: result.keyId, reencrypted: result.reencrypted, resumed: result.resumed }, (r) =>
+        `data key ${r.key_id} is current${r.resumed ? ' (an unfinished rotation resumed)' : ''}; re-encrypted ${r.reencrypted} values under it`,
+      );
     }));
   secrets
     .command('status')

@@ -2,6 +2,7 @@ import { OBJECT_SCOPE } from './objects.schemas.js';
 import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { objectsOperations } from './objects.operations.js';
 import { ObjectsService } from './objects.service.js';
+import * as m0022 from './migrations/0022_objects_rewrite.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './objects.tables.js';
 
@@ -23,4 +24,5 @@ export const objectsModule: ModuleDefinition = {
   },
   services: ({ db, clock, services }) => ({ objects: new ObjectsService(db, clock, services.orgs) }),
   operations: (services) => objectsOperations(services.objects),
+  migrations: { '0022_objects_rewrite': m0022 },
 };

@@ -115,7 +115,10 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
       output: z.object({ rows: rowsOut, next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
       status: 200,
       returns: 'one page of matching rows.',
-      errors: { not_found: 'No object with this key in your organisation (answered before the scope is checked).' },
+      errors: {
+        not_found: 'No object with this key in your organisation (answered before the scope is checked).',
+        conflict: 'The object is being redefined and a filter reads a field whose stored values are being rewritten; try again shortly.',
+      },
       example: {
         params: { object: 'fitments' },
         query: { make: 'Audi', year: '2020', limit: '20' },
@@ -153,7 +156,8 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
       errors: {
         not_found: 'No object with this key in your organisation (answered before the scope is checked).',
         method_not_allowed: 'The object is read-only (`Allow: GET`).',
-        conflict: 'The object was redefined while the rows were being written; nothing was written, send them again.',
+        conflict:
+          'The object was redefined while the rows were being written, or is being redefined with a new key field; nothing was written, send them again (shortly).',
         unprocessable: 'Some rows are invalid; nothing was written. `details` lists `{ row, field, message }` for each problem.',
       },
       // Replaces stored rows whose key exists; on an object without a key field the same rows twice append twice.

@@ -27,25 +27,36 @@ export async function insertDefinition(tx: Tx, row: DefinitionRow): Promise<bool
   return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
 }
 
+/** What a redefinition changes of the definition row (the rewrite state is set by switchDefinition). */
+export type DefinitionPatch = Omit<DefinitionRow, 'id' | 'org_id' | 'key' | 'last_row_id' | 'created_at' | 'rewrite_after' | 'rewrite_through' | 'rewrite_from'>;
+
 /**
- * Bumps the version only if nobody else did first. On PostgreSQL the row stays locked until commit, which holds
- * back writers (they reserve row ids on the same row) while existing rows are checked against the new definition.
+ * Bumps the version only if nobody else did first and, with `rewriteFrom`, marks the rows up to the last id reserved as
+ * to be rewritten (see redefine.ts). On PostgreSQL the row stays locked until commit, which holds back writers (they
+ * reserve row ids on the same row) for this short transaction. Answers the last row id reserved, or undefined.
  */
-export async function updateDefinition(
+export async function switchDefinition(
   tx: Tx,
   orgId: string,
   id: string,
   expectedVersion: number,
-  patch: Omit<DefinitionRow, 'id' | 'org_id' | 'key' | 'last_row_id' | 'created_at'>,
-): Promise<boolean> {
-  const result = await tx
+  patch: DefinitionPatch,
+  rewriteFrom: string | null,
+): Promise<number | undefined> {
+  const row = await tx
     .updateTable('object_definitions')
-    .set(patch)
+    .set((eb) => ({
+      ...patch,
+      rewrite_after: rewriteFrom === null ? null : 0,
+      rewrite_through: rewriteFrom === null ? null : eb.ref('last_row_id'),
+      rewrite_from: rewriteFrom,
+    }))
     .where('org_id', '=', orgId)
     .where('id', '=', id)
     .where('version', '=', expectedVersion)
+    .returning('last_row_id')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return row && Number(row.last_row_id);
 }
 
 /** Reserves `count` row ids and returns the last one with the definition version the write must have been checked against. */
@@ -99,6 +110,7 @@ export async function writeRows(tx: Tx, rows: StoredRow[], upsert: boolean): Pro
         oc.columns(['object_id', 'key_value']).doUpdateSet((eb) => ({
           data: eb.ref('excluded.data'),
           updated_at: eb.ref('excluded.updated_at'),
+          rev: eb.ref('excluded.rev'),
           ...excludedSlots(),
         })),
       )
@@ -116,30 +128,59 @@ export async function countRows(db: Executor, orgId: string, objectId: string): 
   return Number(row.n);
 }
 
-/** Existing rows in id order, a batch at a time, for checking a redefinition. */
-export async function scanRows(tx: Tx, orgId: string, objectId: string, afterId: number, limit: number): Promise<StoredRow[]> {
-  return tx
-    .selectFrom('object_rows')
-    .selectAll()
-    .where('object_id', '=', objectId)
-    .where('org_id', '=', orgId)
-    .where('id', '>', afterId)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+/** Existing rows in id order after `afterId` (up to `throughId`), a slice at a time, for a redefinition. */
+export async function scanRows(db: Executor, orgId: string, objectId: string, afterId: number, limit: number, throughId?: number): Promise<StoredRow[]> {
+  let query = db.selectFrom('object_rows').selectAll().where('object_id', '=', objectId).where('org_id', '=', orgId).where('id', '>', afterId);
+  if (throughId !== undefined) query = query.where('id', '<=', throughId);
+  return query.orderBy('id').limit(limit).execute();
 }
 
+/** The highest row id reserved so far: every write after this reads has a higher one (rows' `rev`). */
+export async function lastRowId(db: Executor, orgId: string, objectId: string): Promise<number> {
+  const row = await db.selectFrom('object_definitions').select('last_row_id').where('org_id', '=', orgId).where('id', '=', objectId).executeTakeFirstOrThrow();
+  return Number(row.last_row_id);
+}
+
+/** Rows written (inserted or replaced) since `rev`, through the (object_id, rev) index. */
+export async function rowsWrittenSince(tx: Tx, orgId: string, objectId: string, rev: number): Promise<StoredRow[]> {
+  return tx.selectFrom('object_rows').selectAll().where('object_id', '=', objectId).where('org_id', '=', orgId).where('rev', '>', rev).orderBy('id').execute();
+}
+
+/** Rewrites one row's stored form, only if no write replaced it since it was read (its `rev` unchanged). */
 export async function rewriteRow(
   tx: Tx,
   orgId: string,
   objectId: string,
   id: number,
+  rev: number | null,
   patch: Pick<StoredRow, 'data' | 'key_value'> & SlotValues,
-): Promise<void> {
-  await tx.updateTable('object_rows').set(patch).where('object_id', '=', objectId).where('org_id', '=', orgId).where('id', '=', id).execute();
+): Promise<boolean> {
+  let query = tx.updateTable('object_rows').set(patch).where('object_id', '=', objectId).where('org_id', '=', orgId).where('id', '=', id);
+  query = rev === null ? query.where('rev', 'is', null) : query.where('rev', '=', rev);
+  return Number((await query.executeTakeFirst()).numUpdatedRows) > 0;
 }
 
-/** Before key values are recomputed for a new key field: no old value can collide with a new one mid-way. */
-export async function clearKeyValues(tx: Tx, orgId: string, objectId: string): Promise<void> {
-  await tx.updateTable('object_rows').set({ key_value: null }).where('object_id', '=', objectId).where('org_id', '=', orgId).execute();
+/** Before rows take new key values: rows not rewritten yet (ids above `afterId`) that hold one of them as their old key let go of it. */
+export async function releaseKeys(tx: Tx, orgId: string, objectId: string, afterId: number, keys: string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await tx
+    .updateTable('object_rows')
+    .set({ key_value: null })
+    .where('object_id', '=', objectId)
+    .where('org_id', '=', orgId)
+    .where('id', '>', afterId)
+    .where('key_value', 'in', keys)
+    .execute();
+}
+
+/** Moves the rewrite on from `from` to `to` (null: finished), only if no other run moved it first. */
+export async function advanceRewrite(tx: Tx, orgId: string, objectId: string, from: number, to: number | null): Promise<boolean> {
+  const result = await tx
+    .updateTable('object_definitions')
+    .set(to === null ? { rewrite_after: null, rewrite_through: null, rewrite_from: null } : { rewrite_after: to })
+    .where('org_id', '=', orgId)
+    .where('id', '=', objectId)
+    .where('rewrite_after', '=', from)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

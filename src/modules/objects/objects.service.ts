@@ -20,7 +20,7 @@ import {
   type WriteRowsInput,
 } from './objects.schemas.js';
 import * as repo from './objects.repository.js';
-import { recheckRows } from './recheck-rows.js';
+import { applyPatches, checkExisting, fieldsBeingRewritten, finishRewrite, type OnRedefineProgress, recheckSince, type RewriteFrom } from './redefine.js';
 import { checkRows, rowSchemaOf, toWireRow } from './row-validation.js';
 
 /** A stored definition, parsed once per request. */
@@ -31,6 +31,8 @@ interface LoadedObject {
   fields: FieldDefinition[];
   key_field: string | null;
   slots: SlotMap;
+  /** While a redefinition rewrites the rows: the fields whose filters wait for it; with `keyChanged`, writes wait too. */
+  rewriting?: { fields: Set<string>; keyChanged: boolean };
 }
 
 interface DefineResult {
@@ -38,6 +40,8 @@ interface DefineResult {
   created: boolean;
   rows_checked: number;
   rows_rewritten: number;
+  /** Rows of an earlier redefinition cut short (its process died) that this run rewrote before its own. */
+  rows_resumed: number;
 }
 
 const pageQuery = z.strictObject({ limit: limitParam(1000, 100), cursor: z.string().max(500).optional() });
@@ -45,7 +49,10 @@ const cursorSchema = z.object({ i: z.number().int().nonnegative() });
 
 function load(row: repo.DefinitionRow): LoadedObject {
   const fields = JSON.parse(row.fields) as FieldDefinition[];
+  const rewritingFields = fieldsBeingRewritten(row);
+  const from = row.rewrite_from === null ? undefined : (JSON.parse(row.rewrite_from) as RewriteFrom);
   return {
+    ...(rewritingFields ? { rewriting: { fields: rewritingFields, keyChanged: from?.key_field !== row.key_field } } : {}),
     id: row.id,
     key: row.key,
     fields,
@@ -73,17 +80,22 @@ export class ObjectsService {
     private readonly orgs: OrgsService,
   ) {}
 
-  /** Creates or replaces a definition; a replacement is checked against (and applied to) every existing row first. */
-  async define(orgSlug: string, raw: unknown): Promise<DefineResult> {
+  /**
+   * Creates or replaces a definition. A replacement that changes the rows' form runs as a job in slices (redefine.ts): the
+   * rows are checked in read slices with no transaction held; one short transaction re-checks the rows written meanwhile
+   * and switches the definition (any row that does not fit refuses the change, and nothing changed); then the rows are
+   * rewritten a slice per transaction. A redefinition cut short is finished first, by whichever define runs next.
+   */
+  async define(orgSlug: string, raw: unknown, onProgress?: OnRedefineProgress): Promise<DefineResult> {
     const org = await this.orgs.bySlug(orgSlug);
     const parsed = definitionInput.safeParse(raw);
     if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'object definition');
     const input = parsed.data;
     const keyField = input.key_field ?? null;
     const at = this.clock.now().toISOString();
-    const existing = await repo.findDefinition(this.db, org.id, input.key);
-    const slots = assignSlots(input.fields, keyField, existing ? (JSON.parse(existing.slots) as SlotMap) : {});
-    const stored = {
+    let existing = await repo.findDefinition(this.db, org.id, input.key);
+    const slotsOf = (def: repo.DefinitionRow | undefined) => assignSlots(input.fields, keyField, def ? (JSON.parse(def.slots) as SlotMap) : {});
+    const stored = (slots: SlotMap) => ({
       label: input.label,
       read_scope: input.read_scope,
       write_scope: input.write_scope ?? null,
@@ -91,26 +103,56 @@ export class ObjectsService {
       fields: JSON.stringify(input.fields),
       slots: JSON.stringify(slots),
       updated_at: at,
-    };
+    });
 
     if (!existing) {
-      const row: repo.DefinitionRow = { id: newId('obj', this.clock.now()), org_id: org.id, key: input.key, ...stored, version: 1, last_row_id: 0, created_at: at };
+      const row: repo.DefinitionRow = {
+        id: newId('obj', this.clock.now()),
+        org_id: org.id,
+        key: input.key,
+        ...stored(slotsOf(undefined)),
+        version: 1,
+        last_row_id: 0,
+        created_at: at,
+        rewrite_after: null,
+        rewrite_through: null,
+        rewrite_from: null,
+      };
       const inserted = await this.db.transaction().execute((tx) => repo.insertDefinition(tx, row));
       if (!inserted) throw conflict(`object ${input.key} was defined concurrently; run the command again`);
-      return { definition: load(row).view, created: true, rows_checked: 0, rows_rewritten: 0 };
+      return { definition: load(row).view, created: true, rows_checked: 0, rows_rewritten: 0, rows_resumed: 0 };
     }
 
-    const version = Number(existing.version) + 1;
-    const rowsAffected = existing.fields !== stored.fields || existing.key_field !== keyField || existing.slots !== stored.slots;
-    const counts = await this.db.transaction().execute(async (tx) => {
-      if (!(await repo.updateDefinition(tx, org.id, existing.id, Number(existing.version), { ...stored, version }))) {
-        throw conflict(`object ${input.key} was redefined concurrently; run the command again`);
-      }
-      if (!rowsAffected) return { checked: 0, rewritten: 0 };
-      return recheckRows(tx, org.id, existing.id, { key: input.key, fields: input.fields, key_field: keyField, slots }, existing.key_field);
+    let resumed = 0;
+    if (existing.rewrite_after !== null) {
+      resumed = await finishRewrite(this.db, org.id, input.key, onProgress);
+      existing = (await repo.findDefinition(this.db, org.id, input.key)) ?? existing;
+    }
+    const previous = existing;
+    const slots = slotsOf(previous);
+    const patch = { ...stored(slots), version: Number(previous.version) + 1 };
+    const next = { key: input.key, fields: input.fields, key_field: keyField, slots };
+    const rowsAffected = previous.fields !== patch.fields || previous.key_field !== keyField || previous.slots !== patch.slots;
+    const checked = rowsAffected ? await checkExisting(this.db, org.id, previous.id, next, previous.key_field, onProgress) : undefined;
+    const refused = checked?.verdicts.refusal();
+    if (refused) throw refused;
+    const sliced = (checked?.verdicts.needRewrite ?? 0) > 0;
+    const from: RewriteFrom = {
+      key_field: previous.key_field,
+      slots: JSON.parse(previous.slots) as SlotMap,
+      types: Object.fromEntries((JSON.parse(previous.fields) as FieldDefinition[]).map((f) => [f.name, f.type])),
+    };
+    const inline = await this.db.transaction().execute(async (tx) => {
+      const switched = await repo.switchDefinition(tx, org.id, previous.id, Number(previous.version), patch, sliced ? JSON.stringify(from) : null);
+      if (switched === undefined) throw conflict(`object ${input.key} was redefined concurrently; run the command again`);
+      if (!checked) return 0;
+      const patches = await recheckSince(tx, org.id, previous.id, checked);
+      // Without a rewrite in slices, the few rows written during the check that need their new form get it here.
+      return sliced ? 0 : applyPatches(tx, org.id, previous.id, 0, patches, previous.key_field !== keyField);
     });
-    const definition = load({ ...existing, ...stored, version }).view;
-    return { definition, created: false, rows_checked: counts.checked, rows_rewritten: counts.rewritten };
+    const rewritten = inline + (sliced ? await finishRewrite(this.db, org.id, input.key, onProgress) : 0);
+    const definition = load({ ...previous, ...patch, rewrite_after: null, rewrite_through: null, rewrite_from: null }).view;
+    return { definition, created: false, rows_checked: checked?.verdicts.checked ?? 0, rows_rewritten: rewritten, rows_resumed: resumed };
   }
 
   async listDefinitions(orgSlug: string): Promise<ObjectDefinition[]> {
@@ -138,6 +180,8 @@ export class ObjectsService {
     const object = await this.object(db, auth.orgId, key);
     requireScope(auth, object.view.read_scope);
     const { limit, cursor, ...filterParams } = params;
+    const waiting = Object.keys(filterParams).filter((f) => object.rewriting?.fields.has(f));
+    if (waiting.length > 0) throw beingRewritten(key, `filters on ${waiting.join(', ')} answer`);
     const paging = pageQuery.safeParse({ limit, cursor });
     if (!paging.success) throw invalidFromIssues(paging.error.issues, 'query');
     const filters = parseFilters(object, filterParams);
@@ -158,6 +202,8 @@ export class ObjectsService {
       throw new AppError('method_not_allowed', `object ${key} is read-only`, undefined, { allow: 'GET' });
     }
     requireScope(auth, writeScope);
+    // Rows not rewritten yet still hold their old key values: an upsert on the new key field could not find them.
+    if (object.rewriting?.keyChanged) throw beingRewritten(key, 'writes are taken');
     const { rows, errors } = checkRows(object, input.rows);
     if (errors.length > 0) throw rowsRefused(errors, input.rows.length);
 
@@ -170,6 +216,7 @@ export class ObjectsService {
     const stored = rows.map((row, i): repo.StoredRow => ({
       object_id: object.id,
       id: first + i,
+      rev: first + i,
       org_id: auth.orgId,
       key_value: keyValueOf(row, object.key_field),
       data: JSON.stringify(row),
@@ -203,6 +250,11 @@ export class ObjectsService {
     if (!row) throw notFound(`object ${key}`);
     return load(row);
   }
+}
+
+/** A redefinition is rewriting the object's rows; what waits for it is taken again once it is done. */
+function beingRewritten(key: string, what: string): AppError {
+  return conflict(`object ${key} is being redefined: its rows are being rewritten, and ${what} once that is done; try again shortly`);
 }
 
 /** The message lists the first problems too: an MCP client sees the message, not `details`. */

@@ -17,6 +17,11 @@ export interface ObjectDefinitionsTable {
   last_row_id: number;
   created_at: string;
   updated_at: string;
+  /** A redefinition rewriting the rows in slices: ids up to rewrite_after are done, up to rewrite_through to do; null when none is. */
+  rewrite_after: number | null;
+  rewrite_through: number | null;
+  /** JSON `{ key_field, slots }` of the definition before that redefinition. */
+  rewrite_from: string | null;
 }
 
 /** A dynamic-object row: JSON data plus typed copies of its filterable fields in indexed slot columns. */
@@ -25,6 +30,8 @@ export interface ObjectRowsTable {
   id: number;
   org_id: string;
   key_value: string | null;
+  /** The row id the write that last wrote this row reserved (its own id when inserted): newer writes have higher ones. */
+  rev: number | null;
   data: string;
   created_at: string;
   updated_at: string;

@@ -14,6 +14,14 @@ export interface PurgeTarget {
 /** What one purge run did, per target: rows deleted and the statements it took. */
 type RetentionReport = Record<string, { deleted: number; batches: number }>;
 
+/** One statement of a purge, for progress and the bench: what it deleted, the target's total so far, how long it took. */
+export interface PurgeBatch {
+  target: string;
+  deleted: number;
+  total: number;
+  writeMs: number;
+}
+
 interface RetentionOptions {
   targets: readonly PurgeTarget[];
   clock: Clock;
@@ -52,8 +60,12 @@ export class RetentionWorker implements BackgroundWorker {
     await this.loop.stop();
   }
 
-  /** One purge over every target, to the end unless the worker is stopping (a direct run, by tests or a CLI, never is). */
-  async runOnce(): Promise<RetentionReport> {
+  /**
+   * One purge over every target, to the end unless the worker is stopping (a direct run, by tests or a CLI, never is).
+   * Each statement is its own transaction: a process killed mid-purge leaves whole batches deleted, and the next run
+   * deletes what is left (it selects by age, so nothing needs remembering).
+   */
+  async runOnce(onBatch?: (batch: PurgeBatch) => void): Promise<RetentionReport> {
     const report: RetentionReport = {};
     const now = this.options.clock.now().getTime();
     for (const target of this.options.targets) {
@@ -61,9 +73,11 @@ export class RetentionWorker implements BackgroundWorker {
       const done = { deleted: 0, batches: 0 };
       report[target.name] = done;
       for (;;) {
+        const started = performance.now();
         const deleted = await target.purge(before, this.options.batchSize);
         done.batches += 1;
         done.deleted += deleted;
+        onBatch?.({ target: target.name, deleted, total: done.deleted, writeMs: performance.now() - started });
         if (deleted < this.options.batchSize || this.loop.stopping) break;
         await yieldToRequests();
       }

@@ -9,33 +9,41 @@ export interface EncryptedColumn {
 }
 
 interface EncryptedValue {
-  /** The row's id as stored (text or a number). */
+  /** The row's id: text, as every declared column's table has (the slice's UPDATE compares it as text). */
   id: string | number;
   value: string;
 }
 
-const BATCH = 500;
+/** Values one slice re-encrypts: its write (one statement) stays a few ms on SQLite, see docs/decisions.md. */
+export const ROTATION_SLICE = 200;
 
 /** A key id's ciphertext prefix (see vault.ts), compared with substr: LIKE would read the `_` of `sk_` as a wildcard. */
 export function prefixOf(keyId: string): string {
   return `v1:${keyId}:`;
 }
 
-/** Up to a batch of the column's values not made under `keyId`, in id order. */
-export async function valuesNotUnder(db: Executor, column: EncryptedColumn, keyId: string): Promise<EncryptedValue[]> {
+/** Up to `limit` of the column's values not made under `keyId`, in id order. */
+export async function valuesNotUnder(db: Executor, column: EncryptedColumn, keyId: string, limit = ROTATION_SLICE): Promise<EncryptedValue[]> {
   const prefix = prefixOf(keyId);
   const value = sql.ref(column.column);
   const result = await sql<EncryptedValue>`select ${sql.ref(column.idColumn)} as id, ${value} as value from ${sql.table(column.table)}
     where ${value} is not null and substr(${value}, 1, ${prefix.length}) <> ${prefix}
-    order by ${sql.ref(column.idColumn)} limit ${BATCH}`.execute(db);
+    order by ${sql.ref(column.idColumn)} limit ${limit}`.execute(db);
   return result.rows;
 }
 
-/** Replaces one value only if it is still `old`: another process's write in between is kept, never clobbered. */
-export async function replaceValue(db: Executor, column: EncryptedColumn, row: EncryptedValue, next: string): Promise<boolean> {
-  const result = await sql`update ${sql.table(column.table)} set ${sql.ref(column.column)} = ${next}
-    where ${sql.ref(column.idColumn)} = ${row.id} and ${sql.ref(column.column)} = ${row.value}`.execute(db);
-  return (result.numAffectedRows ?? 0n) > 0n;
+/**
+ * Replaces each value only if it is still the one read (`value`), in one statement (so one short transaction): another
+ * process's write in between is kept, never clobbered. Answers how many it replaced. UPDATE ... FROM runs on both dialects
+ * (SQLite since 3.33); the VALUES columns are column1..3 on both.
+ */
+export async function replaceValues(db: Executor, column: EncryptedColumn, rows: readonly (EncryptedValue & { next: string })[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const target = sql.ref(`${column.table}.${column.column}`);
+  const values = sql.join(rows.map((r) => sql`(${String(r.id)}, ${r.value}, ${r.next})`));
+  const result = await sql`update ${sql.table(column.table)} set ${sql.ref(column.column)} = v.column3 from (values ${values}) as v
+    where ${sql.ref(`${column.table}.${column.idColumn}`)} = v.column1 and ${target} = v.column2`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
 }
 
 /** How many of the column's values are made under `keyId`. */

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToOthers, setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/schema.js';
 import { newId } from '../core/ids.js';
 import { type Kek, deriveKek, seal, unseal } from './aead.js';
-import { type EncryptedColumn, prefixOf, replaceValue, valuesNotUnder } from './columns.js';
+import { type EncryptedColumn, prefixOf, replaceValues, valuesNotUnder } from './columns.js';
 import { type SecretKeyRow, findCurrentKey, findKey, insertFirstKey, listKeys, rewrapKey, switchCurrentKey } from './secret-keys.repository.js';
 
 export interface VaultSecrets {
@@ -17,6 +17,14 @@ export interface VaultSecrets {
 interface VaultOptions {
   /** How long a process keeps encrypting under the key it read as current; `rotate` waits this long before re-encrypting. */
   currentKeyRefreshMs?: number;
+}
+
+/** One slice of a rotation, for progress and the bench: values moved so far, and how long its write took. */
+export interface RotationSlice {
+  column: string;
+  moved: number;
+  reencrypted: number;
+  writeMs: number;
 }
 
 interface CurrentKey {
@@ -33,7 +41,7 @@ interface CurrentKey {
  *   record's id as AAD. Data keys are cached by id; an id not cached is read from the table, so a rotation made by
  *   another process decrypts here at once, and the current key is re-read every `currentKeyRefreshMs`.
  * - `rotate` makes a new current key, waits until every process encrypts under it, then re-encrypts every declared
- *   column until no value is under another key. Every process keeps serving throughout: old keys still decrypt.
+ *   column in slices until no value is under another key. Every process keeps serving throughout: old keys still decrypt.
  *
  * Changing GATEWAY_SECRET itself: (1) start every process with GATEWAY_SECRET=<new> and GATEWAY_SECRET_PREVIOUS=<old>
  * (keys wrapped under either unwrap); (2) once no process runs with the old secret alone, run `secrets rotate`, which
@@ -72,41 +80,68 @@ export class SecretVault {
     return (await this.currentKey()).id;
   }
 
-  /** New current key, every data key rewrapped under GATEWAY_SECRET, every value of `columns` re-encrypted under the new key. */
-  async rotate(columns: readonly EncryptedColumn[]): Promise<{ keyId: string; reencrypted: number }> {
+  /**
+   * New current key, every data key rewrapped under GATEWAY_SECRET, every value of `columns` re-encrypted under the new key,
+   * a slice at a time (each slice one statement, so one short transaction). A rotation cut short (the process killed) left
+   * its key current and some values under older keys: the next run resumes it (`resumed`), making no other key, and moves
+   * only what is left, so no value is re-encrypted twice.
+   */
+  async rotate(
+    columns: readonly EncryptedColumn[],
+    onSlice?: (slice: RotationSlice) => void,
+  ): Promise<{ keyId: string; reencrypted: number; resumed: boolean }> {
     await this.rewrapAll();
-    const fresh = this.newDataKey();
-    await switchCurrentKey(this.db, fresh.row, this.clock.now().toISOString());
-    this.dataKeys.set(fresh.row.id, fresh.key);
+    const resumed = await this.unfinished(columns);
+    if (!resumed) {
+      const fresh = this.newDataKey();
+      await switchCurrentKey(this.db, fresh.row, this.clock.now().toISOString());
+      this.dataKeys.set(fresh.row.id, fresh.key);
+    }
     this.current = undefined;
     // Other processes switch to the new key within their refresh interval; values they write before are re-encrypted below.
     await sleep(this.refreshMs);
-    let reencrypted = 0;
+    const progress = { reencrypted: 0, onSlice };
     let moved: number;
     // Another pass after one that moved values: a process may have written under an old key into a column done before.
     do {
       moved = 0;
-      for (const column of columns) moved += await this.reencryptColumn(column);
-      reencrypted += moved;
+      for (const column of columns) moved += await this.reencryptColumn(column, progress);
     } while (moved > 0);
-    return { keyId: await this.currentKeyId(), reencrypted };
+    return { keyId: await this.currentKeyId(), reencrypted: progress.reencrypted, resumed };
+  }
+
+  /** A rotation was cut short: some value is under another key than the current one, which a finished rotation leaves none of. */
+  private async unfinished(columns: readonly EncryptedColumn[]): Promise<boolean> {
+    const current = await findCurrentKey(this.db);
+    if (!current) return false;
+    for (const column of columns) if ((await valuesNotUnder(this.db, column, current.id, 1)).length > 0) return true;
+    return false;
   }
 
   /** Moves a column's values to the current key until none is under another; returns how many it moved. */
-  private async reencryptColumn(column: EncryptedColumn): Promise<number> {
+  private async reencryptColumn(column: EncryptedColumn, progress: { reencrypted: number; onSlice?: ((slice: RotationSlice) => void) | undefined }): Promise<number> {
     let moved = 0;
     for (;;) {
       const current = await this.currentKey();
       const rows = await valuesNotUnder(this.db, column, current.id);
       if (rows.length === 0) return moved;
+      const next = [];
       for (const row of rows) {
         const aad = String(row.id);
         const plaintext = await this.decrypt(row.value, aad).catch((err: unknown) => {
           throw new Error(`${column.table}.${column.column} of ${aad}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         });
-        // A row another process changed meanwhile stays as it wrote it; if still under an old key, the next batch retries it.
-        if (await replaceValue(this.db, column, row, await this.encrypt(plaintext, aad))) moved++;
+        next.push({ ...row, next: await this.encrypt(plaintext, aad) });
       }
+      const started = performance.now();
+      // A row another process changed meanwhile stays as it wrote it; if still under an old key, the next slice retries it.
+      const replaced = await replaceValues(this.db, column, next);
+      const writeMs = performance.now() - started;
+      moved += replaced;
+      progress.reencrypted += replaced;
+      progress.onSlice?.({ column: `${column.table}.${column.column}`, moved: replaced, reencrypted: progress.reencrypted, writeMs });
+      // Between slices, the process's other work (requests, when a serve process rotates) takes its turn.
+      await yieldToOthers();
     }
   }
 

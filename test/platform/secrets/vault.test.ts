@@ -129,6 +129,34 @@ describe.each(dialects)('secret vault (%s)', (dialect) => {
     expect(await vault.rotate([SCRATCH]).then((r) => r.reencrypted)).toBe(15);
   });
 
+  it('re-encrypts in slices, and a rotation cut short is resumed under its own key: no second key, no value moved twice', async () => {
+    const vault = new SecretVault(db, h.clock, { secret }, { currentKeyRefreshMs: 10 });
+    const values = Array.from({ length: 1200 }, (_, i) => `row_${String(i).padStart(4, '0')}`);
+    for (const id of values) await insert(vault, id, `secret ${id}`);
+    const oldKey = await vault.currentKeyId();
+    h.clock.advance(60_000);
+    const slices: number[] = [];
+    await expect(
+      vault.rotate([SCRATCH], (slice) => {
+        slices.push(slice.moved);
+        if (slices.length === 1) throw new Error('killed after the first slice');
+      }),
+    ).rejects.toThrow('killed after the first slice');
+    expect(slices).toEqual([200]);
+    const cut = await secretsStatus(db, [SCRATCH]);
+    const newKey = cut.current_key_id;
+    expect(cut.keys.map((k) => [k.id, k.values])).toEqual([[oldKey, 1000], [newKey, 200]]);
+
+    const resumed: number[] = [];
+    const result = await new SecretVault(db, h.clock, { secret }, { currentKeyRefreshMs: 10 }).rotate([SCRATCH], (slice) => resumed.push(slice.moved));
+    expect(result).toEqual({ keyId: newKey, reencrypted: 1000, resumed: true });
+    expect(resumed).toEqual([200, 200, 200, 200, 200]);
+    expect((await secretsStatus(db, [SCRATCH])).keys.map((k) => [k.id, k.values])).toEqual([[oldKey, 0], [newKey, 1200]]);
+    for (const row of (await stored()).slice(0, 3)) expect(await vault.decrypt(row.secret, row.id)).toBe(`secret ${row.id}`);
+    // Finished: the next rotation is a new one.
+    expect((await vault.rotate([SCRATCH])).resumed).toBe(false);
+  });
+
   it('never clobbers a row another process rewrote between its read and its write, and moves that write too', async () => {
     const other = otherProcess({ secret }, 10_000);
     const oldKey = await other.currentKeyId();

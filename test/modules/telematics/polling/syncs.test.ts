@@ -261,7 +261,28 @@ describe.each(dialects)('telematics replay syncs (%s)', (dialect) => {
       expect(r.json<{ error: string }>().error).toMatch(message);
     });
 
-    it('a window of exactly 31 days is taken', async () => {
+    it('a 31-day sync writes a slice of more events than one transaction takes in several, each event once', { timeout: 120_000 }, async () => {
+    const { connection_id } = await rig.connect('vendor1_livelink');
+    const to = h.clock.now();
+    const r = await replay(connection_id, { from: new Date(to.getTime() - 31 * DAY_MS).toISOString(), to: to.toISOString() });
+    expect(r.statusCode, r.body).toBe(202);
+    await rounds();
+    const done = await getSync(connection_id, r.json<{ sync: Sync }>().sync.id);
+    expect(done.status).toBe('completed');
+    const events = await eventsOf(connection_id);
+    expect(events).toHaveLength(done.progress.events_enqueued);
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    const perSlice = new Map<string, number>();
+    for (const e of events) {
+      const data = (JSON.parse(e.payload) as { data: { equipment: { id: string }; type: string } }).data;
+      const slice = `${data.equipment.id} ${data.type}`;
+      perSlice.set(slice, (perSlice.get(slice) ?? 0) + 1);
+    }
+    // More than SLICE_WRITE_CHUNK (400) events in a slice: written in more than one transaction.
+    expect(Math.max(...perSlice.values())).toBeGreaterThan(400);
+  });
+
+  it('a window of exactly 31 days is taken', async () => {
       const { connection_id } = await rig.connect('vendor1_livelink');
       const to = h.clock.now();
       const r = await replay(connection_id, { from: new Date(to.getTime() - 31 * DAY_MS).toISOString(), to: to.toISOString() });
