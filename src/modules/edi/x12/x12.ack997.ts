@@ -5,7 +5,7 @@ import { chooseDelimiters, echoX12, echoX12Id, scrub } from './x12.delimiters.js
 import { type Findings, indexFindings } from './x12.findings.js';
 import { delimitersFor, envelopeVersion, ta1Elements, type Ta1Code } from './x12.ta1.js';
 import { tolerated, type ValidationLevel } from './x12.tolerance.js';
-import { type BuildGroup, type BuildSet, buildInterchange, type Party } from './x12.writer.js';
+import { type BuildGroup, type BuildSet, buildInterchange, buildInterchangePaced, type Party } from './x12.writer.js';
 import type { Delimiters, FunctionalGroup, Interchange, PartialInterchange, TransactionSet, X12Issue } from './x12.types.js';
 
 type AckCode = 'A' | 'E' | 'P' | 'R';
@@ -434,7 +434,7 @@ export async function write997Interchange(source: Interchange | PartialInterchan
       sets,
     });
   }
-  const x12 = buildInterchange(
+  const x12 = await buildInterchangePaced(
     {
       sender: opts.ourIdentity,
       receiver: { qualifier: clean(partnerQualifier), id: clean(partnerId) },

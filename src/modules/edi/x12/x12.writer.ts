@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import { ISA_WIDTHS, isUsableDelimiter } from './x12.isa.js';
 import type { Delimiters } from './x12.types.js';
 
@@ -67,6 +68,26 @@ function isaField(value: string, index: number): string {
 
 /** Writes an interchange, computing SE01, GE01 and IEA01 and the trailers' control numbers. */
 export function writeX12(input: InterchangeInput, delimiters: Delimiters, opts: WriteOptions = {}): string {
+  const parts: string[] = [];
+  for (const part of x12Parts(input, delimiters, opts)) parts.push(part);
+  return parts.join('');
+}
+
+/** Segments written between two yields to the event loop by writeX12Paced: a few milliseconds of writing. */
+const PACE_SEGMENTS = 5000;
+
+/** writeX12 for a large interchange (a 997 reply to 40,000 groups), yielding every few thousand segments. */
+export async function writeX12Paced(input: InterchangeInput, delimiters: Delimiters, opts: WriteOptions = {}): Promise<string> {
+  const parts: string[] = [];
+  for (const part of x12Parts(input, delimiters, opts)) {
+    parts.push(part);
+    if (parts.length % PACE_SEGMENTS === 0) await setImmediate();
+  }
+  return parts.join('');
+}
+
+/** The interchange's segments as text, one at a time, checked as they are written. */
+function* x12Parts(input: InterchangeInput, delimiters: Delimiters, opts: WriteOptions): Generator<string> {
   assertDelimiters(delimiters);
   const guard = valueGuard(delimiters);
   const { element, segment } = delimiters;
@@ -76,8 +97,7 @@ export function writeX12(input: InterchangeInput, delimiters: Delimiters, opts: 
   }
   const lineBreak = opts.newline === true && segment !== '\n' && segment !== '\r' ? '\n' : '';
   const end = segment + lineBreak;
-  const parts: string[] = [];
-  const write = (elements: readonly X12Value[], where: string): void => {
+  const text = (elements: readonly X12Value[], where: string): string => {
     const values = elements.map((v, i) => {
       if (typeof v === 'string') return guard(v, where, i);
       let parts = v.length;
@@ -89,7 +109,7 @@ export function writeX12(input: InterchangeInput, delimiters: Delimiters, opts: 
     while (last > 1 && values[last - 1] === '') last--;
     const id = typeof elements[0] === 'string' ? elements[0] : '';
     if (!/^[A-Z][A-Z0-9]{1,2}$/.test(id)) throw new Error(`X12 segment id '${id}' is invalid`);
-    parts.push(values.slice(0, last).join(element) + end);
+    return values.slice(0, last).join(element) + end;
   };
 
   if (input.isa.length !== 16) throw new Error(`ISA needs 16 elements; got ${input.isa.length}`);
@@ -98,19 +118,18 @@ export function writeX12(input: InterchangeInput, delimiters: Delimiters, opts: 
     if (i === 15) return delimiters.component;
     return isaField(guard(v, `ISA${String(i + 1).padStart(2, '0')}`), i);
   });
-  parts.push(['ISA', ...isa].join(element) + end);
-  for (const segment of input.leading ?? []) write(segment, typeof segment[0] === 'string' ? segment[0] : '');
+  yield ['ISA', ...isa].join(element) + end;
+  for (const segment of input.leading ?? []) yield text(segment, typeof segment[0] === 'string' ? segment[0] : '');
   for (const group of input.groups) {
-    write(['GS', ...group.gs], 'GS');
+    yield text(['GS', ...group.gs], 'GS');
     for (const set of group.sets) {
-      write(['ST', ...set.st], 'ST');
-      for (const body of set.segments) write(body, typeof body[0] === 'string' ? body[0] : '');
-      write(['SE', String(set.segments.length + 2), set.st[1] ?? ''], 'SE');
+      yield text(['ST', ...set.st], 'ST');
+      for (const body of set.segments) yield text(body, typeof body[0] === 'string' ? body[0] : '');
+      yield text(['SE', String(set.segments.length + 2), set.st[1] ?? ''], 'SE');
     }
-    write(['GE', String(group.sets.length), group.gs[5] ?? ''], 'GE');
+    yield text(['GE', String(group.sets.length), group.gs[5] ?? ''], 'GE');
   }
-  write(['IEA', String(input.groups.length), isa[12] ?? ''], 'IEA');
-  return parts.join('');
+  yield text(['IEA', String(input.groups.length), isa[12] ?? ''], 'IEA');
 }
 
 export interface Party {
@@ -168,6 +187,17 @@ function controlNumber(n: number, max: number, what: string): string {
 
 /** Builds a complete interchange from business-level input; default delimiters are * > ^ (from 00402) ~ with newlines. */
 export function buildInterchange(spec: BuildInterchangeInput, delimiters?: Delimiters, opts?: WriteOptions): string {
+  const { input, chosen } = interchangeInput(spec, delimiters);
+  return writeX12(input, chosen, { newline: opts?.newline ?? delimiters === undefined });
+}
+
+/** buildInterchange for a large interchange, yielding while it writes (writeX12Paced). */
+export function buildInterchangePaced(spec: BuildInterchangeInput, delimiters?: Delimiters, opts?: WriteOptions): Promise<string> {
+  const { input, chosen } = interchangeInput(spec, delimiters);
+  return writeX12Paced(input, chosen, { newline: opts?.newline ?? delimiters === undefined });
+}
+
+function interchangeInput(spec: BuildInterchangeInput, delimiters?: Delimiters): { input: InterchangeInput; chosen: Delimiters } {
   const chosen = delimiters ?? (spec.version >= '00402' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401);
   const { yymmdd, ccyymmdd, hhmm } = dateParts(spec.date);
   const isa = [
@@ -185,5 +215,5 @@ export function buildInterchange(spec: BuildInterchangeInput, delimiters?: Delim
       return { st, segments: s.segments };
     }),
   }));
-  return writeX12({ isa, groups, ...(spec.leading === undefined ? {} : { leading: spec.leading }) }, chosen, { newline: opts?.newline ?? delimiters === undefined });
+  return { input: { isa, groups, ...(spec.leading === undefined ? {} : { leading: spec.leading }) }, chosen };
 }
