@@ -8,7 +8,7 @@ import pg from 'pg';
 import { Agent, request } from 'undici';
 import { loadConfig } from '../src/config.js';
 import { createGateway, type Gateway } from '../src/gateway.js';
-import { type BenchGateway, createBenchDatabase, postgresEnv, startGateway } from './support.js';
+import { type BenchGateway, createBenchDatabase, median, postgresEnv, startGateway } from './support.js';
 
 /**
  * Flat cost as data grows: each list's first page (default limit, a typical filter, a page deep in the list through its
@@ -262,11 +262,6 @@ async function insertRange(d: Dialect, spec: TableSpec, ids: Ids, from: number, 
     const { prefix, from: source } = d.series(start, end, step);
     for (const x of spec.inserts(d, ids)) await d.exec(`${prefix} insert into ${x.table} (${x.columns}) select ${x.select} from ${source}`);
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 

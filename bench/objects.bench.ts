@@ -1,18 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
-import pg from 'pg';
-import { loadConfig } from '../src/config.js';
-import { createGateway } from '../src/gateway.js';
 import type { SlotMap } from '../src/modules/objects/field-slots.js';
 import { parseFilters } from '../src/modules/objects/filters.js';
 import { rowsQuery } from '../src/modules/objects/objects.repository.js';
 import type { FieldDefinition } from '../src/modules/objects/objects.schemas.js';
 import type { AuthContext } from '../src/platform/auth/scopes.js';
 import { explainQuery } from '../src/platform/db/explain.js';
+import { inProcessGateway, median } from './support.js';
 
 export interface ObjectsFilterBench {
   dialect: 'sqlite' | 'postgres';
@@ -66,11 +60,6 @@ const QUERIES: Record<string, string>[] = [
   { oe: 'true', season: 'summer', year: '1900' },
 ];
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
-
 /**
  * Seeds one object with `rows` rows (default 1,000,000) in a fresh database (SQLite by default; a PostgreSQL URL runs
  * in a throwaway schema) and times filtered first-page queries of every field type.
@@ -78,17 +67,8 @@ function median(values: number[]): number {
 export async function benchObjectsFilter(opts: { rows?: number; databaseUrl?: string; runs?: number } = {}): Promise<ObjectsFilterBench> {
   const total = opts.rows ?? 1_000_000;
   const runs = opts.runs ?? 25;
-  const postgres = opts.databaseUrl?.startsWith('postgres') ?? false;
-  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-objects-'));
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
-  const databaseUrl = postgres && opts.databaseUrl ? opts.databaseUrl : `sqlite:${join(dir, 'objects.sqlite')}`;
-  const admin = postgres ? new pg.Client({ connectionString: databaseUrl }) : undefined;
-  if (admin) {
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-  }
-  const config = loadConfig({ DATABASE_URL: databaseUrl, GATEWAY_SECRET: randomBytes(32).toString('hex'), LOG_LEVEL: 'silent' });
-  const gateway = await createGateway(config, postgres ? { databaseSchema: schema } : {});
+  const bench = await inProcessGateway('objects', opts.databaseUrl);
+  const { gateway, postgres } = bench;
   try {
     const org = await gateway.services.orgs.create('bench');
     await gateway.services.objects.define('bench', definition);
@@ -118,11 +98,6 @@ export async function benchObjectsFilter(opts: { rows?: number; databaseUrl?: st
     }
     return { dialect: postgres ? 'postgres' : 'sqlite', rows: total, seedMs, filterMs: Math.max(...filters.map((f) => f.medianMs)), filters };
   } finally {
-    await gateway.close();
-    if (admin) {
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
-    rmSync(dir, { recursive: true, force: true });
+    await bench.close();
   }
 }

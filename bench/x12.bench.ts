@@ -16,6 +16,7 @@ import {
   readSegments,
 } from '../src/modules/edi/x12/index.js';
 
+import { median } from './support.js';
 const run = promisify(execFile);
 
 export interface X12Bench {
@@ -191,12 +192,6 @@ export async function validationPath(body: string): Promise<{ acks: number; issu
   const acks = reply?.groups.length ?? 0;
   if (acks !== verdicts.length) throw new Error(`${verdicts.length} verdicts but ${acks} 997s`);
   return { acks, issues: issues.length };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 /** Median wall time in ms of `reps` runs after `warmup` unmeasured ones. */

@@ -54,7 +54,7 @@ describe.each(dialects)('big jobs killed midway finish on the next run (%s)', (d
   });
 
   it('secrets rotate: resumed under the key it made, each value re-encrypted once', { timeout: 240_000 }, async () => {
-    const total = 20_000;
+    const total = 8_000;
     await seedConnections(h.gateway, orgId, total);
     const db = h.gateway.database.db;
     const column = { table: 'telematics_connections', idColumn: 'id', column: 'credentials_ciphertext' };
@@ -73,8 +73,8 @@ describe.each(dialects)('big jobs killed midway finish on the next run (%s)', (d
     expect(resumed).toEqual({ key_id: newKey, reencrypted: left, resumed: true });
     const after = await secretsStatus(db, [column]);
     expect(after.keys.map((k) => [k.id, k.values])).toEqual([[oldKey, 0], [newKey, total]]);
-    const sample = await db.selectFrom('telematics_connections').select(['id', 'credentials_ciphertext']).where('id', '=', 'con_bench00012345').executeTakeFirstOrThrow();
-    expect(JSON.parse(await h.gateway.vault.decrypt(sample.credentials_ciphertext ?? '', sample.id))).toEqual({ username: 'fleet-12345', password: 'pw-12345' });
+    const sample = await db.selectFrom('telematics_connections').select(['id', 'credentials_ciphertext']).where('id', '=', 'con_bench00001234').executeTakeFirstOrThrow();
+    expect(JSON.parse(await h.gateway.vault.decrypt(sample.credentials_ciphertext ?? '', sample.id))).toEqual({ username: 'fleet-1234', password: 'pw-1234' });
   });
 
   it('retention purge: the next purge deletes what is left, and only delivered rows past retention', { timeout: 240_000 }, async () => {
