@@ -1,10 +1,15 @@
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
+import { execFile } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { request } from 'undici';
+import { loadConfig } from '../src/config.js';
+import { createGateway } from '../src/gateway.js';
 import { startVendorSim } from '../src/sim/vendor-sim.js';
+import { seedConnections } from './jobs.bench.js';
 import { ORDER_SKUS, orderLoad } from './orders.bench.js';
-import { type BenchGateway, benchKey, seedProducts, startGateway } from './support.js';
+import { type BenchGateway, benchKey, gatewayBin, seedProducts, startGateway } from './support.js';
 import { buildBenchInterchange, buildLeanGroupsInterchange } from './x12.bench.js';
 
 /**
@@ -30,6 +35,7 @@ export interface IsolationRow {
 }
 
 const DAY_MS = 86_400_000;
+const run = promisify(execFile);
 
 function latencyOf(r: autocannon.Result): Latency {
   return { p99Ms: r.latency.p99, maxMs: r.latency.max, requests: r.requests.total, errors: r.errors + r.timeouts + r.non2xx };
@@ -123,12 +129,14 @@ export interface IsolationOptions {
   replaySec?: number;
   /** Delivered rows the retention purge deletes. */
   purgeRows?: number;
+  /** Telematics connections whose credentials `secrets rotate` re-encrypts. */
+  rotateConnections?: number;
   /** Told each row as soon as it is measured. */
   onRow?: (row: IsolationRow) => void;
 }
 
 export async function benchIsolation(options: IsolationOptions = {}): Promise<IsolationRow[]> {
-  const { replaySec = 300, purgeRows = 1_000_000 } = options;
+  const { replaySec = 300, purgeRows = 1_000_000, rotateConnections = 100_000 } = options;
   const rows: IsolationRow[] = [];
   const note = (row: IsolationRow) => {
     rows.push(row);
@@ -191,6 +199,14 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
   await seedProducts(purge.url, purgeHeaders, ORDER_SKUS);
   await purge.stop();
   seedDelivered(purge.databaseUrl, purgeRows);
+  // Connections for `secrets rotate`, encrypted by an in-process gateway over the same database and secret file.
+  const seeding = await createGateway(loadConfig({ ...purge.env, DATABASE_URL: purge.databaseUrl, LOG_LEVEL: 'silent' }));
+  try {
+    const org = await seeding.database.db.selectFrom('orgs').select('id').where('slug', '=', 'bench').executeTakeFirstOrThrow();
+    await seedConnections(seeding, org.id, rotateConnections);
+  } finally {
+    await seeding.close();
+  }
   // The purge starts with the process (and repeats hourly): measured from the first reading under load to the last row.
   const restarted = await startGateway({ LOG_LEVEL: 'silent', DATABASE_URL: purge.databaseUrl, RETENTION_INTERVAL_MS: '3600000' });
   try {
@@ -199,6 +215,12 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
       const left = delivered(restarted.databaseUrl);
       while (delivered(restarted.databaseUrl, true) > 0) await sleep(500);
       return `${Math.round(left / ((performance.now() - t0) / 1000)).toLocaleString('en-US')} rows/s`;
+    }));
+    note(await underLoad(restarted, purgeHeaders, `secrets rotate over ${rotateConnections.toLocaleString('en-US')} connections`, async () => {
+      const t0 = performance.now();
+      const { stdout } = await run(gatewayBin, ['secrets', 'rotate', '--json'], { env: restarted.env, maxBuffer: 10_000_000 });
+      const { reencrypted } = JSON.parse(stdout) as { reencrypted: number };
+      return `${Math.round(reencrypted / ((performance.now() - t0) / 1000)).toLocaleString('en-US')} values/s`;
     }));
   } finally {
     await restarted.stop();

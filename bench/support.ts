@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.js';
 import { createGateway, type Gateway } from '../src/gateway.js';
 
 export const root = new URL('../../', import.meta.url).pathname;
-const gatewayBin = join(root, 'bin/gateway');
+export const gatewayBin = join(root, 'bin/gateway');
 
 export interface LoadResult {
   requestsPerSec: number;
