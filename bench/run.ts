@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchGrowth, type GrowthBench } from './growth.bench.js';
 import { benchJobs, type JobRun } from './jobs.bench.js';
@@ -554,6 +554,8 @@ if (only?.includes('growth')) {
       ...rowsOf(r),
     ]),
     ...(postgres ? [] : ['', `PostgreSQL ${pgSkipped}.`]),
+    '',
+    `Load average at the end of the run (1 / 5 / 15 min, ${cpus().length} cores): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`,
   ]);
 }
 
