@@ -25,6 +25,7 @@ import { buildServices, type ModuleDefinition, scopesOf, type Services } from '.
 import type { BackgroundWorker } from './platform/core/work-loop.js';
 import { type OperationEntry, operationsOf, tagsOf } from './platform/operations/module.js';
 import { idempotencyRetention, IdempotencyStore } from './platform/operations/idempotency.js';
+import { InstanceLiveness } from './platform/instances/instance-liveness.js';
 import { outboxRetention } from './platform/outbox/outbox.js';
 import { resolveGatewaySecret } from './platform/secrets/gateway-secret.js';
 import type { EncryptedColumn } from './platform/secrets/columns.js';
@@ -56,6 +57,8 @@ export interface Gateway {
   scopes: ScopeCatalog;
   /** The one way either door calls an operation. */
   invoker: OperationInvoker;
+  /** This process as the owner of idempotency claims and EDI leases, heartbeating while it lives (INSTANCE_TTL_MS). */
+  instances: InstanceLiveness;
   /** Encrypts secrets at rest under GATEWAY_SECRET. */
   vault: SecretVault;
   /** Worker threads for CPU-heavy pure work (WORKER_THREADS, WORKER_QUEUE); close() ends them. */
@@ -133,13 +136,20 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   // On stderr: CLI commands print their output on stdout. Workers and modules log on children named for them.
   const log = pino({ level: config.LOG_LEVEL }, pino.destination(2));
   const delivery = createDeliveryWorker(config, database, clock, metrics, log.child({ name: 'delivery-worker' }));
-  const platform = { orgs, apiKeys: new ApiKeysService(db, clock, scopes), portalKeys: new PortalKeysService(db, clock), deliveries: new DeliveriesService(db, orgs), audit: new AuditService(db) };
+  const instances = new InstanceLiveness(db, database.dialect, { ttlMs: config.INSTANCE_TTL_MS, log: log.child({ name: 'instances' }) });
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
+  const platform = {
+    orgs,
+    apiKeys: new ApiKeysService(db, clock, scopes),
+    portalKeys: new PortalKeysService(db, clock),
+    deliveries: new DeliveriesService(db, orgs),
+    audit: new AuditService(db),
+  };
   const limiter = new RateLimiter(rateLimitStore, clock);
   const cpu = new CpuPool({ threads: config.WORKER_THREADS, queue: config.WORKER_QUEUE });
-  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu }, platform);
+  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu, instances }, platform);
   const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
   const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }));
   return {
@@ -156,7 +166,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     operations: operationsOf(modules, services, scopes),
     tags: tagsOf(modules),
     scopes,
-    invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock, config.IDEMPOTENCY_LOCK_MS), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
+    invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock, instances), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
+    instances,
     vault,
     cpu,
     workers,
@@ -168,6 +179,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       await Promise.all([...workers.map((w) => w.stop()), retention.stop()]);
       // After the workers: a poll that finished last queued deliveries; the delivery worker hands back what it holds.
       await delivery.close();
+      // After every worker and request: leaving the registry frees at once whatever this process still held.
+      await instances.stop();
       await cpu.close();
       await limiter.close();
       await database.close();
