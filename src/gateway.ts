@@ -3,6 +3,7 @@ import { type Config, StartupError } from './config.js';
 import { AuditService } from './platform/audit/audit.service.js';
 import { ApiKeysService } from './platform/auth/api-keys.service.js';
 import type { ScopeCatalog } from './platform/auth/scopes.js';
+import { createKeyChanges } from './platform/auth/key-changes.js';
 import { KeyVerifier } from './platform/auth/key-verifier.js';
 import { PortalKeyVerifier } from './platform/auth/portal-key-verifier.js';
 import { PortalKeysService } from './platform/auth/portal-keys.service.js';
@@ -140,10 +141,14 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
+  // Key revocations reach every instance's verifier through this channel (REDIS_URL), in the same namespace as the counters.
+  const keyChanges = await startOrExplain('Redis at REDIS_URL', () => Promise.all([rateLimitStore.close(), database.close()]).then(() => undefined), () =>
+    createKeyChanges(config.REDIS_URL, { channel: `${opts.redisKeyPrefix ?? 'gw:'}key-changes`, log: log.child({ name: 'key-changes' }) }),
+  );
   const platform = {
     orgs,
-    apiKeys: new ApiKeysService(db, clock, scopes),
-    portalKeys: new PortalKeysService(db, clock),
+    apiKeys: new ApiKeysService(db, clock, scopes, keyChanges),
+    portalKeys: new PortalKeysService(db, clock, keyChanges),
     deliveries: new DeliveriesService(db, orgs),
     audit: new AuditService(db),
   };
@@ -157,8 +162,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     database,
     clock,
     services,
-    verifier: new KeyVerifier(db, clock, config.KEY_CACHE_TTL_MS),
-    portalVerifier: new PortalKeyVerifier(db, clock, config.KEY_CACHE_TTL_MS),
+    verifier: new KeyVerifier(db, clock, config.KEY_CACHE_TTL_MS, keyChanges),
+    portalVerifier: new PortalKeyVerifier(db, clock, config.KEY_CACHE_TTL_MS, keyChanges),
     limiter,
     metrics,
     log,
@@ -183,6 +188,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       await instances.stop();
       await cpu.close();
       await limiter.close();
+      await keyChanges.close();
       await database.close();
     },
   };
