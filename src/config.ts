@@ -77,10 +77,11 @@ const envSchema = z.object({
     .string()
     .default('')
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean)),
-  /** How long an Idempotency-Key stays locked to a call in progress; a retry after a crash takes it over past this. */
-  IDEMPOTENCY_LOCK_MS: z.coerce.number().int().positive().default(60_000),
-  /** How long a process taking an interchange in slices holds it between slices; a resend after a crash waits this out. */
-  EDI_LEASE_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * How long after its last heartbeat a process counts as dead: its in-flight Idempotency-Keys and the interchanges it
+   * was taking are then free for a retry. A live process heartbeats every quarter of this and holds them however long.
+   */
+  INSTANCE_TTL_MS: z.coerce.number().int().min(200).max(300_000).default(10_000),
   /** Worker threads for CPU-heavy pure work (X12 parse and validation); default: one fewer than the cores, at least 1. */
   WORKER_THREADS: z.coerce.number().int().min(1).max(64).default(Math.max(1, availableParallelism() - 1)),
   /** Tasks that may wait for a worker thread; past it a request is answered 503 with Retry-After. */

@@ -3,6 +3,7 @@ import { type Config, StartupError } from './config.js';
 import { AuditService } from './platform/audit/audit.service.js';
 import { ApiKeysService } from './platform/auth/api-keys.service.js';
 import type { ScopeCatalog } from './platform/auth/scopes.js';
+import { createKeyChanges } from './platform/auth/key-changes.js';
 import { KeyVerifier } from './platform/auth/key-verifier.js';
 import { PortalKeyVerifier } from './platform/auth/portal-key-verifier.js';
 import { PortalKeysService } from './platform/auth/portal-keys.service.js';
@@ -25,6 +26,7 @@ import { buildServices, type ModuleDefinition, scopesOf, type Services } from '.
 import type { BackgroundWorker } from './platform/core/work-loop.js';
 import { type OperationEntry, operationsOf, tagsOf } from './platform/operations/module.js';
 import { idempotencyRetention, IdempotencyStore } from './platform/operations/idempotency.js';
+import { InstanceLiveness } from './platform/instances/instance-liveness.js';
 import { outboxRetention } from './platform/outbox/outbox.js';
 import { resolveGatewaySecret } from './platform/secrets/gateway-secret.js';
 import type { EncryptedColumn } from './platform/secrets/columns.js';
@@ -56,6 +58,8 @@ export interface Gateway {
   scopes: ScopeCatalog;
   /** The one way either door calls an operation. */
   invoker: OperationInvoker;
+  /** This process as the owner of idempotency claims and EDI leases, heartbeating while it lives (INSTANCE_TTL_MS). */
+  instances: InstanceLiveness;
   /** Encrypts secrets at rest under GATEWAY_SECRET. */
   vault: SecretVault;
   /** Worker threads for CPU-heavy pure work (WORKER_THREADS, WORKER_QUEUE); close() ends them. */
@@ -133,13 +137,24 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   // On stderr: CLI commands print their output on stdout. Workers and modules log on children named for them.
   const log = pino({ level: config.LOG_LEVEL }, pino.destination(2));
   const delivery = createDeliveryWorker(config, database, clock, metrics, log.child({ name: 'delivery-worker' }));
-  const platform = { orgs, apiKeys: new ApiKeysService(db, clock, scopes), portalKeys: new PortalKeysService(db, clock), deliveries: new DeliveriesService(db, orgs), audit: new AuditService(db) };
+  const instances = new InstanceLiveness(db, database.dialect, { ttlMs: config.INSTANCE_TTL_MS, log: log.child({ name: 'instances' }) });
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
     createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
   );
+  // Key revocations reach every instance's verifier through this channel (REDIS_URL), in the same namespace as the counters.
+  const keyChanges = await startOrExplain('Redis at REDIS_URL', () => Promise.all([rateLimitStore.close(), database.close()]).then(() => undefined), () =>
+    createKeyChanges(config.REDIS_URL, { channel: `${opts.redisKeyPrefix ?? 'gw:'}key-changes`, log: log.child({ name: 'key-changes' }) }),
+  );
+  const platform = {
+    orgs,
+    apiKeys: new ApiKeysService(db, clock, scopes, keyChanges),
+    portalKeys: new PortalKeysService(db, clock, keyChanges),
+    deliveries: new DeliveriesService(db, orgs),
+    audit: new AuditService(db),
+  };
   const limiter = new RateLimiter(rateLimitStore, clock);
   const cpu = new CpuPool({ threads: config.WORKER_THREADS, queue: config.WORKER_QUEUE });
-  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu }, platform);
+  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu, instances }, platform);
   const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
   const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }));
   return {
@@ -147,8 +162,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     database,
     clock,
     services,
-    verifier: new KeyVerifier(db, clock, config.KEY_CACHE_TTL_MS),
-    portalVerifier: new PortalKeyVerifier(db, clock, config.KEY_CACHE_TTL_MS),
+    verifier: new KeyVerifier(db, clock, config.KEY_CACHE_TTL_MS, keyChanges),
+    portalVerifier: new PortalKeyVerifier(db, clock, config.KEY_CACHE_TTL_MS, keyChanges),
     limiter,
     metrics,
     log,
@@ -156,7 +171,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     operations: operationsOf(modules, services, scopes),
     tags: tagsOf(modules),
     scopes,
-    invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock, config.IDEMPOTENCY_LOCK_MS), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
+    invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock, instances), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
+    instances,
     vault,
     cpu,
     workers,
@@ -168,8 +184,11 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       await Promise.all([...workers.map((w) => w.stop()), retention.stop()]);
       // After the workers: a poll that finished last queued deliveries; the delivery worker hands back what it holds.
       await delivery.close();
+      // After every worker and request: leaving the registry frees at once whatever this process still held.
+      await instances.stop();
       await cpu.close();
       await limiter.close();
+      await keyChanges.close();
       await database.close();
     },
   };

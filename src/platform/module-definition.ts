@@ -17,6 +17,7 @@ import type { OrgSettingsGroup } from './orgs/org-settings.js';
 import type { OrgsService } from './orgs/orgs.service.js';
 import type { DeliveriesService } from './outbox/deliveries.service.js';
 import type { DeliveryWorker } from './outbox/delivery-worker.js';
+import type { InstanceLiveness } from './instances/instance-liveness.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
 import type { EncryptedColumn } from './secrets/columns.js';
 import type { SecretVault } from './secrets/vault.js';
@@ -52,6 +53,8 @@ interface ModuleContext {
   log: Logger;
   /** Worker threads for CPU-heavy pure work, so a large body never holds the request thread. */
   cpu: CpuPool;
+  /** This process as an owner of leases that hold while it lives (heartbeats), and whether another owner still does. */
+  instances: InstanceLiveness;
   services: Services;
 }
 

@@ -6,6 +6,7 @@ import { toolOf } from '../../src/mcp/operation-tools.js';
 import { systemClock } from '../../src/platform/core/clock.js';
 import type { Db } from '../../src/platform/db/schema.js';
 import { AppError } from '../../src/platform/core/errors.js';
+import { InstanceLiveness } from '../../src/platform/instances/instance-liveness.js';
 import { IdempotencyStore } from '../../src/platform/operations/idempotency.js';
 import { OperationInvoker } from '../../src/platform/operations/invoke.js';
 import { defineRead } from '../../src/platform/operations/operation.js';
@@ -14,7 +15,7 @@ import { clientKinds, type McpTestClient } from './support/mcp-clients.js';
 
 // Reads open no transaction and never reach the idempotency store or the outbox, so they need no database here.
 const none = {} as unknown as Db;
-const invoker = new OperationInvoker({ db: none, idempotency: new IdempotencyStore(none, systemClock), delivery: {} as unknown as DeliverAfterCommit });
+const invoker = new OperationInvoker({ db: none, idempotency: new IdempotencyStore(none, systemClock, new InstanceLiveness(none, 'sqlite', { ttlMs: 10_000 })), delivery: {} as unknown as DeliverAfterCommit });
 
 const failing = (name: string, error: () => Error) =>
   toolOf(

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 const LAYERS: readonly (readonly string[])[] = [
   ['core'],
   ['db'],
-  ['secrets', 'ratelimit', 'audit'],
+  ['secrets', 'ratelimit', 'audit', 'instances'],
   ['orgs'],
   ['auth', 'outbox'],
   ['http'],

@@ -9,6 +9,7 @@ import { newId } from '../core/ids.js';
 import * as orgsRepo from '../orgs/orgs.repository.js';
 import { displayPrefix, generateApiKey, sha256Hex } from './api-key.js';
 import * as repo from './api-keys.repository.js';
+import type { KeyChanges } from './key-changes.js';
 import type { ScopeCatalog } from './scopes.js';
 
 export interface CreatedKey {
@@ -86,6 +87,8 @@ export class ApiKeysService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly scopes: ScopeCatalog,
+    /** Told of each revocation and rotation after it commits, so verifiers drop the key at once. */
+    private readonly changes: KeyChanges,
   ) {}
 
   async create(input: CreateKeyInput, actor: Actor = SYSTEM_ACTOR): Promise<CreatedKey> {
@@ -122,6 +125,7 @@ export class ApiKeysService {
       await repo.updateApiKey(tx, id, { revoked_at: revokedAt });
       await recordAudit(tx, this.clock, actor, { action: 'key.revoked', target: id, orgId: row.org_id });
     });
+    await this.changes.announce({ kind: 'api', id });
     return { id, revoked_at: revokedAt };
   }
 
@@ -136,12 +140,15 @@ export class ApiKeysService {
     const graceEnd = new Date(now.getTime() + parseDuration(grace)).toISOString();
     const oldExpires = old.expires_at !== null && old.expires_at < graceEnd ? old.expires_at : graceEnd;
     if (old.expires_at !== null && old.expires_at <= now.toISOString()) throw invalidInput(`key ${id} has expired`);
-    return this.db.transaction().execute(async (tx) => {
+    const rotated = await this.db.transaction().execute(async (tx) => {
       const created = await this.issue(org.id, org.slug, old.scopes.split(' '), old.name, old.rate_limit_per_minute, old.expires_at, tx);
       await repo.updateApiKey(tx, id, { expires_at: oldExpires, rotated_to: created.id });
       await recordAudit(tx, this.clock, actor, { action: 'key.rotated', target: id, orgId: org.id });
       return { ...created, old_key_expires_at: oldExpires };
     });
+    // The old key's expiry moved to the grace end: a verifier must not keep the one it cached.
+    await this.changes.announce({ kind: 'api', id });
+    return rotated;
   }
 
   private async issue(

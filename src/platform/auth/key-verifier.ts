@@ -4,6 +4,7 @@ import { AppError } from '../core/errors.js';
 import { isWellFormedApiKey, sha256Hex } from './api-key.js';
 import { findApiKeyByHash } from './api-keys.repository.js';
 import { PORTAL_KEY_PREFIX, portalKeyRefused } from './portal-key.js';
+import type { KeyChanges } from './key-changes.js';
 import { TtlCache } from './ttl-cache.js';
 
 export interface VerifiedKey {
@@ -23,12 +24,18 @@ function usable(key: VerifiedKey | null, now: number): VerifiedKey {
   return key;
 }
 
-/** Verifies Bearer keys through a short cache: a revocation made anywhere takes effect within the TTL. */
+/**
+ * Verifies Bearer keys through a short cache: a key revoked or rotated is dropped from it when the change is announced
+ * (at once here, through Redis on the other instances), and any change is seen within the TTL regardless.
+ */
 export class KeyVerifier {
   private readonly cache: TtlCache<VerifiedKey | null>;
 
-  constructor(private readonly db: Db, private readonly clock: Clock, ttlMs: number) {
+  constructor(private readonly db: Db, private readonly clock: Clock, ttlMs: number, changes: KeyChanges) {
     this.cache = new TtlCache(ttlMs);
+    changes.onChange((change) => {
+      if (change.kind === 'api') this.cache.forget((key) => key?.keyId === change.id);
+    });
   }
 
   /** The key, or a promise of it when it is not cached (a cached key answers in the same tick). */

@@ -4,6 +4,7 @@ import { AppError } from '../core/errors.js';
 import { sha256Hex } from './api-key.js';
 import { isWellFormedPortalKey } from './portal-key.js';
 import { activeOrigins, findPortalKeyByHash } from './portal-keys.repository.js';
+import type { KeyChanges } from './key-changes.js';
 import { TtlCache } from './ttl-cache.js';
 
 export interface VerifiedPortalKey {
@@ -21,14 +22,20 @@ interface Loaded extends VerifiedPortalKey {
 
 const invalid = () => new AppError('unauthorized', 'invalid portal key');
 
-/** Verifies X-Portal-Key through a short cache, and knows which origins any active key lists (for preflights). */
+/** Verifies X-Portal-Key through a short cache (dropped on announced changes, as KeyVerifier), and knows which origins any active key lists (for preflights). */
 export class PortalKeyVerifier {
   private readonly keys: TtlCache<Loaded | null>;
   private readonly origins: TtlCache<ReadonlySet<string>>;
 
-  constructor(private readonly db: Db, private readonly clock: Clock, ttlMs: number) {
+  constructor(private readonly db: Db, private readonly clock: Clock, ttlMs: number, changes: KeyChanges) {
     this.keys = new TtlCache(ttlMs);
     this.origins = new TtlCache(ttlMs, 1);
+    // A revoked key's origins may no longer be listed by any active key: both caches drop it.
+    changes.onChange((change) => {
+      if (change.kind !== 'portal') return;
+      this.keys.forget((key) => key?.keyId === change.id);
+      this.origins.forget(() => true);
+    });
   }
 
   async verify(header: string | string[] | undefined): Promise<VerifiedPortalKey> {

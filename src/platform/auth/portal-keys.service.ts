@@ -11,6 +11,7 @@ import * as orgsRepo from '../orgs/orgs.repository.js';
 import { sha256Hex } from './api-key.js';
 import { generatePortalKey, PORTAL_DEFAULT_IP_RATE_LIMIT, PORTAL_DEFAULT_RATE_LIMIT, portalDisplayPrefix } from './portal-key.js';
 import { createPortalKeyInput, type ListPortalKeysQuery, type PortalKeyView } from './portal-key.schemas.js';
+import type { KeyChanges } from './key-changes.js';
 import * as repo from './portal-keys.repository.js';
 
 export type CreatedPortalKey = PortalKeyView & { key: string };
@@ -34,7 +35,12 @@ function toView(row: repo.PortalKeyListRow): PortalKeyView {
 
 /** Operator-side portal key management (CLI and /admin/v1/portal-keys): issue with a one-time reveal, list, revoke. */
 export class PortalKeysService {
-  constructor(private readonly db: Db, private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    /** Told of each revocation after it commits, so verifiers drop the key at once. */
+    private readonly changes: KeyChanges,
+  ) {}
 
   async create(input: z.input<typeof createPortalKeyInput>, actor: Actor = SYSTEM_ACTOR): Promise<CreatedPortalKey> {
     const parsed = createPortalKeyInput.safeParse(input);
@@ -76,14 +82,16 @@ export class PortalKeysService {
     return { portal_keys: items.map(toView), next_cursor };
   }
 
-  /** Takes effect on every instance within the key cache's TTL; revoking twice keeps the first time. */
+  /** Takes effect at once here and, through Redis, on the other instances (within the key cache's TTL without it); revoking twice keeps the first time. */
   async revoke(id: string, actor: Actor = SYSTEM_ACTOR): Promise<PortalKeyView> {
-    return this.db.transaction().execute(async (tx) => {
+    const revoked = await this.db.transaction().execute(async (tx) => {
       await repo.revokePortalKey(tx, id, this.clock.now().toISOString());
       const row = await repo.findPortalKeyById(tx, id);
       if (!row) throw notFound(`portal key ${id}`);
       await recordAudit(tx, this.clock, actor, { action: 'portal_key.revoked', target: id, orgId: row.org_id });
       return toView(row);
     });
+    await this.changes.announce({ kind: 'portal', id });
+    return revoked;
   }
 }

@@ -5,10 +5,12 @@ interface Entry<T> {
 
 /**
  * Loaded values kept for a TTL, at most `maxEntries` of them (the oldest written goes first): no database round trip per
- * request, and a change made by any instance (or the CLI) is seen here once the entry is older than the TTL.
+ * request. A change announced to this process (forget) is seen at once; any other is seen once the entry is older than the TTL.
  */
 export class TtlCache<T> {
   private readonly entries = new Map<string, Entry<T>>();
+  /** Bumped by forget(): a load that started before it may have read the old row, so it is answered but not kept. */
+  private generation = 0;
 
   constructor(private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
 
@@ -19,10 +21,17 @@ export class TtlCache<T> {
   get(key: string, now: number, load: () => Promise<T>): T | Promise<T> {
     const entry = this.entries.get(key);
     if (entry && now - entry.fetchedAt < this.ttlMs && now >= entry.fetchedAt) return entry.value;
+    const generation = this.generation;
     return load().then((value) => {
-      this.remember(key, { value, fetchedAt: now });
+      if (generation === this.generation) this.remember(key, { value, fetchedAt: now });
       return value;
     });
+  }
+
+  /** Drops the entries whose value `matches` (a key revoked or rotated): the next request reads them again. */
+  forget(matches: (value: T) => boolean): void {
+    this.generation += 1;
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.entries.delete(key);
   }
 
   private remember(key: string, entry: Entry<T>): void {

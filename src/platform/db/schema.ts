@@ -72,7 +72,8 @@ export interface IdempotencyKeysTable {
   status_code: number | null;
   content_type: string | null;
   response_body: string | null;
-  locked_until: string;
+  /** The process holding an in-flight key (gateway_instances.id); null on records made before owners were recorded. */
+  owner_id: string | null;
   created_at: string;
   expires_at: string;
 }

@@ -27,34 +27,41 @@ export async function takeOver(db: Executor, seen: IdempotencyRow, row: Idempote
     .where('key', '=', seen.key)
     .where('created_at', '=', seen.created_at)
     .where('state', '=', seen.state)
-    .where('locked_until', '=', seen.locked_until)
+    .where('owner_id', seen.owner_id === null ? 'is' : '=', seen.owner_id)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Writes what the call answered; also over an earlier record of the same call (a replayable answer written at commit). */
+/**
+ * Writes what the call answered, only while `owner` still holds the key; also over an earlier record of the same call (a
+ * replayable answer written at commit). False when another process took the key over (it judged this one dead).
+ */
 export async function saveOutcome(
   db: Executor,
   orgId: string,
   key: string,
   fingerprint: string,
+  owner: string,
   outcome: { statusCode: number; body: string },
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('idempotency_keys')
     .set({ state: 'done', status_code: outcome.statusCode, content_type: 'application/json', response_body: outcome.body })
     .where('org_id', '=', orgId)
     .where('key', '=', key)
     .where('fingerprint', '=', fingerprint)
-    .execute();
+    .where('owner_id', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
-export async function releaseKey(db: Executor, orgId: string, key: string, fingerprint: string): Promise<void> {
+export async function releaseKey(db: Executor, orgId: string, key: string, fingerprint: string, owner: string): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
     .where('org_id', '=', orgId)
     .where('key', '=', key)
     .where('fingerprint', '=', fingerprint)
+    .where('owner_id', '=', owner)
     .where('state', '=', 'in_flight')
     .execute();
 }

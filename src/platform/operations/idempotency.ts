@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../db/database.js';
 import type { PurgeTarget } from '../db/retention.js';
 import type { Db, Executor } from '../db/schema.js';
 import { AppError, invalidInput } from '../core/errors.js';
+import type { InstanceLiveness } from '../instances/instance-liveness.js';
 import * as repo from './idempotency.repository.js';
 
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -89,14 +90,16 @@ export function checkKeyFormat(key: unknown): string {
 /**
  * The idempotency store both doors share (REST `Idempotency-Key`, MCP `idempotency_key`), per org and key: the first
  * call runs and its answer (below 500) is kept for 24 h; the same call again replays it; another call with the key -> 422;
- * while the first still runs -> 409. A 5xx frees the key. A record left in flight by a dead process is taken over after `lockMs`.
+ * while the first still runs -> 409. A 5xx frees the key. A call in progress holds its key as long as its process lives,
+ * however long it runs; a key left in flight by a dead process is taken over once that process's heartbeat is older than
+ * INSTANCE_TTL_MS (instance-liveness.ts).
  */
 export class IdempotencyStore {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    /** How long a call in progress holds its key (IDEMPOTENCY_LOCK_MS); past it a retry takes the key over. */
-    private readonly lockMs = 60_000,
+    /** This process, as the owner its claims carry, and the judge of whether another claim's owner still lives. */
+    private readonly instances: InstanceLiveness,
     private readonly ttlMs = DAY_MS,
   ) {}
 
@@ -114,22 +117,31 @@ export class IdempotencyStore {
     try {
       outcome = await call(claim);
     } catch (err) {
-      // With the database down the release fails too: the call's own error is the answer, and the key frees after lockMs.
-      await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint).catch(() => undefined);
+      // With the database down the release fails too: the call's own error is the answer; the key frees when this process stops.
+      await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint, this.instances.id).catch(() => undefined);
       throw err;
     }
-    if (outcome.status >= 500) await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint);
-    else await repo.saveOutcome(this.db, claim.orgId, claim.key, claim.fingerprint, { statusCode: outcome.status, body: JSON.stringify(outcome) });
+    const owner = this.instances.id;
+    if (outcome.status >= 500) await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint, owner);
+    else await repo.saveOutcome(this.db, claim.orgId, claim.key, claim.fingerprint, owner, { statusCode: outcome.status, body: JSON.stringify(outcome) });
     return { outcome, replayed: false };
   }
 
-  /** Stores the outcome a call will replay, inside its write transaction (after the change, before commit). */
+  /**
+   * Stores the outcome a call will replay, inside its write transaction (after the change, before commit). Throws, so
+   * the change rolls back, when the key is no longer this process's: a process judged dead (its heartbeats stalled past
+   * the TTL) must not commit a call whose retry is running elsewhere.
+   */
   async record(tx: Executor, claim: IdempotencyClaim, outcome: StoredOutcome): Promise<void> {
-    await repo.saveOutcome(tx, claim.orgId, claim.key, claim.fingerprint, { statusCode: outcome.status, body: JSON.stringify(outcome) });
+    if (!(await repo.saveOutcome(tx, claim.orgId, claim.key, claim.fingerprint, this.instances.id, { statusCode: outcome.status, body: JSON.stringify(outcome) }))) {
+      throw new Error(`Idempotency-Key ${claim.key} was taken over by another process while this call ran`);
+    }
   }
 
   /** Takes the key (undefined), or returns the outcome stored under it; throws while another call holds it. */
   private async acquire(claim: IdempotencyClaim): Promise<StoredOutcome | undefined> {
+    // Registered before the claim is written: another process must never see a claim whose owner it cannot find.
+    await this.instances.start();
     const now = this.clock.now();
     const nowIso = now.toISOString();
     const fresh: repo.IdempotencyRow = {
@@ -140,7 +152,7 @@ export class IdempotencyStore {
       status_code: null,
       content_type: null,
       response_body: null,
-      locked_until: new Date(now.getTime() + this.lockMs).toISOString(),
+      owner_id: this.instances.id,
       created_at: nowIso,
       expires_at: new Date(now.getTime() + this.ttlMs).toISOString(),
     };
@@ -150,7 +162,7 @@ export class IdempotencyStore {
       if (await repo.insertKey(this.db, fresh)) return undefined;
       throw inFlight(claim.key);
     }
-    const stale = seen.expires_at <= nowIso || (seen.state === 'in_flight' && seen.locked_until <= nowIso) || !isOutcome(seen.response_body);
+    const stale = seen.state === 'in_flight' ? !(await this.instances.isLive(seen.owner_id)) : seen.expires_at <= nowIso || !isOutcome(seen.response_body);
     if (stale) {
       if (await repo.takeOver(this.db, seen, fresh)) return undefined;
       throw inFlight(claim.key);

@@ -9,6 +9,7 @@ import type { OutboxMetrics } from './outbox.metrics.js';
 import type { DeliveryLease } from './outbox.js';
 import * as repo from './outbox.repository.js';
 import { WorkLoop } from '../core/work-loop.js';
+import { RecoveryWatch } from './recovery-watch.js';
 
 interface DeliveryWorkerOptions {
   db: Db;
@@ -51,7 +52,8 @@ export interface DeliverAfterCommit {
 
 /**
  * Drains the outbox: claims due deliveries with a lease, sends them per destination in batches, and
- * records each outcome. Retries back off exponentially with jitter (Retry-After wins when longer);
+ * records each outcome. Retries back off exponentially with jitter (Retry-After wins when longer), and the first
+ * delivery after a destination failed releases the rest of its backlog at once (RecoveryWatch);
  * rejections are final until an operator retries them; a lease that runs out (a crashed process)
  * makes its rows due again, so nothing is lost and the destination's dedup absorbs the replay.
  */
@@ -70,6 +72,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
   /** Per destination, set by a Retry-After: until then this process sends it nothing (on the injected clock). */
   private readonly pausedUntil = new Map<string, number>();
   private readonly rejectionListeners = new Map<string, RejectionListener[]>();
+  private readonly recovery = new RecoveryWatch();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     // A round that handled nothing, or whose destination is failing, waits a poll interval instead of spinning.
@@ -252,6 +255,10 @@ export class DeliveryWorker implements DeliverAfterCommit {
     }
     const now = this.options.clock.now();
     await repo.markDelivered(this.options.db, outcome.delivered, owner, now.toISOString());
+    for (const place of this.recovery.observe(batch, outcome)) {
+      const released = await repo.releaseBackedOff(this.options.db, place, now.toISOString());
+      if (released > 0) this.options.log.info({ ...place, released }, 'destination answers again: backed-off deliveries released');
+    }
     for (const rejection of outcome.rejected) await repo.markRejected(this.options.db, rejection.id, owner, rejection.reason);
     if (outcome.rejected.length > 0) await this.tellRejections(batch, outcome.rejected, now);
     const { destination } = sender;

@@ -61,29 +61,26 @@ describe.each(dialects)('Idempotency-Key on POST /v1/* (%s)', (dialect) => {
     expect(await ordersWithPo('PO-IDEM-2b')).toBe(0);
   });
 
-  it('409 while another call holds the key; a hold left by a dead process is taken over after its lock runs out', async () => {
+  it('409 while a live process holds the key, however long; taken over once its owner stops beating, or has none', async () => {
     const payload = orderPayload('PO-IDEM-3');
     const me = await h.org('acme');
+    const db = h.gateway.database.db;
     const now = h.clock.now();
-    // What a process that died before its commit leaves behind: the key in flight, for this very request.
-    await h.gateway.database.db
-      .insertInto('idempotency_keys')
-      .values({
-        org_id: me.id,
-        key: 'key-3',
-        fingerprint: fingerprintOf('orders_create', { params: {}, query: {}, body: createOrderInput.parse(payload) }),
-        state: 'in_flight',
-        status_code: null,
-        content_type: null,
-        response_body: null,
-        locked_until: new Date(now.getTime() + 60_000).toISOString(),
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + 24 * HOUR).toISOString(),
-      })
-      .execute();
+    // What a process leaves while its call runs: the key in flight for this very request, owned by that process.
+    const inFlight = (key: string, owner: string | null, body: unknown = payload) =>
+      db
+        .insertInto('idempotency_keys')
+        .values({ org_id: me.id, key, fingerprint: fingerprintOf('orders_create', { params: {}, query: {}, body: createOrderInput.parse(body) }), state: 'in_flight', status_code: null, content_type: null, response_body: null, owner_id: owner, created_at: now.toISOString(), expires_at: new Date(now.getTime() + 24 * HOUR).toISOString() })
+        .execute();
+    const owner = 'gateway:elsewhere:1:alive';
+    await db.insertInto('gateway_instances').values({ id: owner, started_at: now.toISOString(), heartbeat_ms: Date.now() + HOUR }).execute();
+    await inFlight('key-3', owner);
+    expectError(await post('/v1/orders', payload, 'key-3'), 409, 'idempotency_in_flight');
+    h.clock.advance(2 * HOUR);
     expectError(await post('/v1/orders', payload, 'key-3'), 409, 'idempotency_in_flight');
     expect(await ordersWithPo('PO-IDEM-3')).toBe(0);
-    h.clock.advance(60_001);
+    // Its last heartbeat falls behind the TTL: the process is dead, and a retry takes its key over.
+    await db.updateTable('gateway_instances').set({ heartbeat_ms: 0 }).where('id', '=', owner).execute();
     const taken = await post('/v1/orders', payload, 'key-3');
     expect(taken.statusCode, taken.body).toBe(201);
     expect(taken.headers['idempotent-replayed']).toBeUndefined();
@@ -91,6 +88,15 @@ describe.each(dialects)('Idempotency-Key on POST /v1/* (%s)', (dialect) => {
     expect(replay.statusCode).toBe(201);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(await ordersWithPo('PO-IDEM-3')).toBe(1);
+
+    // An owner that never registered, and a record from before owners were recorded, hold nothing.
+    for (const [key, who] of [['key-3c', 'gateway:never:1:seen'], ['key-3d', null]] as const) {
+      const other = orderPayload(`PO-IDEM-${key}`);
+      await inFlight(key, who, other);
+      const created = await post('/v1/orders', other, key);
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.headers['idempotent-replayed']).toBeUndefined();
+    }
   });
 
   it('a retry while the first call still waits for the hub replays the answer as committed (delivery queued)', async () => {

@@ -3,7 +3,10 @@ import { sha256Hex } from '../../../src/platform/auth/api-key.js';
 import { expectError } from '../../support/auth-checks.js';
 import { useInProcessCli } from '../../support/cli.js';
 import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../../support/harness.js';
-import { portalRequest } from './portal-support.js';
+import { buildApp } from '../../../src/app.js';
+import { createGateway } from '../../../src/gateway.js';
+import { waitFor } from '../../support/wait-for.js';
+import { DEALER_ORIGIN, portalRequest } from './portal-support.js';
 
 type Json = Record<string, unknown>;
 
@@ -87,8 +90,24 @@ describe.each(dialects)('/admin/v1/portal-keys (%s)', (dialect) => {
     expect((await portalRequest(h, { url: '/api/portal/v1/products', key: created.key })).statusCode).toBe(200);
     const revoked = await admin('POST', `/admin/v1/portal-keys/${created.id}/revoke`);
     expect(revoked.json<{ portal_key: Json }>().portal_key).toMatchObject({ id: created.id, state: 'revoked' });
-    h.clock.advance(h.config.KEY_CACHE_TTL_MS);
+    // At once on the instance that revoked it: the clock has not moved past the key cache's TTL.
     expectError(await portalRequest(h, { url: '/api/portal/v1/products', key: created.key }), 401, 'unauthorized');
+  });
+
+  it.skipIf(!process.env.TEST_REDIS_URL)('another instance on the same database and Redis refuses a revoked portal key at once, through pub/sub', async () => {
+    const created = (await admin('POST', '/admin/v1/portal-keys', { org: 'acme', dealer: 'Two instances', origins: [DEALER_ORIGIN] })).json<{ portal_key: { id: string; key: string } }>().portal_key;
+    const other = await createGateway(h.config, { clock: h.clock, ...(h.databaseSchema ? { databaseSchema: h.databaseSchema } : {}), redisKeyPrefix: h.redisKeyPrefix, migrate: false });
+    const otherApp = await buildApp(other, { logger: false });
+    const viaOther = { ...h, request: ((opts) => otherApp.inject(opts)) as Harness['request'] };
+    try {
+      expect((await portalRequest(viaOther, { url: '/api/portal/v1/products', key: created.key })).statusCode).toBe(200);
+      await admin('POST', `/admin/v1/portal-keys/${created.id}/revoke`);
+      // The message crosses Redis: waited for as an outcome, the clock never moved, so the cache TTL cannot be what refuses.
+      await waitFor(async () => (await portalRequest(viaOther, { url: '/api/portal/v1/products', key: created.key })).statusCode === 401, { what: 'the other instance to refuse the portal key' });
+    } finally {
+      await otherApp.close();
+      await other.close();
+    }
   });
 
   it('refuses bad input with 400 and details, an unknown org or key with 404', async () => {

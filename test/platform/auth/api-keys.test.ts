@@ -6,7 +6,8 @@ import { buildApp } from '../../../src/app.js';
 import { createGateway } from '../../../src/gateway.js';
 import { ManualClock } from '../../../src/platform/core/clock.js';
 import { expectError } from '../../support/auth-checks.js';
-import { dialects, type Harness, startHarness } from '../../support/harness.js';
+import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../../support/harness.js';
+import { waitFor } from '../../support/wait-for.js';
 
 describe.each(dialects)('API keys (%s)', (dialect) => {
   let h: Harness;
@@ -39,27 +40,72 @@ describe.each(dialects)('API keys (%s)', (dialect) => {
     await expect(h.key('keys-org', 'all', { expiresIn: '3 days' })).rejects.toThrow(/invalid duration/);
   });
 
-  it('revocation takes effect once the verification cache entry ages out (seconds)', async () => {
-    const k = await h.key('keys-org', 'products:read');
-    expect((await get(k.key)).statusCode).toBe(200);
-    await h.gateway.services.apiKeys.revoke(k.id);
-    h.clock.advance(h.config.KEY_CACHE_TTL_MS);
-    const res = expectError(await get(k.key), 401, 'unauthorized');
-    expect(res.error).toMatch(/revoked/);
+  const admin = (url: string, payload?: object) =>
+    h.request({ method: 'POST', url, headers: { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` }, ...(payload === undefined ? {} : { payload }) });
+  /** A second gateway on the same database; given the harness's Redis namespace it hears its key changes. */
+  const secondInstance = async (opts: { sameChannel: boolean }) => {
+    const other = await createGateway(h.config, {
+      clock: h.clock,
+      ...(h.databaseSchema ? { databaseSchema: h.databaseSchema } : {}),
+      ...(opts.sameChannel ? { redisKeyPrefix: h.redisKeyPrefix } : {}),
+      migrate: false,
+    });
+    const app = await buildApp(other, { logger: false });
+    return {
+      get: (key: string) => app.inject({ method: 'GET', url: '/v1/products', headers: { authorization: `Bearer ${key}` } }),
+      close: async () => {
+        await app.close();
+        await other.close();
+      },
+    };
+  };
+
+  it('a revoked key is refused at once by the instance that revoked it, the clock not moved (admin door and CLI service)', async () => {
+    for (const revoke of [(id: string) => admin(`/admin/v1/keys/${id}/revoke`), (id: string) => h.gateway.services.apiKeys.revoke(id)]) {
+      const k = await h.key('keys-org', 'products:read');
+      expect((await get(k.key)).statusCode).toBe(200);
+      await revoke(k.id);
+      const res = expectError(await get(k.key), 401, 'unauthorized');
+      expect(res.error).toMatch(/revoked/);
+    }
   });
 
-  it('a second gateway instance on the same database sees a revocation within the cache TTL', async () => {
-    const k = await h.key('keys-org', 'products:read');
-    const other = await createGateway(h.config, { clock: h.clock, ...(h.databaseSchema ? { databaseSchema: h.databaseSchema } : {}) });
-    const otherApp = await buildApp(other, { logger: false });
+  it('a rotated key is refused as soon as its grace ends, though it was verified (cached) just before the rotation', async () => {
+    const old = await h.key('keys-org', 'products:read');
+    expect((await get(old.key)).statusCode).toBe(200);
+    const rotated = await admin(`/admin/v1/keys/${old.id}/rotate`, { grace: '1s' });
+    expect(rotated.statusCode, rotated.body).toBe(201);
+    expect((await get(old.key)).statusCode).toBe(200);
+    // One second: shorter than the cache TTL, so only the dropped cache entry can make this a 401.
+    expect(h.config.KEY_CACHE_TTL_MS).toBeGreaterThan(1000);
+    h.clock.advance(1000);
+    expectError(await get(old.key), 401, 'unauthorized');
+    expect((await get(rotated.json<{ key: { key: string } }>().key.key)).statusCode).toBe(200);
+  });
+
+  it.skipIf(!process.env.TEST_REDIS_URL)('another instance on the same database and Redis refuses a revoked key at once, through pub/sub', async () => {
+    const other = await secondInstance({ sameChannel: true });
     try {
-      const viaOther = () => otherApp.inject({ method: 'GET', url: '/v1/products', headers: { authorization: `Bearer ${k.key}` } });
-      expect((await viaOther()).statusCode).toBe(200);
-      await h.gateway.services.apiKeys.revoke(k.id);
-      h.clock.advance(h.config.KEY_CACHE_TTL_MS);
-      expect((await viaOther()).statusCode).toBe(401);
+      const k = await h.key('keys-org', 'products:read');
+      expect((await other.get(k.key)).statusCode).toBe(200);
+      await admin(`/admin/v1/keys/${k.id}/revoke`);
+      // The message crosses Redis: waited for as an outcome, the clock never moved, so the cache TTL cannot be what refuses.
+      await waitFor(async () => (await other.get(k.key)).statusCode === 401, { what: 'the other instance to refuse the key' });
     } finally {
-      await otherApp.close();
+      await other.close();
+    }
+  });
+
+  it('an instance that misses the message (another Redis channel, or none) refuses a revoked key once the cache TTL passes', async () => {
+    const other = await secondInstance({ sameChannel: false });
+    try {
+      const k = await h.key('keys-org', 'products:read');
+      expect((await other.get(k.key)).statusCode).toBe(200);
+      await h.gateway.services.apiKeys.revoke(k.id);
+      expect((await other.get(k.key)).statusCode, 'cached until the TTL passes').toBe(200);
+      h.clock.advance(h.config.KEY_CACHE_TTL_MS);
+      expect((await other.get(k.key)).statusCode).toBe(401);
+    } finally {
       await other.close();
     }
   });

@@ -109,6 +109,30 @@ describe.each(dialects)('hub delivery (%s)', (dialect) => {
     expect(createdEventsFor(order.id)).toHaveLength(1);
   });
 
+  it('hub back after an outage: its first delivery releases the whole backlog at once, not each row after its own backoff', async () => {
+    await sim.setMode({ kind: 'down' });
+    // Four groups of events queued during the outage, each failing from its round on: every group backs off by its own
+    // jittered delay, up to two minutes at the eighth attempt.
+    const ids: string[] = [];
+    for (let round = 0; round < 8; round++) {
+      if (round < 4) ids.push(...(await enqueueMany(h, orgId, 10, `outage-${dialect}-${round}`)));
+      h.clock.advance(10 * MINUTE);
+      await drain(h);
+    }
+    const rows = () => h.gateway.database.db.selectFrom('outbox').select(['id', 'status', 'next_attempt_at']).where('id', 'in', ids).execute();
+    const backedOff = await rows();
+    expect(backedOff.every((r) => r.status === 'queued' && r.next_attempt_at > h.clock.now().toISOString())).toBe(true);
+    const dueTimes = backedOff.map((r) => r.next_attempt_at).sort();
+    expect(dueTimes[0], 'rows wait different times').not.toBe(dueTimes[dueTimes.length - 1]);
+
+    // The hub answers again. The clock moves to the first row's time only, never to the last one's.
+    await sim.setMode({ kind: 'up' });
+    h.clock.set(dueTimes[0] ?? '');
+    await drain(h);
+    expect((await rows()).filter((r) => r.status !== 'delivered')).toEqual([]);
+    expect(new Set(sim.events().map((e) => e.id))).toEqual(new Set(ids));
+  });
+
   it('hub 429 with Retry-After: not retried before the hub said so', async () => {
     await sim.setMode({ kind: 'rate_limited', retryAfterSeconds: 120, count: 1 });
     const order = await createOrder();

@@ -62,7 +62,7 @@ describe.each(dialects)('retention (%s)', (dialect) => {
         status_code: 201,
         content_type: 'application/json',
         response_body: '{"status":201,"output":{}}',
-        locked_until: ago(expiredAgoMs + DAY),
+        owner_id: null,
         created_at: ago(expiredAgoMs + DAY),
         expires_at: ago(expiredAgoMs),
       })

@@ -3,6 +3,7 @@ import { ediOperations } from './messages.operations.js';
 import * as m0007 from './migrations/0007_edi_message_parent.js';
 import * as m0011 from './migrations/0011_edi_messages_raw_chunks.js';
 import * as m0021 from './migrations/0021_edi_messages_taking.js';
+import * as m0024 from './migrations/0024_edi_lease_owner.js';
 import { EdiService } from './messages.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './messages.tables.js';
@@ -23,12 +24,12 @@ export const ediMessagesModule: ModuleDefinition = {
       'X12 EDI with trading partners: 850 purchase orders in (they become orders, each group answered with a 997), ' +
       '855/856/810 out as orders move, and the log of every interchange received and document sent.',
   },
-  services: ({ db, clock, cpu, config, services: { orders, ediPartners, deliveries } }) => {
-    const edi = new EdiService({ db, clock, cpu, orders, partners: ediPartners, leaseMs: config.EDI_LEASE_MS }, deliveries);
+  services: ({ db, clock, cpu, instances, services: { orders, ediPartners, deliveries } }) => {
+    const edi = new EdiService({ db, clock, cpu, orders, partners: ediPartners, instances }, deliveries);
     // An order's status changes become 855/856/810 documents to its partner, in the change's transaction.
     orders.onStatusChanged(edi.onOrderStatusChanged);
     return { edi };
   },
   operations: (services) => ediOperations(services.edi),
-  migrations: { '0007_edi_message_parent': m0007, '0011_edi_messages_raw_chunks': m0011, '0021_edi_messages_taking': m0021 },
+  migrations: { '0007_edi_message_parent': m0007, '0011_edi_messages_raw_chunks': m0011, '0021_edi_messages_taking': m0021, '0024_edi_lease_owner': m0024 },
 };

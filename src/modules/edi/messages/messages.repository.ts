@@ -1,12 +1,12 @@
-import { sql } from 'kysely';
-import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Database, Db, Executor, Tx } from '../../../platform/db/schema.js';
 import type { EdiDirection } from './messages.schemas.js';
 import type { EdiDocumentsTable, EdiInterchangesTable, EdiMessagesTable } from './messages.tables.js';
 
 export type MessageRow = EdiMessagesTable;
 export type DocumentRow = EdiDocumentsTable;
 export type InterchangeRow = EdiInterchangesTable;
-export type MessageSummaryRow = Omit<MessageRow, 'raw' | 'result' | 'errors' | 'sets_total' | 'lease_until'>;
+export type MessageSummaryRow = Omit<MessageRow, 'raw' | 'result' | 'errors' | 'sets_total' | 'lease_owner'>;
 
 /** Rows per multi-row insert: well under SQLite's 32,766 bound parameters. */
 const DOCUMENT_CHUNK = 1000;
@@ -61,18 +61,24 @@ export async function updateMessage(
 }
 
 /**
- * Takes the lease on an interchange still being taken (no answer recorded) when nobody holds it: true when this
- * caller now holds it until `until`. A crashed process's lease runs out; a live one renews it with every slice.
+ * Takes the lease on an interchange still being taken (no answer recorded) when nobody holds it, or its holder is no
+ * longer among `live` (the ids of the live instances): true when `owner` now holds it.
  */
-export async function takeLease(db: Executor, orgId: string, id: string, now: string, until: string): Promise<boolean> {
+export async function takeLease(db: Executor, orgId: string, id: string, owner: string, live: SelectQueryBuilder<Database, 'gateway_instances', { id: string }>, now: string): Promise<boolean> {
   const result = await db
     .updateTable('edi_messages')
-    .set({ lease_until: until, updated_at: now })
+    .set({ lease_owner: owner, updated_at: now })
     .where('org_id', '=', orgId)
     .where('id', '=', id)
     .where('result', 'is', null)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', 'not in', live)]))
     .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Marks a slice taken under the lease `owner` holds: false when another process took the interchange over meanwhile. */
+export async function touchHeld(db: Executor, orgId: string, id: string, owner: string, now: string): Promise<boolean> {
+  const result = await db.updateTable('edi_messages').set({ updated_at: now }).where('org_id', '=', orgId).where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 

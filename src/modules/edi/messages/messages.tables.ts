@@ -37,8 +37,8 @@ export interface EdiMessagesTable {
   order_id: string | null;
   /** Inbound, once taking began: the interchange's transaction sets (its documents say how many were taken). */
   sets_total: number | null;
-  /** Inbound, while taken in slices: until when the process taking it holds it (ISO 8601). */
-  lease_until: string | null;
+  /** Inbound, while taken in slices: the process taking it (gateway_instances.id), which holds it while it lives. */
+  lease_owner: string | null;
   created_at: string;
   updated_at: string;
 }

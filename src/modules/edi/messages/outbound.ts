@@ -111,7 +111,7 @@ export async function recordOutbounds(tx: Tx, records: readonly OutboundRecord[]
       parent_id: null,
       order_id: record.orderId,
       sets_total: null,
-      lease_until: null,
+      lease_owner: null,
       created_at: at,
       updated_at: at,
     });

@@ -29,7 +29,7 @@ describe.each(dialects)('batched intake writes (%s)', (dialect) => {
       status: 'generated',
       size: 1,
       sets_total: null,
-      lease_until: null,
+      lease_owner: null,
       sha256: 'x',
       raw: Buffer.from('x'),
       errors: null,

@@ -31,7 +31,8 @@ describe.each(dialects)('a serve process killed while it takes an interchange in
     const db = h.gateway.database.db;
     const orders = async () => (await db.selectFrom('orders').select('po_number').where('po_number', 'like', 'PO-KILL-%').execute()).map((r) => r.po_number);
     const inbound = () => db.selectFrom('edi_messages').selectAll().where('direction', '=', 'inbound').where('control_number', '=', '000000777').execute();
-    const env = childEnv(h, { EDI_LEASE_MS: '1500', IDEMPOTENCY_LOCK_MS: '1500' });
+    // A process counts as dead 1.5 s after its last heartbeat: its Idempotency-Key and its interchange are then free.
+    const env = childEnv(h, { INSTANCE_TTL_MS: '1500' });
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'text/plain', 'idempotency-key': 'kill-me-once' };
 
     const first = await startServe(env);
@@ -50,6 +51,11 @@ describe.each(dialects)('a serve process killed while it takes an interchange in
     const [original] = await inbound();
     if (original === undefined) throw new Error('no inbound message');
     expect(original).toMatchObject({ status: 'received', sets_total: SETS, result: null });
+    // The key and the interchange were held by the killed process, by its instance id, not until a time.
+    const claim = await db.selectFrom('idempotency_keys').select(['state', 'owner_id']).where('key', '=', 'kill-me-once').executeTakeFirstOrThrow();
+    expect(claim.state).toBe('in_flight');
+    expect(claim.owner_id).toMatch(/^gateway:/);
+    expect(original.lease_owner).toBe(claim.owner_id);
     const taken = await documents();
     expect(taken, 'killed mid-way').toBeLessThan(SETS);
     // Each slice committed whole: every document recorded has its order, and no order lacks its document.
@@ -60,8 +66,8 @@ describe.each(dialects)('a serve process killed while it takes an interchange in
 
     const second = await startServe(env);
     running.push(second);
-    // The client retries as it would after a timeout: same bytes, same key, again after Retry-After while the dead
-    // process's hold on the key runs out (409 idempotency_in_flight); the interchange's own lease has run out by then.
+    // The killed process held the key and the interchange while it lived; they stay held until its heartbeat is older
+    // than the TTL (409 idempotency_in_flight meanwhile), then the client's retry takes both over.
     let retried = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
     for (let tries = 0; retried.status === 409 && tries < 20; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -81,7 +87,7 @@ describe.each(dialects)('a serve process killed while it takes an interchange in
     expect(new Set(made).size, 'no PO taken twice').toBe(SETS);
     expect(await documents()).toBe(SETS);
     const [settled] = await inbound();
-    expect(settled).toMatchObject({ status: 'accepted', lease_until: null });
+    expect(settled).toMatchObject({ status: 'accepted', lease_owner: null });
 
     // Asked again, the same answer from the idempotency record, and nothing more taken.
     const again = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });

@@ -12,7 +12,7 @@ import { answerResend } from './resend.js';
 import { type Checked, claimControlNumber, screen, setTypes, winnerOf } from './screen.js';
 import { settleRefusal, settleTaken } from './settle.js';
 import { takeSeveral } from './several.js';
-import { leaseEnd, sliceSets } from './slices.js';
+import { sliceSets } from './slices.js';
 
 /** The worker module that parses and checks a body (examine.worker.ts, compiled). */
 const EXAMINE_WORKER = new URL('./examine.worker.js', import.meta.url);
@@ -48,10 +48,12 @@ export class InterchangeIntake {
     if (screening.kind === 'resend') return answerResend(this.deps, received, screening.resend, (original, checked) => this.resume(original, checked));
     const { checked } = screening;
     const entries = setsOf(checked.envelope);
+    // Registered before the lease is written: another process must never see a holder it cannot find.
+    await this.deps.instances.start();
     const claimed = await this.deps.db.transaction().execute(async (tx) => {
       if (!(await claimControlNumber(tx, received, checked))) return false;
       const identity = { partner_id: checked.partner.id, control_number: checked.envelope.controlNumber, type: setTypes(checked.envelope) };
-      await messages.updateMessage(tx, received.orgId, received.messageId, { ...identity, sets_total: entries.length, lease_until: leaseEnd(this.deps), updated_at: this.now() });
+      await messages.updateMessage(tx, received.orgId, received.messageId, { ...identity, sets_total: entries.length, lease_owner: this.deps.instances.id, updated_at: this.now() });
       return true;
     });
     // Not claimed: a resend raced this one and won the key, so this one is answered as the resend it turned out to be.
@@ -80,7 +82,10 @@ export class InterchangeIntake {
       const read = await this.deps.db.transaction().execute(async (tx) => {
         const done = await readDocuments(tx, this.deps, received, checked, judged, slice);
         await send855s(tx, this.deps, received, checked, done.owed);
-        await messages.updateMessage(tx, received.orgId, received.messageId, { lease_until: leaseEnd(this.deps), updated_at: this.now() });
+        // A process judged dead (heartbeats stalled past the TTL) lost the interchange to a resend: its slice rolls back.
+        if (!(await messages.touchHeld(tx, received.orgId, received.messageId, this.deps.instances.id, this.now()))) {
+          throw new Error(`message ${received.messageId} was taken over by another process`);
+        }
         return done.documents;
       });
       for (const d of read) documents.push(d);

@@ -1,6 +1,7 @@
 import type { Clock } from '../../../../platform/core/clock.js';
 import type { CpuPool } from '../../../../platform/core/cpu-pool.js';
 import type { Db } from '../../../../platform/db/schema.js';
+import type { InstanceLiveness } from '../../../../platform/instances/instance-liveness.js';
 import { newId } from '../../../../platform/core/ids.js';
 import type { Settle } from '../../../../platform/operations/operation.js';
 import type { OrderIntakeDeps } from '../order-intake.js';
@@ -16,8 +17,8 @@ export interface IntakeDeps extends OrderIntakeDeps {
   partners: EdiPartnersService;
   /** Worker threads: a body is parsed and checked there. */
   cpu: CpuPool;
-  /** How long the process taking an interchange in slices holds it between slices (EDI_LEASE_MS). */
-  leaseMs: number;
+  /** This process as the holder of the interchanges it takes in slices: held while it lives (INSTANCE_TTL_MS). */
+  instances: InstanceLiveness;
 }
 
 /** A stored inbound message the later steps work on: the body, or one interchange of a body of several. */
@@ -56,7 +57,7 @@ export async function storeReceived(deps: IntakeDeps, orgId: string, bytes: Buff
       parent_id: parentId ?? null,
       order_id: null,
       sets_total: null,
-      lease_until: null,
+      lease_owner: null,
       created_at: iso,
       updated_at: iso,
     },

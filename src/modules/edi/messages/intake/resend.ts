@@ -5,7 +5,6 @@ import { TA1_NOTES } from '../../x12/index.js';
 import { sendTa1 } from './acknowledge.js';
 import type { IntakeDeps, Received } from './received.js';
 import { type Checked, type Resend, setTypes } from './screen.js';
-import { leaseEnd } from './slices.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../../../platform/core/errors.js';
 import { settle } from './settle.js';
@@ -51,13 +50,15 @@ const WAIT_FOR_ORIGINAL_MS = 30_000;
  */
 async function finishOriginal(deps: IntakeDeps, original: messages.MessageRow, resend: Resend, resume: Resume): Promise<string> {
   const started = Date.now();
+  await deps.instances.start();
   for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
     const now = deps.clock.now();
     const row = await messages.findMessage(deps.db, original.org_id, original.id);
     if (row?.result != null) return row.result;
-    if (await messages.takeLease(deps.db, original.org_id, original.id, now.toISOString(), leaseEnd(deps))) break;
+    if (await messages.takeLease(deps.db, original.org_id, original.id, deps.instances.id, deps.instances.liveIds(), now.toISOString())) break;
     if (Date.now() - started > WAIT_FOR_ORIGINAL_MS) {
-      const seconds = Math.max(1, Math.ceil((Date.parse(row?.lease_until ?? '') - now.getTime()) / 1000) || 1);
+      // Its holder still lives: it answers when done, or its heartbeats stop and the next resend finishes it.
+      const seconds = Math.max(1, Math.ceil(deps.instances.ttlMs / 1000));
       const message = `interchange ${resend.seen.control_number} is still being taken (message ${original.id}); retry in ${seconds} s for its answer`;
       throw new AppError('unavailable', message, { message_id: original.id }, { 'retry-after': String(seconds) });
     }

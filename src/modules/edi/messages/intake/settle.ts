@@ -13,7 +13,7 @@ import { type Checked, type Refusal, setTypes } from './screen.js';
 // Step 5 of the intake, settle: what the message row and the caller's answer say.
 
 /** The message row fields an answer settles. */
-export type Settled = Partial<Pick<messages.MessageRow, 'partner_id' | 'type' | 'control_number' | 'related_id' | 'lease_until'>> & { status: MessageStatus };
+export type Settled = Partial<Pick<messages.MessageRow, 'partner_id' | 'type' | 'control_number' | 'related_id' | 'lease_owner'>> & { status: MessageStatus };
 
 export function messageStatus(documents: readonly DocumentView[], hasIssues: boolean): MessageStatus {
   if (documents.length === 0) return hasIssues ? 'rejected' : 'accepted';
@@ -92,6 +92,6 @@ export function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checke
   const answer: StoredAnswer = taken
     ? { kind: 'ok', body: result }
     : failure('unprocessable', `no transaction set was accepted: ${summarize(issues.length, result.errors ?? [], `interchange ${envelope.controlNumber}`)}`, result);
-  const settled: Settled = { status, partner_id: partner.id, control_number: envelope.controlNumber, type: setTypes(envelope), lease_until: null };
+  const settled: Settled = { status, partner_id: partner.id, control_number: envelope.controlNumber, type: setTypes(envelope), lease_owner: null };
   return settle(deps, tx, received, settled, listErrors(issues), answer);
 }

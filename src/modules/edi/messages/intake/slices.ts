@@ -1,5 +1,4 @@
 import type { SetEntry } from './read-documents.js';
-import type { IntakeDeps } from './received.js';
 
 // An interchange is taken a slice of sets at a time, each slice its own transaction: on SQLite the one write
 // connection is never held long, and other requests' writes (an order, a key revoked) go between slices.
@@ -11,11 +10,6 @@ import type { IntakeDeps } from './received.js';
  */
 export const SLICE_WEIGHT = 750;
 const SET_WEIGHT = 60;
-
-/** Until when a process that takes (or renews) an interchange's lease now holds it (EDI_LEASE_MS). */
-export function leaseEnd(deps: Pick<IntakeDeps, 'clock' | 'leaseMs'>): string {
-  return new Date(deps.clock.now().getTime() + deps.leaseMs).toISOString();
-}
 
 /** The sets in slices of about SLICE_WEIGHT, in order. */
 export function* sliceSets(entries: readonly SetEntry[]): Generator<SetEntry[]> {
