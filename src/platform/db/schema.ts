@@ -74,6 +74,8 @@ export interface IdempotencyKeysTable {
   response_body: string | null;
   /** The process holding an in-flight key (gateway_instances.id); null on records made before owners were recorded. */
   owner_id: string | null;
+  /** Unused by this build; written for a previous one still running during a rolling upgrade (it waits until then). */
+  locked_until: string;
   created_at: string;
   expires_at: string;
 }

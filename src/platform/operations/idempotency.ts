@@ -153,6 +153,7 @@ export class IdempotencyStore {
       content_type: null,
       response_body: null,
       owner_id: this.instances.id,
+      locked_until: new Date(now.getTime() + PREVIOUS_BUILD_LOCK_MS).toISOString(),
       created_at: nowIso,
       expires_at: new Date(now.getTime() + this.ttlMs).toISOString(),
     };
@@ -179,6 +180,9 @@ export class IdempotencyStore {
 function isOutcome(body: string | null): boolean {
   return body === null || body.startsWith('{"status":');
 }
+
+/** The fixed lock of the build before owners (IDEMPOTENCY_LOCK_MS' default), honoured by it during a rolling upgrade. */
+const PREVIOUS_BUILD_LOCK_MS = 60_000;
 
 const inFlight = (key: string) => new AppError('idempotency_in_flight', `a request with Idempotency-Key ${key} is in progress`);
 

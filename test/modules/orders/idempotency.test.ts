@@ -70,7 +70,7 @@ describe.each(dialects)('Idempotency-Key on POST /v1/* (%s)', (dialect) => {
     const inFlight = (key: string, owner: string | null, body: unknown = payload) =>
       db
         .insertInto('idempotency_keys')
-        .values({ org_id: me.id, key, fingerprint: fingerprintOf('orders_create', { params: {}, query: {}, body: createOrderInput.parse(body) }), state: 'in_flight', status_code: null, content_type: null, response_body: null, owner_id: owner, created_at: now.toISOString(), expires_at: new Date(now.getTime() + 24 * HOUR).toISOString() })
+        .values({ org_id: me.id, key, fingerprint: fingerprintOf('orders_create', { params: {}, query: {}, body: createOrderInput.parse(body) }), state: 'in_flight', status_code: null, content_type: null, response_body: null, owner_id: owner, locked_until: now.toISOString(), created_at: now.toISOString(), expires_at: new Date(now.getTime() + 24 * HOUR).toISOString() })
         .execute();
     const owner = 'gateway:elsewhere:1:alive';
     await db.insertInto('gateway_instances').values({ id: owner, started_at: now.toISOString(), heartbeat_ms: Date.now() + HOUR }).execute();

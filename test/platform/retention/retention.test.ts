@@ -63,6 +63,7 @@ describe.each(dialects)('retention (%s)', (dialect) => {
         content_type: 'application/json',
         response_body: '{"status":201,"output":{}}',
         owner_id: null,
+        locked_until: ago(expiredAgoMs + DAY),
         created_at: ago(expiredAgoMs + DAY),
         expires_at: ago(expiredAgoMs),
       })

@@ -11,5 +11,5 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // An in-flight Idempotency-Key is held by its owner process while it lives, no longer until a fixed time.
   await db.schema.alterTable('idempotency_keys').addColumn('owner_id', 'text').execute();
-  await db.schema.alterTable('idempotency_keys').dropColumn('locked_until').execute();
+  // locked_until stays (migrations only add): a previous build still running during a rolling upgrade reads it.
 }
