@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../../platform/module-definition.js';
+import { ediPartnersOperations } from '../partners/partners.operations.js';
 import { ediOperations } from './messages.operations.js';
 import * as m0007 from './migrations/0007_edi_message_parent.js';
 import * as m0011 from './migrations/0011_edi_messages_raw_chunks.js';
@@ -29,6 +30,7 @@ export const ediMessagesModule: ModuleDefinition = {
     orders.onStatusChanged(edi.onOrderStatusChanged);
     return { edi };
   },
-  operations: (services) => ediOperations(services.edi),
+  // The partners' read operations go under this module's `edi` tag and scopes: one EDI section for clients.
+  operations: (services) => [...ediOperations(services.edi), ...ediPartnersOperations(services.ediPartners)],
   migrations: { '0007_edi_message_parent': m0007, '0011_edi_messages_raw_chunks': m0011, '0021_edi_messages_taking': m0021 },
 };
