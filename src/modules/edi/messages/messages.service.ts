@@ -9,14 +9,16 @@ import {
   documentDetailSchema,
   type DocumentView,
   ediErrorSchema,
+  type GetMessageQuery,
   type ListMessagesQuery,
   type MessageDetail,
   type MessageSummary,
+  RAW_SLICE_BYTES,
   type SubmitResult,
 } from './messages.schemas.js';
 import { InterchangeIntake } from './intake/intake.js';
 import type { IntakeDeps } from './intake/received.js';
-import { decodeInterchange } from './interchange-bytes.js';
+import { sliceInterchange } from './interchange-bytes.js';
 import * as messages from './messages.repository.js';
 import type { EdiPartnersService } from '../partners/partners.service.js';
 import { statusDocuments } from './status-documents.js';
@@ -34,6 +36,14 @@ function toDocumentView(row: messages.DocumentRow): DocumentView {
     ...(row.order_id === null ? {} : { order_id: row.order_id }),
     ...(errors.length === 0 ? {} : { errors }),
   };
+}
+
+/** The raw interchange's size, and the part of it include=raw asks for. */
+async function rawPart(db: Executor, orgId: string, row: messages.MessageRow, query: GetMessageQuery): Promise<Pick<MessageDetail, 'x12' | 'raw'>> {
+  const size = Number(row.size);
+  if (query.include !== 'raw') return { raw: { size, included: false, offset: 0, length: 0, next_offset: null } };
+  const part = sliceInterchange(await messages.readRaw(db, orgId, row), query.raw_offset ?? 0, RAW_SLICE_BYTES);
+  return { x12: part.text, raw: { size, included: true, offset: part.offset, length: part.length, next_offset: part.nextOffset } };
 }
 
 /** The org-scoped EDI resource layer behind REST and MCP, and the orders hook that sends 855/856/810. */
@@ -73,7 +83,7 @@ export class EdiService {
     return { messages: await this.summaries(db, orgId, items), next_cursor };
   }
 
-  async getMessage(db: Executor, orgId: string, id: string): Promise<MessageDetail> {
+  async getMessage(db: Executor, orgId: string, id: string, query: GetMessageQuery): Promise<MessageDetail> {
     const row = await messages.findMessage(db, orgId, id);
     if (row === undefined) throw notFound(`EDI message ${id}`);
     const [summary] = await this.summaries(db, orgId, [row]);
@@ -83,7 +93,7 @@ export class EdiService {
       ...summary,
       documents: documents.map(toDocumentView),
       errors: row.errors === null ? [] : errorsSchema.parse(JSON.parse(row.errors)),
-      x12: decodeInterchange(await messages.readRaw(db, orgId, row)),
+      ...(await rawPart(db, orgId, row, query)),
       ...(row.sets_total === null || row.result !== null ? {} : { progress: { sets: row.sets_total, taken: documents.length } }),
     };
   }
