@@ -100,14 +100,17 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       scope: 'telematics:read',
       summary: 'Get a telematics connection',
       description:
-        'Get one linked telematics account by id (`con_…`): provider, label, status, masked credentials hint, where polling ' +
-        'stands (a summary of the per-machine marks) and its issues: what polls read and could not use (readings stamped in ' +
-        'the future, unmapped elements, unknown units, placeholders, budget waits, documents that do not parse), with counts.',
+        'Get one linked telematics account by id (`con_…`) with its health: status (active, pending_consent, consent_expired, ' +
+        'reauth_required, paused, disconnected), the circuit breaker (state, failures in a row, open until), the last poll ' +
+        '(when, events queued, outcome), the last error, the next poll, the hub\'s last rejections and the issues: what polls ' +
+        'read and could not use (readings stamped in the future, unmapped elements, unknown units, placeholders, budget waits, ' +
+        'documents that do not parse), with counts. Also provider, label, masked credentials hint and where polling stands ' +
+        '(a summary of the per-machine marks). Use it to tell whether a connection is delivering data and why not.',
       params: connectionParams,
       output: z.object({ connection: connectionSchema }),
       result: 'connection',
       status: 200,
-      returns: 'the connection.',
+      returns: 'the connection with its health.',
       errors: { not_found: 'No connection with this id in your organisation.' },
       example: { params: { connection_id: exampleConnection.id }, response: { connection: exampleConnection } },
       handle: ({ db, orgId }, { params }) => connections.get(db, orgId, params.connection_id),
