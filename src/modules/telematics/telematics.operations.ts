@@ -84,7 +84,8 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       description:
         "List your organisation's linked telematics accounts, newest first, with their health: status, poll interval, " +
         'cursors (a summary), issues, circuit breaker, last run, last error, and a masked hint of the credentials (never the credentials). ' +
-        'Filter by `status`; pass `next_cursor` back as `cursor` for the next page.',
+        'Filter by `status`. To sync, pass `updated_since`: every connection changed at or after it (its status, settings, ' +
+        'credentials or health: each poll changes an active one), oldest change first. Pass `next_cursor` back as `cursor`.',
       query: listConnectionsQuery,
       output: z.object({ connections: z.array(connectionSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
       status: 200,

@@ -73,6 +73,7 @@ const exampleSummary = {
   order_id: null,
   delivery: null,
   created_at: '2026-06-01T12:00:00.000Z',
+  updated_at: '2026-06-01T12:00:00.000Z',
 };
 
 /** The raw body the invoker hands over (it refuses a missing or empty one before the handler runs). */
@@ -142,7 +143,9 @@ export function ediOperations(edi: EdiService): Operation[] {
       summary: 'List EDI messages',
       description:
         'List EDI interchanges received and documents sent (997, 855, 856, 810), newest first, with status, partner and delivery state. ' +
-        'Filter by `direction` (inbound, outbound), `type` (850, 855, 856, 810, 997) and `partner` (id or name); pass `next_cursor` back as `cursor`.',
+        'Filter by `direction` (inbound, outbound), `type` (850, 855, 856, 810, 997) and `partner` (id or name). To sync, pass ' +
+        '`updated_since` (every message whose status changed at or after it) or `created_since`: the list is then oldest first ' +
+        'by that time. Pass `next_cursor` back as `cursor`.',
       query: listMessagesQuery,
       output: z.object({
         messages: z.array(messageSummarySchema),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../../../platform/core/errors.js';
-import { limitParam } from '../../../platform/core/pagination.js';
+import { limitParam, ONE_SINCE, oneSince, sinceParams } from '../../../platform/core/pagination.js';
 import { freeText, identifier } from '../../../platform/core/text-rules.js';
 import { partySchema } from '../partners/partners.schemas.js';
 
@@ -173,6 +173,7 @@ export const messageSummarySchema = z
     order_id: z.string().nullable(),
     delivery: deliverySchema.nullable(),
     created_at: z.string().describe('ISO 8601 UTC'),
+    updated_at: z.string().describe('ISO 8601 UTC: when its status last changed'),
   })
   .meta({ id: 'EdiMessageSummary', description: 'An interchange received or a document sent.' });
 export type MessageSummary = z.infer<typeof messageSummarySchema>;
@@ -205,13 +206,16 @@ export const messageDetailSchema = messageSummarySchema
   .meta({ id: 'EdiMessage', description: 'An EDI message with its documents, findings and, when asked, its raw X12.' });
 export type MessageDetail = z.infer<typeof messageDetailSchema>;
 
-export const listMessagesQuery = z.strictObject({
-  direction: z.enum(EDI_DIRECTIONS).optional().describe('inbound (interchanges received) or outbound (documents sent); default both.'),
-  type: z.enum(EDI_TYPES).optional().describe('Transaction set the message carries: 850, 855, 856, 810 or 997.'),
-  partner: freeText(200, { min: 1, what: 'partner' }).optional().describe('Trading partner id or exact name, up to 200 characters.'),
-  limit: limitParam(200, 50).describe('Messages per page, 1-200 (default 50).'),
-  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
-});
+export const listMessagesQuery = z
+  .strictObject({
+    direction: z.enum(EDI_DIRECTIONS).optional().describe('inbound (interchanges received) or outbound (documents sent); default both.'),
+    type: z.enum(EDI_TYPES).optional().describe('Transaction set the message carries: 850, 855, 856, 810 or 997.'),
+    partner: freeText(200, { min: 1, what: 'partner' }).optional().describe('Trading partner id or exact name, up to 200 characters.'),
+    ...sinceParams(true),
+    limit: limitParam(200, 50).describe('Messages per page, 1-200 (default 50).'),
+    cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+  })
+  .refine(oneSince, ONE_SINCE);
 export type ListMessagesQuery = z.infer<typeof listMessagesQuery>;
 
 export const getMessageQuery = z

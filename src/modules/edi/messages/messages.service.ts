@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Executor } from '../../../platform/db/schema.js';
 import type { Settle } from '../../../platform/operations/operation.js';
 import { AppError, notFound } from '../../../platform/core/errors.js';
-import { decodeCursor, page } from '../../../platform/core/pagination.js';
+import { decodeCursor, page, sincePage, sinceWindowOf } from '../../../platform/core/pagination.js';
 import type { DeliveriesService } from '../../../platform/outbox/deliveries.service.js';
 import type { OrderStatusListener } from '../../orders/orders.service.js';
 import {
@@ -70,16 +70,24 @@ export class EdiService {
     throw new AppError(answer.code, answer.message, answer.details);
   }
 
+  /** Newest first, or with updated_since / created_since every message since then in time order (decisions.md). */
   async listMessages(db: Executor, orgId: string, query: ListMessagesQuery): Promise<{ messages: MessageSummary[]; next_cursor: string | null }> {
-    const after = decodeCursor(query.cursor, cursorSchema);
-    const rows = await messages.listMessages(db, orgId, {
+    const filters = {
       ...(query.direction === undefined ? {} : { direction: query.direction }),
       ...(query.type === undefined ? {} : { type: query.type }),
       ...(query.partner === undefined ? {} : { partner: query.partner }),
-      ...(after === undefined ? {} : { before: { createdAt: after.c, id: after.i } }),
       limit: query.limit + 1,
-    });
-    const { items, next_cursor } = page(rows, query.limit, (row) => ({ c: row.created_at, i: row.id }));
+    };
+    const since = sinceWindowOf(query);
+    let found: { items: messages.MessageSummaryRow[]; next_cursor: string | null };
+    if (since !== undefined) {
+      found = sincePage(await messages.listMessages(db, orgId, { ...filters, since }), query.limit, since, (row) => ({ at: row[since.column], id: row.id }));
+    } else {
+      const after = decodeCursor(query.cursor, cursorSchema);
+      const rows = await messages.listMessages(db, orgId, { ...filters, ...(after === undefined ? {} : { before: { createdAt: after.c, id: after.i } }) });
+      found = page(rows, query.limit, (row) => ({ c: row.created_at, i: row.id }));
+    }
+    const { items, next_cursor } = found;
     return { messages: await this.summaries(db, orgId, items), next_cursor };
   }
 
@@ -119,6 +127,7 @@ export class EdiService {
         order_id: row.order_id,
         delivery: states.get(row.id) ?? null,
         created_at: row.created_at,
+        updated_at: row.updated_at,
       };
     });
   }
