@@ -77,7 +77,7 @@ const replySchema = z
     message_id: z.string().describe('the reply as an outbound EDI message'),
     control_number: z.string().describe('its ISA13'),
     size: z.number().int().describe('bytes'),
-    x12: z.string().optional().describe('the reply as X12 text; left out over 512 KB: read it with GET /v1/edi/messages/{message_id}'),
+    x12: z.string().optional().describe('the reply as X12 text; left out over 512 KB: read it with GET /v1/edi/messages/{message_id}?include=raw (in parts of 512 KB)'),
   })
   .meta({
     id: 'EdiReply',
