@@ -60,10 +60,16 @@ async function newClaim(h: Harness, org: string): Promise<string> {
   return (res.claim as { id: string }).id;
 }
 
-/** A unique interchange: the 850 fixture with a fresh ISA13 and PO number. */
-async function newInterchange(h: Harness, org: string): Promise<string> {
+/** The org's trading partners (BuyerCo and DealerNet), seeded the first time: their ids. */
+async function partnerIds(h: Harness, org: string): Promise<string[]> {
   await seedOrg(h, org);
   if ((await h.gateway.services.ediPartners.list(org)).length === 0) await seedPartners(h, org);
+  return (await h.gateway.services.ediPartners.list(org)).map((p) => p.id);
+}
+
+/** A unique interchange: the 850 fixture with a fresh ISA13 and PO number. */
+async function newInterchange(h: Harness, org: string): Promise<string> {
+  await partnerIds(h, org);
   const control = String(Math.floor(Math.random() * 900_000_000) + 100_000_000);
   return readEdiFixture('po-4010-single.x12').replaceAll('000000101', control).replace(/BEG\*00\*SA\*[^*]+/, `BEG*00*SA*PO-${unique()}`);
 }
@@ -145,6 +151,8 @@ export const FIXTURES: Record<string, Fixture> = {
   edi_submit: async (h, org) => ({ body: await newInterchange(h, org) }),
   edi_messages_list: async (h, org) => (await newMessage(h, org), { query: { limit: '5' } }),
   edi_messages_get: async (h, org) => ({ params: { id: await newMessage(h, org) } }),
+  edi_partners_list: async (h, org) => (await partnerIds(h, org), { query: { limit: '1' } }),
+  edi_partners_get: async (h, org) => ({ params: { id: (await partnerIds(h, org))[0] ?? 'tp_none' } }),
 };
 
 

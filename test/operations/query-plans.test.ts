@@ -122,6 +122,19 @@ describe.each(dialects)('every read operation finds its rows through an index (%
     return { call, credential: await seedOrg(h, 'plans'), headers: {} };
   }
 
+  /** A list's sync orders (updated_since, created_since), each asked from long ago so every row is in them. */
+  function sinceQueries(op: Operation): Record<string, string>[] {
+    const shape = (op.query as { shape?: Record<string, unknown> } | undefined)?.shape ?? {};
+    return ['updated_since', 'created_since'].filter((name) => name in shape).map((name) => ({ [name]: '2000-01-01T00:00:00Z' }));
+  }
+
+  it('covers the read operations and the sync orders of the partner lists', () => {
+    const synced = reads.filter((op) => sinceQueries(op).length > 0).map((op) => op.name);
+    expect(synced).toEqual(
+      expect.arrayContaining(['products_list', 'orders_list', 'warranty_claims_list', 'edi_messages_list', 'telematics_connections_list']),
+    );
+  });
+
   it('covers the read operations', () => {
     expect(reads.length).toBeGreaterThan(10);
   });
@@ -134,6 +147,7 @@ describe.each(dialects)('every read operation finds its rows through an index (%
       // The fixture's call, then the same with the filters of the operation's example (a list's filters plan differently).
       const example = (op.example as { query?: Record<string, string> }).query;
       const calls = example === undefined || audienceOf(op) === 'operator' ? [call] : [call, { ...call, query: { ...call.query, ...example } }];
+      for (const since of sinceQueries(op)) calls.push({ ...call, query: { ...call.query, ...since } }, { ...call, query: { ...call.query, ...example, ...since } });
       for (const variant of calls) {
         capture.start();
         const answer = await callRest(h, op, variant, credential, headers);
@@ -158,20 +172,23 @@ describe.each(dialects)('every read operation finds its rows through an index (%
     const paged: string[] = [];
     for (const op of reads) {
       const { call, credential, headers } = await callFor(op);
-      const first = await callRest(h, op, { ...call, query: { ...call.query, limit: '1' } }, credential, headers);
+      for (const since of [{}, ...sinceQueries(op)]) {
+      const listed = { ...call, query: { ...call.query, ...since, limit: '1' } };
+      const first = await callRest(h, op, listed, credential, headers);
       const cursor = first.payload.next_cursor;
       if (typeof cursor !== 'string') continue;
       capture.start();
-      const answer = await callRest(h, op, { ...call, query: { ...call.query, limit: '1', cursor } }, credential, headers);
+      const answer = await callRest(h, op, { ...listed, query: { ...listed.query, cursor } }, credential, headers);
       const statements = capture.stop().filter((s) => /^\s*select\b/i.test(s.sql) && /\blimit\b/i.test(s.sql) && /[<>]/.test(s.sql));
       expect(answer.status, `${op.name}: ${JSON.stringify(answer.payload).slice(0, 300)}`).toBe(200);
-      paged.push(op.name);
+      paged.push([op.name, ...Object.keys(since)].join(' '));
       for (const statement of statements) {
         const plan = await planOf(statement);
         if (!plan.some((line) => /^\s*SEARCH .*[<>]/.test(line) || /Index Cond: .*[<>]/.test(line))) walked.push(`${op.name}: ${plan.join('; ')} in ${statement.sql.slice(0, 200)}`);
       }
+      }
     }
-    expect(paged).toEqual(expect.arrayContaining(['orders_list', 'edi_messages_list']));
+    expect(paged).toEqual(expect.arrayContaining(['orders_list', 'edi_messages_list', 'products_list updated_since', 'orders_list created_since', 'edi_messages_list updated_since', 'warranty_claims_list updated_since', 'warranty_claims_list created_since']));
     expect(walked).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
+import * as m0026 from './migrations/0026_orders_sync_order.js';
 import { ordersOperations } from './orders.operations.js';
 import { OrdersService } from './orders.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -18,5 +19,6 @@ export const ordersModule: ModuleDefinition = {
     description: 'Sales orders: lines priced against the catalog, a status workflow, and every creation and change forwarded to the hub.',
   },
   services: ({ clock, services }) => ({ orders: new OrdersService(clock, services.products, services.deliveries) }),
+  migrations: { '0026_orders_sync_order': m0026 },
   operations: (services) => ordersOperations(services.orders),
 };

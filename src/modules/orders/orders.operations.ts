@@ -40,11 +40,13 @@ export function ordersOperations(orders: OrdersService): Operation[] {
       summary: 'List orders',
       description:
         "List your organisation's sales orders, newest first (up to 50 per page), each with its lines, totals and hub delivery state. " +
-        'Filter with `status` (submitted, confirmed, processing, shipped, delivered, cancelled); pass `next_cursor` back as `cursor` for older orders.',
+        'Filter with `status` (submitted, confirmed, processing, shipped, delivered, cancelled). To sync, pass `updated_since` ' +
+        '(every order changed at or after it) or `created_since` (every order created since): the list is then oldest first by ' +
+        'that time. Pass `next_cursor` back as `cursor` for the next page.',
       query: listOrdersQuery,
-      output: z.object({ orders: z.array(orderSchema), next_cursor: z.string().nullable().describe('cursor of the next (older) page; null on the last') }),
+      output: z.object({ orders: z.array(orderSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
       status: 200,
-      returns: 'one page of orders, newest first.',
+      returns: 'one page of orders: newest first, or oldest change first with updated_since or created_since.',
       errors: {},
       example: { query: { status: 'submitted', limit: '20' }, response: { orders: [exampleOrder], next_cursor: null } },
       handle: ({ db, orgId }, { query }) => orders.list(db, orgId, query),

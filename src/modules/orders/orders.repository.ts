@@ -1,5 +1,7 @@
 import { PreparedList, PreparedQuery } from '../../platform/db/prepared-query.js';
+import type { SinceWindow } from '../../platform/core/pagination.js';
 import type { Executor } from '../../platform/db/schema.js';
+import { inSinceOrder } from '../../platform/db/since-order.js';
 import type { OrderStatus } from './order-status.js';
 import type { OrderLinesTable, OrdersTable } from './orders.tables.js';
 
@@ -39,10 +41,11 @@ export async function findOrder(db: Executor, orgId: string, idOrPoNumber: strin
 export async function listOrders(
   db: Executor,
   orgId: string,
-  opts: { status?: OrderStatus; before?: { createdAt: string; id: string }; limit: number },
+  opts: { status?: OrderStatus; before?: { createdAt: string; id: string }; since?: SinceWindow; limit: number },
 ): Promise<OrderRow[]> {
   let query = db.selectFrom('orders').selectAll().where('org_id', '=', orgId);
   if (opts.status !== undefined) query = query.where('status', '=', opts.status);
+  if (opts.since !== undefined) return inSinceOrder(query, opts.since, 'id').limit(opts.limit).execute();
   if (opts.before !== undefined) {
     const b = opts.before;
     // A row value, not `a < x or (a = x and id < y)`: both planners seek the index to it instead of walking down from the newest.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limitParam } from '../../platform/core/pagination.js';
+import { limitParam, ONE_SINCE, oneSince, sinceParams } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { toUnits } from '../../platform/core/money.js';
 import { ORDER_STATUSES, TARGET_STATUSES } from './order-status.js';
@@ -98,11 +98,14 @@ export const orderSchema = orderDataSchema
   .meta({ id: 'Order', description: 'A sales order with its lines, totals and hub delivery state.' });
 export type Order = z.infer<typeof orderSchema>;
 
-export const listOrdersQuery = z.strictObject({
-  status: z.enum(ORDER_STATUSES).optional().describe('Only orders in this status.'),
-  limit: limitParam(50, 50).describe('Orders per page, 1-50 (default 50).'),
-  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
-});
+export const listOrdersQuery = z
+  .strictObject({
+    status: z.enum(ORDER_STATUSES).optional().describe('Only orders in this status.'),
+    ...sinceParams(true),
+    limit: limitParam(50, 50).describe('Orders per page, 1-50 (default 50).'),
+    cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+  })
+  .refine(oneSince, ONE_SINCE);
 export type ListOrdersQuery = z.infer<typeof listOrdersQuery>;
 
 export const orderRefParams = z.strictObject({

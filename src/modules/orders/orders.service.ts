@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
 import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/core/errors.js';
 import { errorFromIssues } from '../../platform/core/issues.js';
-import { decodeCursor, page } from '../../platform/core/pagination.js';
+import { decodeCursor, page, sincePage, sinceWindowOf } from '../../platform/core/pagination.js';
 import { newId } from '../../platform/core/ids.js';
 import { fromUnits, lineTotalUnits, toUnits } from '../../platform/core/money.js';
 import { type DeliveriesService, type PublicDelivery, toPublicDelivery } from '../../platform/outbox/deliveries.service.js';
@@ -188,7 +188,14 @@ export class OrdersService {
     this.listeners.push(listener);
   }
 
+  /** Newest first, or with updated_since / created_since every order since then in time order (decisions.md). */
   async list(db: Executor, orgId: string, query: ListOrdersQuery): Promise<{ orders: Order[]; next_cursor: string | null }> {
+    const since = sinceWindowOf(query);
+    if (since !== undefined) {
+      const rows = await repo.listOrders(db, orgId, { ...(query.status ? { status: query.status } : {}), since, limit: query.limit + 1 });
+      const { items, next_cursor } = sincePage(rows, query.limit, since, (row) => ({ at: row[since.column], id: row.id }));
+      return { orders: await this.present(db, orgId, items), next_cursor };
+    }
     const after = decodeCursor(query.cursor, cursorSchema);
     const rows = await repo.listOrders(db, orgId, {
       ...(query.status ? { status: query.status } : {}),

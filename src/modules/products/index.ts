@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
+import * as m0025 from './migrations/0025_products_sync_order.js';
 import { productsOperations } from './products.operations.js';
 import { ProductsService } from './products.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -21,5 +22,6 @@ export const productsModule: ModuleDefinition = {
     orgs.onSettingsChanged(stockSettings, products.onSettingsChanged);
     return { products };
   },
+  migrations: { '0025_products_sync_order': m0025 },
   operations: (services) => productsOperations(services.products),
 };

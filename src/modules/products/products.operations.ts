@@ -27,12 +27,14 @@ export function productsOperations(products: ProductsService): Operation[] {
       scope: 'products:read',
       summary: 'List products',
       description:
-        'List the active products of your organisation with stock quantity and stock status (backorder, low_stock, in_stock), ' +
-        'ordered by SKU. `q` searches SKU and name; pass `next_cursor` back as `cursor` for the next page.',
+        'List the products of your organisation with stock quantity and stock status (backorder, low_stock, in_stock): the ' +
+        'active ones by SKU, or those in `status` (active, inactive, discontinued). To sync, pass `updated_since`: every product ' +
+        'changed at or after it, whatever its status unless `status` is given, oldest change first; keep the last ' +
+        '`updated_at` you saw for the next sync. `q` searches SKU and name; pass `next_cursor` back as `cursor` for the next page.',
       query: listProductsQuery,
       output: z.object({ products: z.array(productSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
       status: 200,
-      returns: 'one page of active products.',
+      returns: 'one page of products.',
       errors: {},
       example: { query: { q: 'pilot', limit: '20' }, response: { products: [exampleProduct], next_cursor: null } },
       handle: ({ db, orgId }, { query }) => products.list(db, orgId, query),

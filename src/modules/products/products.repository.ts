@@ -1,6 +1,9 @@
 import { sql } from 'kysely';
 import { PreparedList, PreparedQuery } from '../../platform/db/prepared-query.js';
+import type { SinceWindow } from '../../platform/core/pagination.js';
 import type { Executor } from '../../platform/db/schema.js';
+import { inSinceOrder } from '../../platform/db/since-order.js';
+import type { ProductStatus } from './products.schemas.js';
 import type { ProductsTable } from './products.tables.js';
 import type { StockStatus, StockThresholds } from './stock-status.js';
 
@@ -29,12 +32,13 @@ export async function findProducts(db: Executor, orgId: string, skusLower: strin
   return found;
 }
 
-export async function listActiveProducts(
+export async function listProducts(
   db: Executor,
   orgId: string,
-  opts: { q?: string; afterSkuLower?: string; limit: number },
+  opts: { q?: string; status?: ProductStatus; afterSkuLower?: string; since?: SinceWindow; limit: number },
 ): Promise<ProductRow[]> {
-  let query = db.selectFrom('products').selectAll().where('org_id', '=', orgId).where('status', '=', 'active');
+  let query = db.selectFrom('products').selectAll().where('org_id', '=', orgId);
+  if (opts.status !== undefined) query = query.where('status', '=', opts.status);
   if (opts.q) {
     const pattern = `%${opts.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where((eb) =>
@@ -44,6 +48,7 @@ export async function listActiveProducts(
       ]),
     );
   }
+  if (opts.since !== undefined) return inSinceOrder(query, opts.since, 'sku_lower').limit(opts.limit).execute();
   if (opts.afterSkuLower !== undefined) query = query.where('sku_lower', '>', opts.afterSkuLower);
   return query.orderBy('sku_lower').limit(opts.limit).execute();
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
-import { limitParam } from '../../platform/core/pagination.js';
+import { limitParam, sinceParams } from '../../platform/core/pagination.js';
 
 const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
 export const STOCK_STATUSES = ['backorder', 'low_stock', 'in_stock'] as const;
@@ -59,6 +59,11 @@ export type UpdateProductInput = z.infer<typeof updateProductInput>;
 
 export const listProductsQuery = z.strictObject({
   q: freeText(100, { trim: true, what: 'q' }).optional().describe('Case-insensitive substring of SKU or name.'),
+  status: z
+    .enum(PRODUCT_STATUSES, { error: 'status must be active, inactive or discontinued' })
+    .optional()
+    .describe('Only products in this status; default active, or every status with updated_since (a sync must see products leave the catalog).'),
+  ...sinceParams(false),
   limit: limitParam(200, 50).describe('Products per page, 1-200 (default 50).'),
   cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });

@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
 import { conflict, notFound } from '../../platform/core/errors.js';
-import { decodeCursor, page } from '../../platform/core/pagination.js';
+import { decodeCursor, page, sincePage, sinceWindowOf } from '../../platform/core/pagination.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { z } from 'zod';
 import type { CreateProductInput, ListProductsQuery, Product, UpdateProductInput } from './products.schemas.js';
@@ -31,14 +31,17 @@ export class ProductsService {
     private readonly orgs: OrgsService,
   ) {}
 
-  /** One page of the org's active catalog, ordered by SKU. */
+  /** One page of the catalog: active products by SKU, or with updated_since every change in time order (decisions.md). */
   async list(db: Executor, orgId: string, query: ListProductsQuery): Promise<{ products: Product[]; next_cursor: string | null }> {
+    const filters = { ...(query.q ? { q: query.q } : {}), limit: query.limit + 1 };
+    const since = sinceWindowOf(query);
+    if (since !== undefined) {
+      const rows = await repo.listProducts(db, orgId, { ...filters, ...(query.status === undefined ? {} : { status: query.status }), since });
+      const { items, next_cursor } = sincePage(rows, query.limit, since, (row) => ({ at: row[since.column], id: row.sku_lower }));
+      return { products: items.map(toProduct), next_cursor };
+    }
     const after = decodeCursor(query.cursor, cursorSchema);
-    const rows = await repo.listActiveProducts(db, orgId, {
-      ...(query.q ? { q: query.q } : {}),
-      ...(after ? { afterSkuLower: after.s } : {}),
-      limit: query.limit + 1,
-    });
+    const rows = await repo.listProducts(db, orgId, { ...filters, status: query.status ?? 'active', ...(after ? { afterSkuLower: after.s } : {}) });
     const { items, next_cursor } = page(rows, query.limit, (row) => ({ s: row.sku_lower }));
     return { products: items.map(toProduct), next_cursor };
   }

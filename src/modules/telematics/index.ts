@@ -9,6 +9,7 @@ import * as m0013 from './migrations/0013_telematics_reconnect.js';
 import * as m0017 from './migrations/0017_telematics_endpoints.js';
 import * as m0018 from './migrations/0018_telematics_marks.js';
 import * as m0019 from './migrations/0019_telematics_syncs.js';
+import * as m0029 from './migrations/0029_telematics_sync_order.js';
 import { OAuthConsentService } from './connect/oauth-consent.service.js';
 import { PollService, TELEMATICS_EVENT } from './polling/poll.service.js';
 import { keepHubRejections } from './connections/hub-rejections.js';
@@ -95,7 +96,7 @@ export const telematicsModule: ModuleDefinition = {
       render: (query) => oauthConsent.complete(query),
     },
   ],
-  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012, '0013_telematics_reconnect': m0013, '0017_telematics_endpoints': m0017, '0018_telematics_marks': m0018, '0019_telematics_syncs': m0019 },
+  migrations: { '0008_telematics': m0008, '0010_telematics_connections': m0010, '0012_telematics_polling': m0012, '0013_telematics_reconnect': m0013, '0017_telematics_endpoints': m0017, '0018_telematics_marks': m0018, '0019_telematics_syncs': m0019, '0029_telematics_sync_order': m0029 },
   encryptedColumns: [
     { table: 'telematics_connections', idColumn: 'id', column: 'credentials_ciphertext' },
     { table: 'telematics_connections', idColumn: 'id', column: 'oauth_tokens_ciphertext' },

@@ -84,7 +84,8 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       description:
         "List your organisation's linked telematics accounts, newest first, with their health: status, poll interval, " +
         'cursors (a summary), issues, circuit breaker, last run, last error, and a masked hint of the credentials (never the credentials). ' +
-        'Filter by `status`; pass `next_cursor` back as `cursor` for the next page.',
+        'Filter by `status`. To sync, pass `updated_since`: every connection changed at or after it (its status, settings, ' +
+        'credentials or health: each poll changes an active one), oldest change first. Pass `next_cursor` back as `cursor`.',
       query: listConnectionsQuery,
       output: z.object({ connections: z.array(connectionSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
       status: 200,
@@ -100,14 +101,17 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       scope: 'telematics:read',
       summary: 'Get a telematics connection',
       description:
-        'Get one linked telematics account by id (`con_…`): provider, label, status, masked credentials hint, where polling ' +
-        'stands (a summary of the per-machine marks) and its issues: what polls read and could not use (readings stamped in ' +
-        'the future, unmapped elements, unknown units, placeholders, budget waits, documents that do not parse), with counts.',
+        'Get one linked telematics account by id (`con_…`) with its health: status (active, pending_consent, consent_expired, ' +
+        'reauth_required, paused, disconnected), the circuit breaker (state, failures in a row, open until), the last poll ' +
+        '(when, events queued, outcome), the last error, the next poll, the hub\'s last rejections and the issues: what polls ' +
+        'read and could not use (readings stamped in the future, unmapped elements, unknown units, placeholders, budget waits, ' +
+        'documents that do not parse), with counts. Also provider, label, masked credentials hint and where polling stands ' +
+        '(a summary of the per-machine marks). Use it to tell whether a connection is delivering data and why not.',
       params: connectionParams,
       output: z.object({ connection: connectionSchema }),
       result: 'connection',
       status: 200,
-      returns: 'the connection.',
+      returns: 'the connection with its health.',
       errors: { not_found: 'No connection with this id in your organisation.' },
       example: { params: { connection_id: exampleConnection.id }, response: { connection: exampleConnection } },
       handle: ({ db, orgId }, { params }) => connections.get(db, orgId, params.connection_id),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limitParam } from '../../platform/core/pagination.js';
+import { limitParam, sinceParams } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { PROVIDER_IDS } from './providers/catalog.js';
 import type { ReadIssueKind } from './providers/reader.js';
@@ -69,6 +69,7 @@ export type Connection = z.infer<typeof connectionSchema>;
 
 export const listConnectionsQuery = z.strictObject({
   status: z.enum(CONNECTION_STATUSES).optional().describe('Only connections in this status.'),
+  ...sinceParams(false),
   limit: limitParam(200, 50).describe('Connections per page, 1-200 (default 50).'),
   cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });

@@ -1,5 +1,6 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
 import * as m0015 from './migrations/0015_warranty_portal.js';
+import * as m0027 from './migrations/0027_warranty_sync_order.js';
 import { warrantyOperations } from './warranty.operations.js';
 import { WarrantyService } from './warranty.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -22,5 +23,5 @@ export const warrantyModule: ModuleDefinition = {
   },
   services: ({ clock, services }) => ({ warranty: new WarrantyService(clock, services.products) }),
   operations: (services) => warrantyOperations(services.warranty),
-  migrations: { '0015_warranty_portal': m0015 },
+  migrations: { '0015_warranty_portal': m0015, '0027_warranty_sync_order': m0027 },
 };

@@ -48,7 +48,9 @@ export function warrantyOperations(warranty: WarrantyService): Operation[] {
       summary: 'List warranty claims',
       description:
         "List your organisation's warranty claims, newest first (by claim number), each with its status history. " +
-        'Filter by `status` (submitted, under_review, approved, denied, closed); pass `next_cursor` back as `cursor` for the next page.',
+        'Filter by `status` (submitted, under_review, approved, denied, closed). To sync, pass `updated_since` (every claim ' +
+        'changed at or after it) or `created_since` (every claim filed since): the list is then oldest first by that time. ' +
+        'Pass `next_cursor` back as `cursor` for the next page.',
       query: listClaimsQuery,
       output: z.object({ claims: z.array(claimSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
       status: 200,

@@ -1,4 +1,6 @@
 import { sql } from 'kysely';
+import type { SinceWindow } from '../../platform/core/pagination.js';
+import { inSinceOrder } from '../../platform/db/since-order.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
 import type { ClaimStatus } from './claim-states.js';
 import type { WarrantyClaimHistoryTable, WarrantyClaimsTable } from './warranty.tables.js';
@@ -40,10 +42,11 @@ export async function findClaimByNumber(db: Executor, orgId: string, number: num
 export async function listClaims(
   db: Executor,
   orgId: string,
-  opts: { status?: ClaimStatus; beforeNumber?: number; limit: number },
+  opts: { status?: ClaimStatus; beforeNumber?: number; since?: SinceWindow; limit: number },
 ): Promise<ClaimRow[]> {
   let query = db.selectFrom('warranty_claims').selectAll().where('org_id', '=', orgId);
   if (opts.status !== undefined) query = query.where('status', '=', opts.status);
+  if (opts.since !== undefined) return inSinceOrder(query, opts.since, 'id').limit(opts.limit).execute();
   if (opts.beforeNumber !== undefined) query = query.where('number', '<', opts.beforeNumber);
   return query.orderBy('number', 'desc').limit(opts.limit).execute();
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { limitParam } from '../../platform/core/pagination.js';
+import { limitParam, ONE_SINCE, oneSince, sinceParams } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { CLAIM_STATUSES } from './claim-states.js';
 
@@ -109,11 +109,14 @@ export const updateClaimInput = z
   .refine((v) => v.status !== undefined || v.resolution !== undefined, { message: 'send at least one of status, resolution' });
 export type UpdateClaimInput = z.infer<typeof updateClaimInput>;
 
-export const listClaimsQuery = z.strictObject({
-  status: status.optional().describe('Only claims in this status: submitted, under_review, approved, denied or closed.'),
-  limit: limitParam(200, 50).describe('Claims per page, 1-200 (default 50).'),
-  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
-});
+export const listClaimsQuery = z
+  .strictObject({
+    status: status.optional().describe('Only claims in this status: submitted, under_review, approved, denied or closed.'),
+    ...sinceParams(true),
+    limit: limitParam(200, 50).describe('Claims per page, 1-200 (default 50).'),
+    cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+  })
+  .refine(oneSince, ONE_SINCE);
 export type ListClaimsQuery = z.infer<typeof listClaimsQuery>;
 
 export const claimRefParams = z.strictObject({

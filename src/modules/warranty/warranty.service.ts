@@ -4,7 +4,7 @@ import type { AuthContext } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
 import { conflict, invalidInput, notFound } from '../../platform/core/errors.js';
-import { decodeCursor, page } from '../../platform/core/pagination.js';
+import { decodeCursor, page, sincePage, sinceWindowOf } from '../../platform/core/pagination.js';
 import { newId } from '../../platform/core/ids.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { ProductsService } from '../products/products.service.js';
@@ -59,14 +59,19 @@ export class WarrantyService {
     private readonly products: ProductsService,
   ) {}
 
+  /** Newest first by number, or with updated_since / created_since every claim since then in time order (decisions.md). */
   async list(db: Executor, orgId: string, query: ListClaimsQuery): Promise<{ claims: Claim[]; next_cursor: string | null }> {
-    const before = decodeCursor(query.cursor, cursorSchema);
-    const rows = await repo.listClaims(db, orgId, {
-      ...(query.status ? { status: query.status } : {}),
-      ...(before ? { beforeNumber: before.n } : {}),
-      limit: query.limit + 1,
-    });
-    const { items, next_cursor } = page(rows, query.limit, (row) => ({ n: Number(row.number) }));
+    const since = sinceWindowOf(query);
+    const filters = { ...(query.status ? { status: query.status } : {}), limit: query.limit + 1 };
+    let found: { items: repo.ClaimRow[]; next_cursor: string | null };
+    if (since !== undefined) {
+      found = sincePage(await repo.listClaims(db, orgId, { ...filters, since }), query.limit, since, (row) => ({ at: row[since.column], id: row.id }));
+    } else {
+      const before = decodeCursor(query.cursor, cursorSchema);
+      const rows = await repo.listClaims(db, orgId, { ...filters, ...(before ? { beforeNumber: before.n } : {}) });
+      found = page(rows, query.limit, (row) => ({ n: Number(row.number) }));
+    }
+    const { items, next_cursor } = found;
     const history = await repo.historyOf(db, orgId, items.map((r) => r.id));
     return { claims: items.map((r) => toClaim(r, history.filter((h) => h.claim_id === r.id))), next_cursor };
   }

@@ -45,7 +45,7 @@ describe.each(dialects)('warranty claims over MCP (%s)', (dialect) => {
     expect(argsOf('warranty_claims_update')).toEqual(['id_or_number', 'idempotency_key', 'resolution', 'status']);
     expect(byName.get('warranty_claims_update')?.inputSchema.required).toEqual(['id_or_number']);
     expect(argsOf('warranty_claims_get')).toEqual(['id_or_number']);
-    expect(argsOf('warranty_claims_list')).toEqual(['cursor', 'limit', 'status']);
+    expect(argsOf('warranty_claims_list')).toEqual(['created_since', 'cursor', 'limit', 'status', 'updated_since']);
     expect(argsOf('warranty_claims_create')).toEqual(['customer_ref', 'description', 'dot_number', 'idempotency_key', 'quantity', 'sku']);
     expect(byName.get('warranty_claims_update')?.description).toContain('allowed next states');
 

@@ -1,9 +1,11 @@
 import type { ModuleDefinition } from '../../../platform/module-definition.js';
+import { ediPartnersOperations } from '../partners/partners.operations.js';
 import { ediOperations } from './messages.operations.js';
 import * as m0007 from './migrations/0007_edi_message_parent.js';
 import * as m0011 from './migrations/0011_edi_messages_raw_chunks.js';
 import * as m0021 from './migrations/0021_edi_messages_taking.js';
 import * as m0024 from './migrations/0024_edi_lease_owner.js';
+import * as m0028 from './migrations/0028_edi_messages_sync_order.js';
 import { EdiService } from './messages.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './messages.tables.js';
@@ -30,6 +32,7 @@ export const ediMessagesModule: ModuleDefinition = {
     orders.onStatusChanged(edi.onOrderStatusChanged);
     return { edi };
   },
-  operations: (services) => ediOperations(services.edi),
-  migrations: { '0007_edi_message_parent': m0007, '0011_edi_messages_raw_chunks': m0011, '0021_edi_messages_taking': m0021, '0024_edi_lease_owner': m0024 },
+  // The partners' read operations go under this module's `edi` tag and scopes: one EDI section for clients.
+  operations: (services) => [...ediOperations(services.edi), ...ediPartnersOperations(services.ediPartners)],
+  migrations: { '0007_edi_message_parent': m0007, '0011_edi_messages_raw_chunks': m0011, '0021_edi_messages_taking': m0021, '0024_edi_lease_owner': m0024, '0028_edi_messages_sync_order': m0028 },
 };

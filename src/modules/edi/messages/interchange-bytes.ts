@@ -1,5 +1,6 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
+import { invalidInput } from '../../../platform/core/errors.js';
 import { updatePaced } from '../../../platform/core/paced-hash.js';
 
 /** Interchanges one body may carry (ISA...IEA ISA...IEA); more is refused whole. */
@@ -15,6 +16,33 @@ export function decodeInterchange(raw: Buffer): string {
   // A leading BOM is not text: TextDecoder dropped it, and so does this.
   if (isUtf8(raw)) return raw.toString('utf8').replace(/^\uFEFF/, '');
   return raw.toString('latin1');
+}
+
+/** Where a part of the raw bytes starts and ends, and its text: what edi_messages_get's include=raw shows. */
+export interface RawSlice {
+  text: string;
+  offset: number;
+  length: number;
+  nextOffset: number | null;
+}
+
+const isUtf8Continuation = (byte: number | undefined) => byte !== undefined && (byte & 0xc0) === 0x80;
+
+/**
+ * At most `max` bytes of the raw interchange from `offset`, as text decoded the way the whole is (decodeInterchange);
+ * in a UTF-8 body the part ends before a character it would split, and an offset inside one is refused.
+ */
+export function sliceInterchange(raw: Buffer, offset: number, max: number): RawSlice {
+  if (offset > raw.length) throw invalidInput(`raw_offset ${offset} is past the end of the interchange (${raw.length} bytes)`);
+  const utf8 = !isAscii(raw) && isUtf8(raw);
+  if (utf8 && isUtf8Continuation(raw[offset])) throw invalidInput(`raw_offset ${offset} is inside a character: pass a raw.next_offset`);
+  let end = Math.min(raw.length, offset + max);
+  while (utf8 && end < raw.length && end > offset && isUtf8Continuation(raw[end])) end--;
+  const part = raw.subarray(offset, end);
+  const decoded = utf8 ? part.toString('utf8') : part.toString('latin1');
+  // A leading BOM is not text, as in decodeInterchange.
+  const text = utf8 && offset === 0 ? decoded.replace(/^\uFEFF/, '') : decoded;
+  return { text, offset, length: end - offset, nextOffset: end < raw.length ? end : null };
 }
 
 export function sha256Hex(raw: Buffer): string {

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { defineRead, defineSteps, type Operation } from '../../../platform/operations/operation.js';
 import {
+  getMessageQuery,
   listMessagesQuery,
   MAX_INTERCHANGE_BYTES,
   messageDetailSchema,
   messageParams,
   messageSummarySchema,
+  RAW_SLICE_BYTES,
   submitResultSchema,
 } from './messages.schemas.js';
 import type { EdiService } from './messages.service.js';
@@ -71,6 +73,7 @@ const exampleSummary = {
   order_id: null,
   delivery: null,
   created_at: '2026-06-01T12:00:00.000Z',
+  updated_at: '2026-06-01T12:00:00.000Z',
 };
 
 /** The raw body the invoker hands over (it refuses a missing or empty one before the handler runs). */
@@ -90,7 +93,8 @@ export function ediOperations(edi: EdiService): Operation[] {
       summary: 'Submit an X12 interchange',
       description:
         'Submit one raw X12 interchange (ISA ... IEA) from one of your trading partners, addressed to your organisation: the ' +
-        "sender (ISA05/ISA06) must be one of your partners and the receiver (ISA07/ISA08) your organisation's interchange id. " +
+        "sender (ISA05/ISA06) must be one of your partners and the receiver (ISA07/ISA08) your organisation's interchange id " +
+        '(edi_partners_list, GET /v1/edi/partners, lists both). ' +
         'Over REST the interchange is the request body (`text/plain` or `application/edi-x12`, up to 10 MB), over MCP the ' +
         '`x12` argument; it is stored byte for byte as received, whatever happens next. 850 purchase orders become orders. ' +
         'The answer lists each transaction set with its status (accepted, partial, rejected, test), each functional ' +
@@ -139,7 +143,9 @@ export function ediOperations(edi: EdiService): Operation[] {
       summary: 'List EDI messages',
       description:
         'List EDI interchanges received and documents sent (997, 855, 856, 810), newest first, with status, partner and delivery state. ' +
-        'Filter by `direction` (inbound, outbound), `type` (850, 855, 856, 810, 997) and `partner` (id or name); pass `next_cursor` back as `cursor`.',
+        'Filter by `direction` (inbound, outbound), `type` (850, 855, 856, 810, 997) and `partner` (id or name). To sync, pass ' +
+        '`updated_since` (every message whose status changed at or after it) or `created_since`: the list is then oldest first ' +
+        'by that time. Pass `next_cursor` back as `cursor`.',
       query: listMessagesQuery,
       output: z.object({
         messages: z.array(messageSummarySchema),
@@ -157,25 +163,31 @@ export function ediOperations(edi: EdiService): Operation[] {
       path: '/v1/edi/messages/:id',
       scope: 'edi:read',
       summary: 'Get an EDI message',
-      description: 'Get one EDI message by id (msg_...): its summary, the status and errors of each transaction set, and the raw X12.',
+      description:
+        'Get one EDI message by id (msg_...): its summary, the status and errors of each transaction set, and `raw.size`. ' +
+        `The raw X12 (up to 10 MB) is left out unless asked: include=raw adds it as \`x12\`, at most ${RAW_SLICE_BYTES / 1024} KB ` +
+        'an answer; when `raw.next_offset` is not null, ask again with raw_offset set to it for the next part.',
       params: messageParams,
+      query: getMessageQuery,
       output: z.object({ message: messageDetailSchema }),
       result: 'message',
       status: 200,
-      returns: 'the message with its raw X12.',
+      returns: 'the message, with its raw X12 when asked.',
       errors: { not_found: 'No EDI message with this id in your organisation.' },
       example: {
         params: { id: exampleSummary.id },
+        query: { include: 'raw' },
         response: {
           message: {
             ...exampleSummary,
             documents: exampleSubmitResult.documents,
             errors: [],
             x12: exampleInterchange,
+            raw: { size: exampleSummary.size, included: true, offset: 0, length: exampleSummary.size, next_offset: null },
           },
         },
       },
-      handle: ({ db, orgId }, { params }) => edi.getMessage(db, orgId, params.id),
+      handle: ({ db, orgId }, { params, query }) => edi.getMessage(db, orgId, params.id, query),
     }),
   ];
 }

@@ -1,4 +1,6 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
+import type { SinceWindow } from '../../../platform/core/pagination.js';
+import { inSinceOrder } from '../../../platform/db/since-order.js';
 import type { Database, Db, Executor, Tx } from '../../../platform/db/schema.js';
 import type { EdiDirection } from './messages.schemas.js';
 import type { EdiDocumentsTable, EdiInterchangesTable, EdiMessagesTable } from './messages.tables.js';
@@ -104,6 +106,8 @@ export interface ListOptions {
   partner?: string;
   /** Rows created before this (created_at, id), newest first. */
   before?: { createdAt: string; id: string };
+  /** Or rows since an instant, oldest first (updated_since / created_since). */
+  since?: SinceWindow;
   limit: number;
 }
 
@@ -120,6 +124,7 @@ export async function listMessages(db: Executor, orgId: string, o: ListOptions):
       eb.selectFrom('edi_partners as p').select('p.id').where('p.org_id', '=', orgId).where((w) => w.or([w('p.id', '=', ref), w('p.name', '=', ref)])),
     );
   }
+  if (o.since !== undefined) return inSinceOrder(query, o.since, 'id', 'm').limit(o.limit).execute();
   if (o.before !== undefined) {
     const b = o.before;
     // A row value: seeks the index to the cursor (see orders.repository listOrders).

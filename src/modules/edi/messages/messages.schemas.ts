@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../../../platform/core/errors.js';
-import { limitParam } from '../../../platform/core/pagination.js';
+import { limitParam, ONE_SINCE, oneSince, sinceParams } from '../../../platform/core/pagination.js';
 import { freeText, identifier } from '../../../platform/core/text-rules.js';
 import { partySchema } from '../partners/partners.schemas.js';
 
 /** POST /v1/edi takes interchanges up to this size (the app-wide JSON limit is far smaller). */
 export const MAX_INTERCHANGE_BYTES = 10 * 1024 * 1024;
+
+/** The most of a raw interchange one answer carries (as the submit answer's inline reply): larger ones are read in parts. */
+export const RAW_SLICE_BYTES = 512 * 1024;
 
 const EDI_DIRECTIONS = ['inbound', 'outbound'] as const;
 export type EdiDirection = (typeof EDI_DIRECTIONS)[number];
@@ -74,7 +77,7 @@ const replySchema = z
     message_id: z.string().describe('the reply as an outbound EDI message'),
     control_number: z.string().describe('its ISA13'),
     size: z.number().int().describe('bytes'),
-    x12: z.string().optional().describe('the reply as X12 text; left out over 512 KB: read it with GET /v1/edi/messages/{message_id}'),
+    x12: z.string().optional().describe('the reply as X12 text; left out over 512 KB: read it with GET /v1/edi/messages/{message_id}?include=raw (in parts of 512 KB)'),
   })
   .meta({
     id: 'EdiReply',
@@ -170,6 +173,7 @@ export const messageSummarySchema = z
     order_id: z.string().nullable(),
     delivery: deliverySchema.nullable(),
     created_at: z.string().describe('ISO 8601 UTC'),
+    updated_at: z.string().describe('ISO 8601 UTC: when its status last changed'),
   })
   .meta({ id: 'EdiMessageSummary', description: 'An interchange received or a document sent.' });
 export type MessageSummary = z.infer<typeof messageSummarySchema>;
@@ -178,7 +182,19 @@ export const messageDetailSchema = messageSummarySchema
   .extend({
     documents: z.array(documentSchema).describe('one per transaction set'),
     errors: z.array(ediErrorSchema).describe('the findings about the interchange as a whole'),
-    x12: z.string().describe('the raw interchange, as received or sent'),
+    x12: z
+      .string()
+      .optional()
+      .describe(`the raw interchange as received or sent, only with include=raw: at most ${RAW_SLICE_BYTES / 1024} KB from raw_offset (see \`raw\`)`),
+    raw: z
+      .object({
+        size: z.number().int().describe('bytes of the whole raw interchange, whether included or not'),
+        included: z.boolean().describe('whether `x12` holds (part of) it: include=raw asks for it'),
+        offset: z.number().int().describe('the byte of the interchange `x12` starts at'),
+        length: z.number().int().describe('bytes of the interchange in `x12`; 0 when not included'),
+        next_offset: z.number().int().nullable().describe('raw_offset of the next part when `x12` stops before the end; else null'),
+      })
+      .describe('the raw interchange\'s size, and which part of it `x12` holds'),
     progress: z
       .object({ sets: z.number().int().describe('transaction sets in the interchange'), taken: z.number().int().describe('sets taken so far (their documents)') })
       .optional()
@@ -187,17 +203,36 @@ export const messageDetailSchema = messageSummarySchema
           'after a crash, resending the same interchange finishes it without taking any set twice',
       ),
   })
-  .meta({ id: 'EdiMessage', description: 'An EDI message with its documents, findings and raw X12.' });
+  .meta({ id: 'EdiMessage', description: 'An EDI message with its documents, findings and, when asked, its raw X12.' });
 export type MessageDetail = z.infer<typeof messageDetailSchema>;
 
-export const listMessagesQuery = z.strictObject({
-  direction: z.enum(EDI_DIRECTIONS).optional().describe('inbound (interchanges received) or outbound (documents sent); default both.'),
-  type: z.enum(EDI_TYPES).optional().describe('Transaction set the message carries: 850, 855, 856, 810 or 997.'),
-  partner: freeText(200, { min: 1, what: 'partner' }).optional().describe('Trading partner id or exact name, up to 200 characters.'),
-  limit: limitParam(200, 50).describe('Messages per page, 1-200 (default 50).'),
-  cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
-});
+export const listMessagesQuery = z
+  .strictObject({
+    direction: z.enum(EDI_DIRECTIONS).optional().describe('inbound (interchanges received) or outbound (documents sent); default both.'),
+    type: z.enum(EDI_TYPES).optional().describe('Transaction set the message carries: 850, 855, 856, 810 or 997.'),
+    partner: freeText(200, { min: 1, what: 'partner' }).optional().describe('Trading partner id or exact name, up to 200 characters.'),
+    ...sinceParams(true),
+    limit: limitParam(200, 50).describe('Messages per page, 1-200 (default 50).'),
+    cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+  })
+  .refine(oneSince, ONE_SINCE);
 export type ListMessagesQuery = z.infer<typeof listMessagesQuery>;
+
+export const getMessageQuery = z
+  .strictObject({
+    include: z
+      .enum(['raw'], { error: 'include must be raw' })
+      .optional()
+      .describe(`raw: add the raw interchange as \`x12\`, at most ${RAW_SLICE_BYTES / 1024} KB an answer; left out by default.`),
+    raw_offset: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('With include=raw: the byte to start at, the `raw.next_offset` of the previous answer (default 0).'),
+  })
+  .refine((q) => q.raw_offset === undefined || q.include === 'raw', { error: 'raw_offset needs include=raw', path: ['raw_offset'] });
+export type GetMessageQuery = z.infer<typeof getMessageQuery>;
 
 export const messageParams = z.strictObject({ id: identifier(200, 'id').describe('The EDI message id (msg_...).') });
 

@@ -2,21 +2,23 @@ import { z } from 'zod';
 import type { Executor } from '../../../platform/db/schema.js';
 import type { Settle } from '../../../platform/operations/operation.js';
 import { AppError, notFound } from '../../../platform/core/errors.js';
-import { decodeCursor, page } from '../../../platform/core/pagination.js';
+import { decodeCursor, page, sincePage, sinceWindowOf } from '../../../platform/core/pagination.js';
 import type { DeliveriesService } from '../../../platform/outbox/deliveries.service.js';
 import type { OrderStatusListener } from '../../orders/orders.service.js';
 import {
   documentDetailSchema,
   type DocumentView,
   ediErrorSchema,
+  type GetMessageQuery,
   type ListMessagesQuery,
   type MessageDetail,
   type MessageSummary,
+  RAW_SLICE_BYTES,
   type SubmitResult,
 } from './messages.schemas.js';
 import { InterchangeIntake } from './intake/intake.js';
 import type { IntakeDeps } from './intake/received.js';
-import { decodeInterchange } from './interchange-bytes.js';
+import { sliceInterchange } from './interchange-bytes.js';
 import * as messages from './messages.repository.js';
 import type { EdiPartnersService } from '../partners/partners.service.js';
 import { statusDocuments } from './status-documents.js';
@@ -34,6 +36,14 @@ function toDocumentView(row: messages.DocumentRow): DocumentView {
     ...(row.order_id === null ? {} : { order_id: row.order_id }),
     ...(errors.length === 0 ? {} : { errors }),
   };
+}
+
+/** The raw interchange's size, and the part of it include=raw asks for. */
+async function rawPart(db: Executor, orgId: string, row: messages.MessageRow, query: GetMessageQuery): Promise<Pick<MessageDetail, 'x12' | 'raw'>> {
+  const size = Number(row.size);
+  if (query.include !== 'raw') return { raw: { size, included: false, offset: 0, length: 0, next_offset: null } };
+  const part = sliceInterchange(await messages.readRaw(db, orgId, row), query.raw_offset ?? 0, RAW_SLICE_BYTES);
+  return { x12: part.text, raw: { size, included: true, offset: part.offset, length: part.length, next_offset: part.nextOffset } };
 }
 
 /** The org-scoped EDI resource layer behind REST and MCP, and the orders hook that sends 855/856/810. */
@@ -60,20 +70,28 @@ export class EdiService {
     throw new AppError(answer.code, answer.message, answer.details);
   }
 
+  /** Newest first, or with updated_since / created_since every message since then in time order (decisions.md). */
   async listMessages(db: Executor, orgId: string, query: ListMessagesQuery): Promise<{ messages: MessageSummary[]; next_cursor: string | null }> {
-    const after = decodeCursor(query.cursor, cursorSchema);
-    const rows = await messages.listMessages(db, orgId, {
+    const filters = {
       ...(query.direction === undefined ? {} : { direction: query.direction }),
       ...(query.type === undefined ? {} : { type: query.type }),
       ...(query.partner === undefined ? {} : { partner: query.partner }),
-      ...(after === undefined ? {} : { before: { createdAt: after.c, id: after.i } }),
       limit: query.limit + 1,
-    });
-    const { items, next_cursor } = page(rows, query.limit, (row) => ({ c: row.created_at, i: row.id }));
+    };
+    const since = sinceWindowOf(query);
+    let found: { items: messages.MessageSummaryRow[]; next_cursor: string | null };
+    if (since !== undefined) {
+      found = sincePage(await messages.listMessages(db, orgId, { ...filters, since }), query.limit, since, (row) => ({ at: row[since.column], id: row.id }));
+    } else {
+      const after = decodeCursor(query.cursor, cursorSchema);
+      const rows = await messages.listMessages(db, orgId, { ...filters, ...(after === undefined ? {} : { before: { createdAt: after.c, id: after.i } }) });
+      found = page(rows, query.limit, (row) => ({ c: row.created_at, i: row.id }));
+    }
+    const { items, next_cursor } = found;
     return { messages: await this.summaries(db, orgId, items), next_cursor };
   }
 
-  async getMessage(db: Executor, orgId: string, id: string): Promise<MessageDetail> {
+  async getMessage(db: Executor, orgId: string, id: string, query: GetMessageQuery): Promise<MessageDetail> {
     const row = await messages.findMessage(db, orgId, id);
     if (row === undefined) throw notFound(`EDI message ${id}`);
     const [summary] = await this.summaries(db, orgId, [row]);
@@ -83,7 +101,7 @@ export class EdiService {
       ...summary,
       documents: documents.map(toDocumentView),
       errors: row.errors === null ? [] : errorsSchema.parse(JSON.parse(row.errors)),
-      x12: decodeInterchange(await messages.readRaw(db, orgId, row)),
+      ...(await rawPart(db, orgId, row, query)),
       ...(row.sets_total === null || row.result !== null ? {} : { progress: { sets: row.sets_total, taken: documents.length } }),
     };
   }
@@ -109,6 +127,7 @@ export class EdiService {
         order_id: row.order_id,
         delivery: states.get(row.id) ?? null,
         created_at: row.created_at,
+        updated_at: row.updated_at,
       };
     });
   }

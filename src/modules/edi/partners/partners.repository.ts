@@ -40,6 +40,13 @@ export async function listPartners(db: Executor, orgId: string): Promise<Partner
   return db.selectFrom('edi_partners').selectAll().where('org_id', '=', orgId).orderBy('name').execute();
 }
 
+/** One page of the org's partners by name (unique per org: the name index orders and seeks it). */
+export async function listPartnersPage(db: Executor, orgId: string, opts: { afterName?: string; limit: number }): Promise<PartnerRow[]> {
+  let query = db.selectFrom('edi_partners').selectAll().where('org_id', '=', orgId);
+  if (opts.afterName !== undefined) query = query.where('name', '>', opts.afterName);
+  return query.orderBy('name').limit(opts.limit).execute();
+}
+
 export async function findPartnersByIds(db: Executor, orgId: string, ids: string[]): Promise<PartnerRow[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('edi_partners').selectAll().where('org_id', '=', orgId).where('id', 'in', ids).execute();

@@ -5,8 +5,12 @@ import { conflict, invalidInput, notFound } from '../../../platform/core/errors.
 import { newId } from '../../../platform/core/ids.js';
 import { invalidFromMessages } from '../../../platform/core/issues.js';
 import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
+import { decodeCursor, page } from '../../../platform/core/pagination.js';
 import {
   type DocumentProfile,
+  type ListPartnersQuery,
+  type OurInterchangeId,
+  type PartnerApiView,
   documentProfileSchema,
   type Party,
   REQUIRABLE,
@@ -222,6 +226,26 @@ function toView(row: repo.PartnerRow, org: string, profile: repo.ProfileRow | un
   };
 }
 
+/** `ZZ/BUYERCO` as the API shows it. */
+const interchangeId = (qualifier: string, id: string) => ({ qualifier, id });
+
+function toApiView(row: repo.PartnerRow, profile: repo.ProfileRow | undefined): PartnerApiView {
+  return {
+    id: row.id,
+    name: row.name,
+    isa: interchangeId(row.isa_qualifier, row.isa_id),
+    gs_id: row.gs_id,
+    our_isa: profile === undefined ? null : interchangeId(profile.isa_qualifier, profile.isa_id),
+    sku_qualifiers: row.sku_qualifiers.split(','),
+    validation: inboundValidation(row),
+    outbound_delivery: row.outbound_url !== null,
+    documents: documentProfileOf(row),
+    created_at: row.created_at,
+  };
+}
+
+const partnerCursor = z.object({ n: z.string() });
+
 /** One interchange id the org is addressed under; `main` is the one its documents come from (edi_profiles). */
 interface InterchangeIdView {
   org: string;
@@ -240,12 +264,12 @@ export function inboundValidation(partner: Pick<repo.PartnerRow, 'document_profi
   return documentProfileOf(partner).validation ?? 'strict';
 }
 
-/** Operator-side trading partner management (CLI `partners`); not reachable through the org-scoped API. */
 /** A trading partner as EDI messages read it: who sends to us, and what their guide asks of what we send. */
 export type TradingPartner = repo.PartnerRow;
 /** The org's main interchange id and its control-number counter. */
 export type OurInterchangeProfile = repo.ProfileRow;
 
+/** Trading partner management for operators (CLI `partners`); orgs read theirs through edi_partners_list/get. */
 export class EdiPartnersService {
   constructor(
     private readonly db: Db,
@@ -334,6 +358,24 @@ export class EdiPartnersService {
     const row = await repo.findPartnerByRef(this.db, org.id, ref);
     if (row === undefined) throw notFound(`partner ${ref} of org ${orgSlug}`);
     return toView(row, org.slug, await repo.findProfile(this.db, org.id));
+  }
+
+  // The org-scoped API (edi_partners_list, edi_partners_get): read-only, secrets left out.
+
+  async listForApi(db: Executor, orgId: string, query: ListPartnersQuery): Promise<{ partners: PartnerApiView[]; our_interchange_ids: OurInterchangeId[]; next_cursor: string | null }> {
+    const after = decodeCursor(query.cursor, partnerCursor);
+    const rows = await repo.listPartnersPage(db, orgId, { ...(after === undefined ? {} : { afterName: after.n }), limit: query.limit + 1 });
+    const { items, next_cursor } = page(rows, query.limit, (row) => ({ n: row.name }));
+    const profile = await repo.findProfile(db, orgId);
+    const main = profile === undefined ? [] : [{ ...interchangeId(profile.isa_qualifier, profile.isa_id), main: true }];
+    const extra = (await repo.listInterchangeIds(db, orgId)).map((r) => ({ ...interchangeId(r.isa_qualifier, r.isa_id), main: false }));
+    return { partners: items.map((row) => toApiView(row, profile)), our_interchange_ids: [...main, ...extra], next_cursor };
+  }
+
+  async getForApi(db: Executor, orgId: string, id: string): Promise<PartnerApiView> {
+    const row = await repo.findPartnerById(db, orgId, id);
+    if (row === undefined) throw notFound(`EDI partner ${id}`);
+    return toApiView(row, await repo.findProfile(db, orgId));
   }
 
   // What EDI messages read, in the caller's transaction when `db` is one (the counter always is).

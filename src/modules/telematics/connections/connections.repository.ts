@@ -1,5 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
+import type { SinceWindow } from '../../../platform/core/pagination.js';
 import type { Database, Executor } from '../../../platform/db/schema.js';
+import { inSinceOrder } from '../../../platform/db/since-order.js';
 import type { TelematicsConnectionsTable } from '../telematics.tables.js';
 
 export type ConnectionRow = TelematicsConnectionsTable;
@@ -25,11 +27,17 @@ function statusFilter(status: string, now: string) {
 }
 
 /** Newest first, `limit + 1` rows from below `beforeId` (the page helper cuts the extra one). */
-export function listConnections(db: Executor, orgId: string, page: { limit: number; beforeId?: string | undefined; status?: string | undefined; nowIso: string }): Promise<ConnectionRow[]> {
-  const { limit, beforeId, status, nowIso } = page;
+export function listConnections(
+  db: Executor,
+  orgId: string,
+  page: { limit: number; beforeId?: string | undefined; status?: string | undefined; since?: SinceWindow | undefined; nowIso: string },
+): Promise<ConnectionRow[]> {
+  const { limit, beforeId, status, since, nowIso } = page;
   let query = db.selectFrom('telematics_connections').selectAll().where('org_id', '=', orgId);
-  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
   if (status !== undefined) query = query.where(statusFilter(status, nowIso));
+  // Or: changed since an instant, oldest change first (updated_since).
+  if (since !== undefined) return inSinceOrder(query, since, 'id').limit(limit + 1).execute();
+  if (beforeId !== undefined) query = query.where('id', '<', beforeId);
   return query.orderBy('id', 'desc').limit(limit + 1).execute();
 }
 

@@ -4,7 +4,7 @@ import type { Clock } from '../../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
 import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
 import { conflict, invalidInput, notFound } from '../../../platform/core/errors.js';
-import { decodeCursor, page } from '../../../platform/core/pagination.js';
+import { decodeCursor, page, sincePage, sinceWindowOf } from '../../../platform/core/pagination.js';
 import { z } from 'zod';
 import * as repo from './connections.repository.js';
 import * as syncs from '../polling/syncs.repository.js';
@@ -100,10 +100,17 @@ export class ConnectionsService {
 
   /** An org's connections (REST, MCP and the operator's CLI). */
   async list(db: Executor, orgId: string, query: ListConnectionsQuery): Promise<{ connections: Connection[]; next_cursor: string | null }> {
-    const after = decodeCursor(query.cursor, cursorSchema);
     const now = this.clock.now();
-    const rows = await repo.listConnections(db, orgId, { limit: query.limit, beforeId: after?.id, status: query.status, nowIso: now.toISOString() });
-    const { items, next_cursor } = page(rows, query.limit, (row) => ({ id: row.id }));
+    const filters = { limit: query.limit, status: query.status, nowIso: now.toISOString() };
+    const since = sinceWindowOf(query);
+    let found: { items: repo.ConnectionRow[]; next_cursor: string | null };
+    if (since !== undefined) {
+      found = sincePage(await repo.listConnections(db, orgId, { ...filters, since }), query.limit, since, (row) => ({ at: row[since.column], id: row.id }));
+    } else {
+      const after = decodeCursor(query.cursor, cursorSchema);
+      found = page(await repo.listConnections(db, orgId, { ...filters, beforeId: after?.id }), query.limit, (row) => ({ id: row.id }));
+    }
+    const { items, next_cursor } = found;
     return { connections: items.map((row) => present(row, now)), next_cursor };
   }
 

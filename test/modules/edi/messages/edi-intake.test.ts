@@ -47,7 +47,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     return res.json<{ order: OrderBody }>().order;
   };
   const message = async (id: string): Promise<MessageBody> => {
-    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${id}`, key });
+    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${id}?include=raw`, key });
     expect(res.statusCode, res.body).toBe(200);
     return res.json<{ message: MessageBody }>().message;
   };

@@ -37,7 +37,7 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
     expect(isa).toMatch(/^ISA\*00\* {10}\*00\* {10}\*ZZ\*TIREGATEWAY {4}\*ZZ\*BUYERCO {8}\*/);
     // A TA1 never asks for a TA1 back.
     expect(isa.split('*')[14]).toBe('0');
-    const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${result.reply?.message_id}`, key });
+    const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${result.reply?.message_id}?include=raw`, key });
     expect(stored.statusCode).toBe(200);
     expect(stored.json<{ message: { type: string; direction: string; related_message_id: string; x12: string } }>().message).toMatchObject({
       type: '997',

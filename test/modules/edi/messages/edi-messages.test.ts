@@ -81,7 +81,7 @@ describe.each(dialects)('EDI messages: REST and MCP (%s)', (dialect) => {
   });
 
   it('shows one message with its documents and raw X12; 404 for an unknown id', async () => {
-    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${dealerIntake.message_id}`, key });
+    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${dealerIntake.message_id}?include=raw`, key });
     const message = res.json<{ message: { documents: SubmitBody['documents']; x12: string } }>().message;
     expect(message.documents.map((d) => d.po_number)).toEqual(['DN-77', 'DN-78', 'DN-79']);
     expect(message.x12).toBe(readEdiFixture('po-5010-multi.x12'));
@@ -93,7 +93,7 @@ describe.each(dialects)('EDI messages: REST and MCP (%s)', (dialect) => {
     await seedPartners(h, 'globex');
     const theirs = (await h.key('globex', 'edi:read,edi:write')).key;
     expect((await list('', theirs)).messages).toEqual([]);
-    expectError(await h.request({ method: 'GET', url: `/v1/edi/messages/${buyerIntake.message_id}`, key: theirs }), 404, 'not_found');
+    expectError(await h.request({ method: 'GET', url: `/v1/edi/messages/${buyerIntake.message_id}?include=raw`, key: theirs }), 404, 'not_found');
     // The same interchange from the same-named partner in another org is that org's first, not a resend.
     const res = await submit(h, theirs, readEdiFixture('po-4010-single.x12'));
     expect(res.statusCode, res.body).toBe(200);
@@ -124,7 +124,9 @@ describe.each(dialects)('EDI messages: REST and MCP (%s)', (dialect) => {
         const messages = (listed.structuredContent as { messages: Summary[] }).messages;
         expect(messages.some((m) => m.id === result.message_id)).toBe(true);
         const got = await client.call('edi_messages_get', { id: result.message_id });
-        expect((got.structuredContent as { message: { x12: string } }).message.x12).toBe(x12);
+        expect((got.structuredContent as { message: { x12?: string } }).message.x12).toBeUndefined();
+        const withRaw = await client.call('edi_messages_get', { id: result.message_id, include: 'raw' });
+        expect((withRaw.structuredContent as { message: { x12: string } }).message.x12).toBe(x12);
 
         const refused = await client.call('edi_submit', { x12: readEdiFixture('missing-beg.x12') });
         expect(refused.isError).toBe(true);

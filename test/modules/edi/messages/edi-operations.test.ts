@@ -40,12 +40,14 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
     h.request({ method: 'POST', url: '/v1/edi', payload: body, key, headers: { 'content-type': 'text/plain', 'idempotency-key': idempotencyKey } });
 
   describe('definitions', () => {
-    it('defines edi_submit, edi_messages_list and edi_messages_get with honest hints', () => {
+    it('defines edi_submit, the message and the partner reads with honest hints', () => {
       const ops = h.gateway.operations.filter((e) => e.tag === 'edi').map((e) => e.operation);
       expect(ops.map((op) => [op.name, op.method, op.path, op.scope])).toEqual([
         ['edi_submit', 'POST', '/v1/edi', 'edi:write'],
         ['edi_messages_list', 'GET', '/v1/edi/messages', 'edi:read'],
         ['edi_messages_get', 'GET', '/v1/edi/messages/:id', 'edi:read'],
+        ['edi_partners_list', 'GET', '/v1/edi/partners', 'edi:read'],
+        ['edi_partners_get', 'GET', '/v1/edi/partners/:id', 'edi:read'],
       ]);
       expect(operation('edi_submit').hints).toEqual({ readOnly: false, destructive: false, idempotent: true, openWorld: true });
       expect(operation('edi_messages_list').hints.readOnly).toBe(true);
@@ -53,7 +55,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
     });
 
     it('has examples valid against the schemas, and the submit example is what the gateway answers', async () => {
-      for (const name of ['edi_submit', 'edi_messages_list', 'edi_messages_get']) {
+      for (const name of ['edi_submit', 'edi_messages_list', 'edi_messages_get', 'edi_partners_list', 'edi_partners_get']) {
         const op = operation(name);
         if (op.params) expect(op.params.safeParse(op.example.params ?? {}).error, name).toBeUndefined();
         if (op.query) expect(op.query.safeParse(op.example.query ?? {}).error, name).toBeUndefined();
@@ -74,7 +76,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
         reply: { ...example.reply, message_id: id('msg') },
         documents: example.documents.map((d) => ({ ...d, order_id: id('ord') })),
       });
-      const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${answer.message_id}`, key });
+      const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${answer.message_id}?include=raw`, key });
       const message = stored.json<{ message: Record<string, unknown> }>().message;
       const { message: exampleMessage } = operation('edi_messages_get').example.response as { message: Record<string, unknown> };
       expect(message).toMatchObject({ x12: exampleMessage.x12, size: exampleMessage.size, sha256: exampleMessage.sha256, status: 'accepted' });
@@ -90,7 +92,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
       expect(schema.required).toEqual(['x12']);
       expect(schema.additionalProperties).toBe(false);
       const get = tools.find((t) => t.name === 'edi_messages_get');
-      expect(Object.keys((get?.inputSchema as { properties: object }).properties)).toEqual(['id']);
+      expect(Object.keys((get?.inputSchema as { properties: object }).properties)).toEqual(['id', 'include', 'raw_offset']);
     });
   });
 
@@ -197,7 +199,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
       const answer = retry.json<SubmitBody>();
       expect(answer.documents[0]).toMatchObject({ status: 'accepted', po_number: 'PO-3401' });
       expect([await orderCount(), await inboundCount()]).toEqual([orders + 1, inbound + 1]);
-      const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${answer.message_id}`, key });
+      const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${answer.message_id}?include=raw`, key });
       expect(stored.json<{ message: { status: string } }>().message.status).toBe('accepted');
     });
 
@@ -210,7 +212,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
       expect(details.documents.map((d) => d.status)).toEqual(['rejected']);
       expect(await orderCount()).toBe(orders);
       // The resend found the interchange's stored answer: the original message, not a second processing.
-      const original = await h.request({ method: 'GET', url: `/v1/edi/messages/${details.message_id}`, key });
+      const original = await h.request({ method: 'GET', url: `/v1/edi/messages/${details.message_id}?include=raw`, key });
       expect(original.json<{ message: { status: string } }>().message.status).toBe('rejected');
     });
 

@@ -59,7 +59,7 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
     const found = (await documentsOf(orderId)).filter((m) => m.type === type);
     expect(found).toHaveLength(1);
     const summary = found[0] as Summary;
-    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${summary.id}`, key });
+    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${summary.id}?include=raw`, key });
     return { summary, x12: res.json<{ message: { x12: string } }>().message.x12 };
   };
   /** Runs the delivery worker until nothing is due (what `serve` does in the background). */
@@ -200,7 +200,7 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
     // One 855 at receipt (the refused lines); acknowledging the order would only repeat it word for word.
     expect(acks).toHaveLength(1);
     const bodies = await Promise.all(
-      acks.map(async (m) => readBack((await h.request({ method: 'GET', url: `/v1/edi/messages/${m.id}`, key })).json<{ message: { x12: string } }>().message.x12).body),
+      acks.map(async (m) => readBack((await h.request({ method: 'GET', url: `/v1/edi/messages/${m.id}?include=raw`, key })).json<{ message: { x12: string } }>().message.x12).body),
     );
     for (const body of bodies) {
       expect(body).toEqual([

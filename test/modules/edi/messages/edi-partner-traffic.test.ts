@@ -153,8 +153,17 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
     const reply = error.details.reply;
     expect(reply?.x12).toBeUndefined();
     expect(reply?.size).toBeGreaterThan(512 * 1024);
-    const stored = await fetch(`${address}/v1/edi/messages/${reply?.message_id}`, { headers: { authorization: `Bearer ${key}` } });
-    const x12 = ((await stored.json()) as { message: { x12: string } }).message.x12;
+    // Read in parts, as large as one answer carries, each from the previous part's next_offset.
+    let x12 = '';
+    let reads = 0;
+    for (let offset: number | null = 0; offset !== null; reads++) {
+      const stored = await fetch(`${address}/v1/edi/messages/${reply?.message_id}?include=raw&raw_offset=${offset}`, { headers: { authorization: `Bearer ${key}` } });
+      const { message } = (await stored.json()) as { message: { x12: string; raw: { size: number; next_offset: number | null } } };
+      expect(message.raw.size).toBe(reply?.size);
+      x12 += message.x12;
+      offset = message.raw.next_offset;
+    }
+    expect(reads).toBe(Math.ceil((reply?.size ?? 0) / (512 * 1024)));
     expect(x12.match(/^ISA\*/gm)).toHaveLength(1);
     expect(x12.match(/^ST\*997\*/gm)).toHaveLength(many);
     expect(x12.match(/^GS\*FA\*/gm)).toHaveLength(1);

@@ -38,7 +38,7 @@ describe.each(dialects)('POST /v1/edi: one reply interchange, codes per version,
     expect(replySet(answer, 1)[0]).toBe('AK1*PO*953');
     expect(replySet(answer, 2)[0]).toBe('AK1*PO*952*005010');
     // Stored once, as one outbound message, and the answer's text is that message.
-    const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${answer.reply?.message_id}`, key });
+    const stored = await h.request({ method: 'GET', url: `/v1/edi/messages/${answer.reply?.message_id}?include=raw`, key });
     expect(stored.json<{ message: { type: string; x12: string } }>().message).toMatchObject({ type: '997', x12: answer.reply?.x12 });
   });
 

@@ -64,7 +64,7 @@ describe.each(dialects)('856/810/855 a retailer\'s guide accepts (%s)', (dialect
     return Promise.all(
       found.map(async (summary) => ({
         summary,
-        x12: (await h.request({ method: 'GET', url: `/v1/edi/messages/${summary.id}`, key })).json<{ message: { x12: string } }>().message.x12,
+        x12: (await h.request({ method: 'GET', url: `/v1/edi/messages/${summary.id}?include=raw`, key })).json<{ message: { x12: string } }>().message.x12,
       })),
     );
   };
@@ -301,7 +301,7 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
     const found = res.json<{ messages: Summary[] }>().messages.filter((m) => m.order_id === orderId);
     return Promise.all(
       found.map(async (summary) => {
-        const x12 = (await h.request({ method: 'GET', url: `/v1/edi/messages/${summary.id}`, key })).json<{ message: { x12: string } }>().message.x12;
+        const x12 = (await h.request({ method: 'GET', url: `/v1/edi/messages/${summary.id}?include=raw`, key })).json<{ message: { x12: string } }>().message.x12;
         return { summary, body: readBack(x12).body };
       }),
     );

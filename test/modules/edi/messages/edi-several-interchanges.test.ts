@@ -35,7 +35,7 @@ describe.each(dialects)('POST /v1/edi with several interchanges in one body (%s)
   afterAll(() => h.close());
 
   const message = async (id: string) => {
-    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${id}`, key });
+    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${id}?include=raw`, key });
     expect(res.statusCode).toBe(200);
     return res.json<{ message: { x12: string; parent_message_id: string | null; control_number: string | null; status: string } }>().message;
   };

@@ -62,7 +62,7 @@ describe.each(dialects)('POST /v1/edi: files wrapped at 80 or 132 columns (%s)',
 
   const orderExists = async (po: string) => (await h.request({ method: 'GET', url: `/v1/orders/${po}`, key })).statusCode === 200;
   const rawOf = async (id: string): Promise<string> => {
-    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${id}`, key });
+    const res = await h.request({ method: 'GET', url: `/v1/edi/messages/${id}?include=raw`, key });
     expect(res.statusCode).toBe(200);
     return res.json<{ message: { x12: string } }>().message.x12;
   };

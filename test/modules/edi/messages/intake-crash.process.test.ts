@@ -60,7 +60,7 @@ describe.each(dialects)('a serve process killed while it takes an interchange in
     expect(taken, 'killed mid-way').toBeLessThan(SETS);
     // Each slice committed whole: every document recorded has its order, and no order lacks its document.
     expect((await orders()).length).toBe(taken);
-    const shown = await h.request({ method: 'GET', url: `/v1/edi/messages/${original.id}`, key });
+    const shown = await h.request({ method: 'GET', url: `/v1/edi/messages/${original.id}?include=raw`, key });
     expect(shown.statusCode).toBe(200);
     expect(shown.json<{ message: unknown }>().message).toMatchObject({ status: 'received', progress: { sets: SETS, taken } });
 
