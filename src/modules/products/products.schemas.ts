@@ -30,7 +30,7 @@ export type Product = z.infer<typeof productSchema>;
 
 const fields = {
   name: freeText(200, { min: 1, trim: true, what: 'name' }).describe('Display name, 1-200 characters.'),
-  description: freeText(4000, { what: 'description' }).nullable().describe('Longer text, up to 4000 characters; null clears it.'),
+  description: freeText(4000, { what: 'description', multiline: true }).nullable().describe('Longer text, up to 4000 characters; null clears it.'),
   status: status.describe('active (default), inactive or discontinued; only active products can be ordered.'),
   stock_qty: stockQty.describe('Units in stock, a whole number; stock_status is derived from it.'),
   bin_location: freeText(64, { what: 'bin_location' }).nullable().describe('Warehouse bin, up to 64 characters; null clears it.'),
