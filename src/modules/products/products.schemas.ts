@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { limitParam } from '../../platform/core/pagination.js';
+import { patchBody } from '../../platform/core/patch-body.js';
 
 const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
 export const STOCK_STATUSES = ['backorder', 'low_stock', 'in_stock'] as const;
@@ -46,15 +47,15 @@ export const createProductInput = z.strictObject({
 });
 export type CreateProductInput = z.infer<typeof createProductInput>;
 
-export const updateProductInput = z
-  .strictObject({
+export const updateProductInput = patchBody(
+  z.strictObject({
     name: fields.name.optional(),
     description: fields.description.optional(),
     status: fields.status.optional(),
     stock_qty: fields.stock_qty.optional(),
     bin_location: fields.bin_location.optional(),
-  })
-  .refine((v) => Object.keys(v).length > 0, { message: 'send at least one of name, description, status, stock_qty, bin_location' });
+  }),
+);
 export type UpdateProductInput = z.infer<typeof updateProductInput>;
 
 export const listProductsQuery = z.strictObject({

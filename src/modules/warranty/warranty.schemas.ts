@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { limitParam } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { CLAIM_STATUSES } from './claim-states.js';
+import { patchBody } from '../../platform/core/patch-body.js';
 
 const status = z.enum(CLAIM_STATUSES);
 
@@ -93,8 +94,8 @@ export interface CustomerClaimStatus {
   status: Claim['status'];
 }
 
-export const updateClaimInput = z
-  .strictObject({
+export const updateClaimInput = patchBody(
+  z.strictObject({
     status: status
       .optional()
       .describe(
@@ -105,8 +106,8 @@ export const updateClaimInput = z
       .nullable()
       .optional()
       .describe('How the claim is settled, up to 4000 characters; null clears it. Cannot change once the claim is closed.'),
-  })
-  .refine((v) => v.status !== undefined || v.resolution !== undefined, { message: 'send at least one of status, resolution' });
+  }),
+);
 export type UpdateClaimInput = z.infer<typeof updateClaimInput>;
 
 export const listClaimsQuery = z.strictObject({

@@ -85,7 +85,8 @@ export class ApiKeysService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly scopes: ScopeCatalog,
+    /** The scopes a key can be granted (the operator API's schema lists them). */
+    readonly scopes: ScopeCatalog,
   ) {}
 
   async create(input: CreateKeyInput, actor: Actor = SYSTEM_ACTOR): Promise<CreatedKey> {
