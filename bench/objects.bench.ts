@@ -90,7 +90,7 @@ export async function benchObjectsFilter(opts: { rows?: number; databaseUrl?: st
       const times: number[] = [];
       for (let i = 0; i < runs + 3; i++) {
         const t = performance.now();
-        returned = (await gateway.services.objects.query(gateway.database.db, auth, 'fitments', { ...params, limit: '100' })).rows.length;
+        returned = (await gateway.services.objects.query(gateway.database.db, auth, 'fitments', params, { limit: 100 })).rows.length;
         if (i >= 3) times.push(performance.now() - t);
       }
       const query = rowsQuery(gateway.database.db, org.id, stored.id, parseFilters(shape, params), undefined, 101);

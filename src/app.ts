@@ -19,6 +19,7 @@ import { registerPages } from './platform/http/html-page.js';
 import { registerStaticFiles } from './platform/http/static-files.js';
 import { corsPreflight, type CorsOptions } from './platform/http/origin.js';
 import { httpMetricsOf, registerMetricsRoute } from './platform/core/metrics.js';
+import { refuseQueryParameters } from './platform/operations/query-string.js';
 
 interface AppOptions {
   /** Pino logger options; tests pass false, or a stream to read what was logged. */
@@ -99,7 +100,10 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   registerErrorHandling(app, allowedMethods);
   registerMetricsRoute(app, gateway.metrics);
 
-  app.get('/healthz', () => ({ ok: true as const, service: config.SERVICE_NAME }));
+  app.get('/healthz', (request) => {
+    refuseQueryParameters(request.query);
+    return { ok: true as const, service: config.SERVICE_NAME };
+  });
 
   // Operator routes exist only while an admin token is configured: without one they are 404, never open.
   const served = gateway.operations.filter((entry) => audienceOf(entry.operation) !== 'operator' || config.GATEWAY_ADMIN_TOKEN !== undefined);

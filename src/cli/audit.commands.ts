@@ -3,6 +3,7 @@ import type { Gateway } from '../gateway.js';
 import { listAuditQuery } from '../platform/audit/audit.schemas.js';
 import { invalidInput } from '../platform/core/errors.js';
 import { print, run, table, type OutputOptions } from './output.js';
+import { decimalNumber } from '../platform/operations/query-string.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -17,7 +18,7 @@ export function registerAuditCommands(program: Command, withGateway: WithGateway
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org?: string; limit: string }) => {
       // Checked before the database is opened, so a typo costs nothing.
-      const query = listAuditQuery.safeParse({ limit: opts.limit, ...(opts.org === undefined ? {} : { org: opts.org }) });
+      const query = listAuditQuery.safeParse({ limit: decimalNumber(opts.limit) ?? opts.limit, ...(opts.org === undefined ? {} : { org: opts.org }) });
       if (!query.success) throw invalidInput('--limit must be a whole number from 1 to 500');
       const listed = await withGateway(async (gw) => gw.services.audit.list(query.data, await gw.services.orgs.idFilter(query.data.org)));
       print(opts, listed.events, (l) => table(l, ['at', 'actor', 'action', 'target', 'org', 'request_id']));

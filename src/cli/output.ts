@@ -39,9 +39,24 @@ export function progressLine(step: number, line: (done: number) => string): (don
   };
 }
 
+/** Control characters, line and paragraph separators, bidi embeddings, overrides and isolates, and the BOM. */
+const unprintable = (code: number): boolean =>
+  code <= 0x1f || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029 || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069) || code === 0xfeff;
+const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A value as one table cell: a character that would break the row, move the cursor or reorder the line is escaped (`\n`, `\u001b`). */
+export function printable(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.charCodeAt(0);
+    out += unprintable(code) ? (NAMED_ESCAPES[ch] ?? `\\u${code.toString(16).padStart(4, '0')}`) : ch;
+  }
+  return out;
+}
+
 export function table(rows: Record<string, unknown>[], columns: string[]): string {
   if (rows.length === 0) return '(none)';
-  const cell = (v: unknown): string => (v === null || v === undefined ? '-' : typeof v === 'string' ? v : JSON.stringify(v));
+  const cell = (v: unknown): string => (v === null || v === undefined ? '-' : printable(typeof v === 'string' ? v : JSON.stringify(v)));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
   const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');

@@ -6,6 +6,7 @@ import { listConnectionsQuery } from '../modules/telematics/telematics.schemas.j
 import { CLI_ACTOR } from '../platform/core/actor.js';
 import { invalidInput } from '../platform/core/errors.js';
 import { print, run, table, type OutputOptions } from './output.js';
+import { decimalNumber } from '../platform/operations/query-string.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -60,7 +61,7 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
     .action(run(async (opts: OutputOptions & { org: string; limit: string }) => {
       const listed = await withGateway(async (gw) => {
         const org = await gw.services.orgs.bySlug(opts.org);
-        const query = listConnectionsQuery.safeParse({ limit: opts.limit });
+        const query = listConnectionsQuery.safeParse({ limit: decimalNumber(opts.limit) ?? opts.limit });
         if (!query.success) throw invalidInput('--limit must be a whole number from 1 to 200');
         return gw.services.connections.list(gw.database.db, org.id, query.data);
       });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
 import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../support/harness.js';
 import { type Call, callMcp, callRest, listTools, mcpArgsOf, restRequest } from '../support/operations.js';
@@ -105,6 +106,38 @@ describe.each(dialects)('every operation, both doors (%s)', (dialect) => {
       expect(mcp.payload.code).toBe('invalid_input');
       if (!op.mcp) expect(mcp.payload.details, op.name).toEqual(rest.payload.details);
     }
+  });
+
+  it('a tag character in any field whose schema has a character pattern -> 400 naming the field, on REST and MCP alike', async () => {
+    // Tag characters (U+E0000-E007F) spell hidden ASCII; every identifier and text field refuses them.
+    const TAGS = '\u{e0069}\u{e0067}';
+    const key = await seedOrg(h, 'owner');
+    const patterned = (schema: z.ZodType | undefined): string[] => {
+      if (schema === undefined) return [];
+      const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, { pattern?: string; anyOf?: { pattern?: string }[] }> };
+      return Object.entries(json.properties ?? {}).filter(([, p]) => p.pattern !== undefined || p.anyOf?.some((b) => b.pattern !== undefined)).map(([name]) => name);
+    };
+    let checked = 0;
+    for (const op of operations.filter((o) => !o.mcp && !o.rawBody)) {
+      const call = await FIXTURES[op.name]?.(h, 'owner');
+      if (!call) continue;
+      const body = (call.body ?? {}) as Record<string, unknown>;
+      const fields = [
+        ...patterned(op.params).filter((f) => typeof call.params?.[f] === 'string').map((f) => ({ f, tagged: { ...call, params: { ...call.params, [f]: `${call.params?.[f] ?? ''}${TAGS}` } } })),
+        ...patterned(op.body).filter((f) => typeof body[f] === 'string').map((f) => ({ f, tagged: { ...call, body: { ...body, [f]: `${String(body[f])}${TAGS}` } } })),
+      ];
+      for (const { f, tagged } of fields) {
+        checked += 1;
+        const rest = await callRest(h, op, tagged, key);
+        expect(rest.status, `${op.name} ${f} REST: ${JSON.stringify(rest.payload)}`).toBe(400);
+        expect(rest.payload.code).toBe('invalid_input');
+        expect(rest.payload.details, `${op.name} ${f}`).toContainEqual(expect.objectContaining({ path: f }));
+        const mcp = await callMcp(h, op.name, mcpArgsOf(op, tagged), key);
+        expect(mcp.status, `${op.name} ${f} MCP: ${mcp.text}`).toBe(400);
+        expect(mcp.payload.details, `${op.name} ${f}`).toEqual(rest.payload.details);
+      }
+    }
+    expect(checked).toBeGreaterThan(10);
   });
 
   it('a body in a content type the operation does not take -> 415; a body-less operation takes an empty body of any type', async () => {

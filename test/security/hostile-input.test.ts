@@ -30,7 +30,7 @@ const deepObject = `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`;
 const RAW_NUMBERS = ['1e400', '-1e400', '9007199254740993', '-9007199254740993', '1e-400', '-0', '0.1e999', '123456789012345678901234567890'];
 const UNSAFE_STRINGS = ['"\\ud800"', '"a\\udc00b"', '"\\u0000"', '"ok\\u0000ok"', `"${HUGE}"`];
 /** Strings a text field may legitimately hold; hostile as keys (unknown) and as numbers' or lists' values. */
-const ODD_STRINGS = ['\u202e\u0645\u0631\u062d\u0628\u0627', '\u200f', '\ufeff', '\u200b\u200d', 'e\u0301\u0301\u0301', '\ud83d\ude00', '${7*7}', '<script>', "' or 1=1 --", '../../etc/passwd'];
+const ODD_STRINGS = ['\u202e\u0645\u0631\u062d\u0628\u0627', '\u200f', '\ufeff', '\u200b\u200d', '\u{e0069}\u{e0067}\u{e006e}', '\u3164', 'a\ufe0f', 'e\u0301\u0301\u0301', '\ud83d\ude00', '${7*7}', '<script>', "' or 1=1 --", '../../etc/passwd'];
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'];
 /** A value of each JSON kind, for a field of another kind. */
 const WRONG_KINDS = ['null', 'true', '[]', '{}', '"text"', '12.5', deepArray, deepObject, '[1e400]', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}'];
@@ -80,6 +80,7 @@ const ODD_SEGMENTS = [
   '%',
   '%zz',
   safeEncode('\u202e'),
+  safeEncode('x\u{e0041}\u{e0042}'),
   safeEncode('\ud83d\ude00'),
   '__proto__',
   'constructor',

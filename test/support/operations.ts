@@ -1,5 +1,6 @@
 import type { InjectOptions } from 'fastify';
 import type { Operation } from '../../src/platform/operations/operation.js';
+import { typedQuery } from '../../src/platform/operations/query-string.js';
 import type { Harness } from './harness.js';
 
 /** One call of an operation: the parts a REST client sends. MCP arguments are derived unless the operation has its own MCP shape. */
@@ -41,14 +42,14 @@ export async function callRest(h: Harness, op: Operation, call: Call, key: strin
   return { status: res.statusCode, payload, headers: res.headers };
 }
 
-/** The tool arguments for a REST call: path, query and body fields merged (query values as sent, text). */
+/** The tool arguments for a REST call: path, query and body fields merged (query values typed as the REST door reads them). */
 export function mcpArgsOf(op: Operation, call: Call): Record<string, unknown> {
   if (op.mcp) {
     if (!call.mcpArgs) throw new Error(`${op.name}: its MCP shape needs mcpArgs in the fixture`);
     return call.mcpArgs;
   }
   const body = op.rawBody ? (call.body === undefined ? {} : { [op.rawBody.field]: call.body }) : ((call.body ?? {}) as Record<string, unknown>);
-  return { ...call.params, ...call.query, ...body };
+  return { ...call.params, ...typedQuery(op.query, call.query ?? {}), ...body };
 }
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' };

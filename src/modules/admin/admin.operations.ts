@@ -77,7 +77,7 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       description:
         "Issue an API key (`trk_live_…`) for an organisation with the listed scopes, optionally named, expiring and with its own " +
         'rate limit. The key is shown once, in this answer; only its SHA-256 hash is stored and no list shows it again.',
-      body: createKeyBody,
+      body: createKeyBody(apiKeys.scopes),
       output: z.object({ key: createdKeySchema }),
       result: 'key',
       status: 201,

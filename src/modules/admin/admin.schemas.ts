@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { limitParam } from '../../platform/core/pagination.js';
 import { freeText } from '../../platform/core/text-rules.js';
+import { orgSlug } from '../../platform/core/org-slug.js';
+import type { ScopeCatalog } from '../../platform/auth/scopes.js';
 
-const orgSlug = z.string().min(1).max(100);
 const duration = (what: string) =>
   z.string().regex(/^\d{1,6}[smhdw]$/, { error: `${what} must be a duration such as 30d, 12h, 90m (s, m, h, d or w)` });
 const cursor = z.string().max(500).optional().describe('`next_cursor` of the previous page.');
@@ -18,7 +19,7 @@ export const orgSchema = z
   .meta({ id: 'Org', description: 'An organisation: the tenant its keys, data and connections belong to.' });
 
 export const createOrgBody = z.strictObject({
-  slug: z.string().max(63).describe('Lowercase letters, digits and dashes, 1-63 characters, starting with a letter or digit.'),
+  slug: orgSlug('slug').describe('Lowercase letters, digits and dashes, 1-63 characters, starting with a letter or digit.'),
   name: freeText(200, { min: 1, trim: true, what: 'name' }).optional().describe('Display name, 1-200 characters (default: the slug).'),
 });
 
@@ -57,10 +58,20 @@ export const createdKeySchema = z
   })
   .meta({ id: 'CreatedApiKey', description: 'A new API key, revealed this once.' });
 
-export const createKeyBody = z.strictObject({
-  org: orgSlug.describe('The slug of the organisation the key belongs to.'),
+/** One scope to grant: `all`, a static scope, or one matching a module's pattern (`objects:<key>:read`), as the catalog lists them. */
+function grantableScope(catalog: ScopeCatalog) {
+  return z
+    .string()
+    .superRefine((scope, ctx) => {
+      if (scope !== 'all' && !catalog.isKnown(scope)) ctx.addIssue({ code: 'custom', message: `unknown scope: ${scope.slice(0, 100)}`, input: scope });
+    })
+    .meta({ anyOf: [{ enum: ['all', ...catalog.static] }, ...catalog.patterns.map((p) => ({ pattern: p.pattern.source, description: p.text }))] });
+}
+
+export const createKeyBody = (catalog: ScopeCatalog) => z.strictObject({
+  org: orgSlug('org').describe('The slug of the organisation the key belongs to.'),
   scopes: z
-    .array(z.string().regex(/^[a-z0-9:_-]{1,100}$/, { error: 'a scope is lowercase letters, digits, `:`, `_` and `-`, at most 100 characters' }))
+    .array(grantableScope(catalog))
     .min(1, { error: 'list at least one scope' })
     .max(100)
     .describe('Scopes to grant (`products:read`, `objects:<key>:write`, ...), or `["all"]` for every static scope.'),
@@ -70,7 +81,7 @@ export const createKeyBody = z.strictObject({
 });
 
 export const listKeysQuery = z.strictObject({
-  org: orgSlug.optional().describe("Only this organisation's keys (its slug)."),
+  org: orgSlug('org').optional().describe("Only this organisation's keys (its slug)."),
   limit: limitParam(500, 100).describe('Keys per page, 1-500 (default 100).'),
   cursor,
 });

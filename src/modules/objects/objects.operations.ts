@@ -29,8 +29,8 @@ function queryParts(args: unknown): RequestParts {
   const parsed = queryRowsArgs.safeParse(args);
   if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'arguments');
   const { object, filters, limit, cursor } = parsed.data;
-  const query: Record<string, string> = Object.fromEntries(Object.entries(filters ?? {}).map(([field, value]) => [field, String(value)]));
-  if (limit !== undefined) query.limit = String(limit);
+  const query: Record<string, unknown> = Object.fromEntries(Object.entries(filters ?? {}).map(([field, value]) => [field, String(value)]));
+  if (limit !== undefined) query.limit = limit;
   if (cursor !== undefined) query.cursor = cursor;
   return { params: { object }, query, body: undefined };
 }
@@ -133,7 +133,7 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
       },
       handle: ({ db, auth }, { params, query }) => {
         const { limit, cursor, ...filters } = query;
-        return objects.query(db, auth, params.object, { ...filters, limit: String(limit), ...(cursor === undefined ? {} : { cursor }) });
+        return objects.query(db, auth, params.object, filters, { limit, ...(cursor === undefined ? {} : { cursor }) });
       },
     }),
     defineWrite({

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { freeText } from '../../platform/core/text-rules.js';
 import { limitParam } from '../../platform/core/pagination.js';
 
 const FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'date', 'datetime', 'enum'] as const;
@@ -56,7 +57,7 @@ export type FieldDefinition = z.infer<typeof fieldSchema>;
 export const definitionInput = z
   .strictObject({
     key: z.string().regex(OBJECT_KEY, 'must be a slug: lowercase letters, digits, _ and -, starting with a letter (1-63 chars)'),
-    label: z.string().trim().min(1).max(200),
+    label: freeText(200, { min: 1, trim: true, what: 'label' }),
     read_scope: z.string().regex(OBJECT_READ_SCOPE, 'must be an object read scope: objects:<name>:read'),
     write_scope: z.string().regex(OBJECT_WRITE_SCOPE, 'must be an object write scope: objects:<name>:write').nullable().optional(),
     fields: z.array(fieldSchema).min(1, 'must list at least one field').max(100, 'at most 100 fields'),

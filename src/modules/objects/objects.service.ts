@@ -5,7 +5,7 @@ import type { Clock } from '../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
 import { AppError, conflict, notFound, unprocessable } from '../../platform/core/errors.js';
 import { invalidFromIssues } from '../../platform/core/issues.js';
-import { decodeCursor, limitParam, page } from '../../platform/core/pagination.js';
+import { decodeCursor, page } from '../../platform/core/pagination.js';
 import { newId } from '../../platform/core/ids.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { assignSlots, keyValueOf, type SlotMap, slotValuesOf } from './field-slots.js';
@@ -44,7 +44,6 @@ interface DefineResult {
   rows_resumed: number;
 }
 
-const pageQuery = z.strictObject({ limit: limitParam(1000, 100), cursor: z.string().max(500).optional() });
 const cursorSchema = z.object({ i: z.number().int().nonnegative() });
 
 function load(row: repo.DefinitionRow): LoadedObject {
@@ -175,19 +174,17 @@ export class ObjectsService {
     db: Executor,
     auth: AuthContext,
     key: string,
-    params: Record<string, string | string[]>,
+    filterParams: Record<string, string | string[]>,
+    paging: { limit: number; cursor?: string },
   ): Promise<{ rows: ObjectRow[]; next_cursor: string | null }> {
     const object = await this.object(db, auth.orgId, key);
     requireScope(auth, object.view.read_scope);
-    const { limit, cursor, ...filterParams } = params;
     const waiting = Object.keys(filterParams).filter((f) => object.rewriting?.fields.has(f));
     if (waiting.length > 0) throw beingRewritten(key, `filters on ${waiting.join(', ')} answer`);
-    const paging = pageQuery.safeParse({ limit, cursor });
-    if (!paging.success) throw invalidFromIssues(paging.error.issues, 'query');
     const filters = parseFilters(object, filterParams);
-    const after = decodeCursor(paging.data.cursor, cursorSchema);
-    const rows = await repo.rowsQuery(db, auth.orgId, object.id, filters, after?.i, paging.data.limit + 1).execute();
-    const { items, next_cursor } = page(rows, paging.data.limit, (r) => ({ i: Number(r.id) }));
+    const after = decodeCursor(paging.cursor, cursorSchema);
+    const rows = await repo.rowsQuery(db, auth.orgId, object.id, filters, after?.i, paging.limit + 1).execute();
+    const { items, next_cursor } = page(rows, paging.limit, (r) => ({ i: Number(r.id) }));
     return { rows: items.map((r) => toWireRow(object.fields, JSON.parse(r.data) as ObjectRow)), next_cursor };
   }
 

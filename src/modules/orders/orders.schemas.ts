@@ -37,8 +37,8 @@ const lineInput = z.strictObject({
 function createOrderInputWith(maxLines: number) {
   return z.strictObject({
     po_number: poNumber,
-    ship_to: freeText(1000, { min: 1, trim: true, what: 'ship_to' }).describe('Where to deliver: the address as text, 1-1000 characters (trimmed).'),
-    notes: freeText(4000, { what: 'notes' }).nullable().optional().describe('Free-text notes for the order, up to 4000 characters; null or left out for none.'),
+    ship_to: freeText(1000, { min: 1, trim: true, what: 'ship_to', multiline: true }).describe('Where to deliver: the address as text, 1-1000 characters (trimmed).'),
+    notes: freeText(4000, { what: 'notes', multiline: true }).nullable().optional().describe('Free-text notes for the order, up to 4000 characters; null or left out for none.'),
     lines: z
       .array(lineInput)
       .min(1, 'at least one line is required')

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { limitParam, sinceParams } from '../../platform/core/pagination.js';
+import { patchBody } from '../../platform/core/patch-body.js';
 
 const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
 export const STOCK_STATUSES = ['backorder', 'low_stock', 'in_stock'] as const;
@@ -30,7 +31,7 @@ export type Product = z.infer<typeof productSchema>;
 
 const fields = {
   name: freeText(200, { min: 1, trim: true, what: 'name' }).describe('Display name, 1-200 characters.'),
-  description: freeText(4000, { what: 'description' }).nullable().describe('Longer text, up to 4000 characters; null clears it.'),
+  description: freeText(4000, { what: 'description', multiline: true }).nullable().describe('Longer text, up to 4000 characters; null clears it.'),
   status: status.describe('active (default), inactive or discontinued; only active products can be ordered.'),
   stock_qty: stockQty.describe('Units in stock, a whole number; stock_status is derived from it.'),
   bin_location: freeText(64, { what: 'bin_location' }).nullable().describe('Warehouse bin, up to 64 characters; null clears it.'),
@@ -46,15 +47,15 @@ export const createProductInput = z.strictObject({
 });
 export type CreateProductInput = z.infer<typeof createProductInput>;
 
-export const updateProductInput = z
-  .strictObject({
+export const updateProductInput = patchBody(
+  z.strictObject({
     name: fields.name.optional(),
     description: fields.description.optional(),
     status: fields.status.optional(),
     stock_qty: fields.stock_qty.optional(),
     bin_location: fields.bin_location.optional(),
-  })
-  .refine((v) => Object.keys(v).length > 0, { message: 'send at least one of name, description, status, stock_qty, bin_location' });
+  }),
+);
 export type UpdateProductInput = z.infer<typeof updateProductInput>;
 
 export const listProductsQuery = z.strictObject({

@@ -3,6 +3,7 @@ import { limitParam, sinceParams } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { PROVIDER_IDS } from './providers/catalog.js';
 import type { ReadIssueKind } from './providers/reader.js';
+import { orgSlug } from '../../platform/core/org-slug.js';
 
 const CONNECTION_STATUSES = ['active', 'pending_consent', 'consent_expired', 'reauth_required', 'paused', 'disconnected'] as const;
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
@@ -79,10 +80,20 @@ export const connectionParams = z.strictObject({
   connection_id: identifier(100, 'connection_id').describe('The connection id (`con_…`).'),
 });
 
-/** POST /connect's body. The provider is checked after the token (the spec's order), so it is a string here. */
+/**
+ * A provider id. The server refuses any other with a 400 naming the valid ones, but after the connect token is checked
+ * (the spec's order), so the enum is the documented schema's (`meta`) rather than a check that would run first.
+ */
+const providerId = z
+  .string({ error: 'provider is required' })
+  .min(1)
+  .max(100)
+  .meta({ enum: [...PROVIDER_IDS] });
+
+/** POST /connect's body. */
 export const connectBody = z.strictObject({
   connect_token: z.string({ error: 'connect_token is required' }).min(1, { error: 'connect_token is required' }).max(256).describe('The `ct_…` token the hub issued.'),
-  provider: z.string({ error: 'provider is required' }).min(1).max(100).describe(`One of: ${PROVIDER_IDS.join(', ')}.`),
+  provider: providerId.describe('The provider of the account to link (the stubs among them answer 422).'),
   credentials: z
     .record(z.string().max(64), z.string().max(2048))
     .optional()
@@ -113,8 +124,8 @@ export const connectOutput = z.object({
 export type ConnectOutput = z.infer<typeof connectOutput>;
 
 export const issueTokenBody = z.strictObject({
-  org: z.string().min(1).max(100).describe('The slug of the organisation the connection will belong to.'),
-  provider: z.string().min(1).max(100).optional().describe('Fix the provider the token may connect.'),
+  org: orgSlug('org').describe('The slug of the organisation the connection will belong to.'),
+  provider: providerId.optional().describe('Fix the provider the token may connect (a stub is refused).'),
   label: label.optional().describe('A label for the connection, up to 100 characters.'),
   connection: z
     .string()
@@ -194,5 +205,5 @@ export const listSyncsQuery = z.strictObject({
 });
 export type ListSyncsQuery = z.infer<typeof listSyncsQuery>;
 export const resetCursorsBody = z.strictObject({
-  org: z.string().min(1).max(100).describe('The slug of the organisation the connection belongs to; another organisation\'s connection is not found.'),
+  org: orgSlug('org').describe('The slug of the organisation the connection belongs to; another organisation\'s connection is not found.'),
 });

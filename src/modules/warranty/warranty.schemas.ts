@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { limitParam, ONE_SINCE, oneSince, sinceParams } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { CLAIM_STATUSES } from './claim-states.js';
+import { patchBody } from '../../platform/core/patch-body.js';
 
 const status = z.enum(CLAIM_STATUSES);
 
@@ -46,7 +47,7 @@ const dotNumber = z
 
 /** Each field's rules, written once: the API's create and a dealer portal's form both take them. */
 export const claimFields = {
-  description: freeText(4000, { min: 1, trim: true, what: 'description' }).describe(
+  description: freeText(4000, { min: 1, trim: true, what: 'description', multiline: true }).describe(
     'What is wrong with the tire, 1-4000 characters (surrounding whitespace is trimmed). Required.',
   ),
   sku: identifier(64, 'sku').describe('SKU of the product claimed, 1-64 characters without spaces; must be in your catalog (matched case-insensitively).'),
@@ -93,20 +94,20 @@ export interface CustomerClaimStatus {
   status: Claim['status'];
 }
 
-export const updateClaimInput = z
-  .strictObject({
+export const updateClaimInput = patchBody(
+  z.strictObject({
     status: status
       .optional()
       .describe(
         'The status to move to: submitted -> under_review, approved, denied, closed; under_review -> approved, denied, closed; ' +
           'approved -> closed; denied -> under_review (appeal), closed; closed is final.',
       ),
-    resolution: freeText(4000, { what: 'resolution' })
+    resolution: freeText(4000, { what: 'resolution', multiline: true })
       .nullable()
       .optional()
       .describe('How the claim is settled, up to 4000 characters; null clears it. Cannot change once the claim is closed.'),
-  })
-  .refine((v) => v.status !== undefined || v.resolution !== undefined, { message: 'send at least one of status, resolution' });
+  }),
+);
 export type UpdateClaimInput = z.infer<typeof updateClaimInput>;
 
 export const listClaimsQuery = z

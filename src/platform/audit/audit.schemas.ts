@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limitParam } from '../core/pagination.js';
+import { orgSlug } from '../core/org-slug.js';
 
 const AUDIT_ACTIONS = [
   'org.created',
@@ -27,7 +28,7 @@ export const auditEventSchema = z
 export type AuditEventView = z.infer<typeof auditEventSchema>;
 
 export const listAuditQuery = z.strictObject({
-  org: z.string().min(1).max(100).optional().describe("Only this organisation's events (its slug)."),
+  org: orgSlug('org').optional().describe("Only this organisation's events (its slug)."),
   limit: limitParam(500, 100).describe('Events per page, 1-500 (default 100).'),
   cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });

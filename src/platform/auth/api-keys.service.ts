@@ -86,7 +86,8 @@ export class ApiKeysService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly scopes: ScopeCatalog,
+    /** The scopes a key can be granted (the operator API's schema lists them). */
+    readonly scopes: ScopeCatalog,
     /** Told of each revocation and rotation after it commits, so verifiers drop the key at once. */
     private readonly changes: KeyChanges,
   ) {}

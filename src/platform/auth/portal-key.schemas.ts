@@ -3,8 +3,8 @@ import { isExactOrigin } from '../../config.js';
 import { limitParam } from '../core/pagination.js';
 import { freeText, identifier } from '../core/text-rules.js';
 import { PORTAL_DEFAULT_IP_RATE_LIMIT, PORTAL_DEFAULT_RATE_LIMIT } from './portal-key.js';
+import { orgSlug } from '../core/org-slug.js';
 
-const orgSlug = z.string().min(1).max(100);
 const perMinute = (what: string) =>
   z.number().int({ error: `${what} must be a whole number` }).min(1, { error: `${what} must be at least 1` }).max(100_000, { error: `${what} must be at most 100000` });
 
@@ -14,7 +14,7 @@ const origin = z
   .refine(isExactOrigin, { error: (issue) => `${String(issue.input)} is not an exact origin: scheme://host[:port], no wildcard, path or credentials` });
 
 export const createPortalKeyInput = z.strictObject({
-  org: orgSlug.describe('The slug of the organisation whose catalog and claims the key reaches.'),
+  org: orgSlug('org').describe('The slug of the organisation whose catalog and claims the key reaches.'),
   dealer: freeText(200, { min: 1, trim: true, what: 'dealer' }).describe("The dealer the key is for, 1-200 characters: recorded on every claim it files."),
   origins: z
     .array(origin)
@@ -46,7 +46,7 @@ export const portalKeySchema = z
 export type PortalKeyView = z.infer<typeof portalKeySchema>;
 
 export const listPortalKeysQuery = z.strictObject({
-  org: orgSlug.optional().describe("Only this organisation's keys (its slug)."),
+  org: orgSlug('org').optional().describe("Only this organisation's keys (its slug)."),
   limit: limitParam(500, 100).describe('Keys per page, 1-500 (default 100).'),
   cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
 });

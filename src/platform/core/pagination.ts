@@ -17,7 +17,8 @@ export function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>
   throw invalidInput('invalid cursor');
 }
 
-export const limitParam = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
+/** A page size: an integer (REST's query string is read as one by the door, MCP's argument must be one). */
+export const limitParam = (max: number, fallback: number) => z.number().int().min(1).max(max).default(fallback);
 
 /** Fetch one extra row to know whether there is a next page. */
 export function page<T>(rows: T[], limit: number, cursorOf: (row: T) => unknown): { items: T[]; next_cursor: string | null } {

@@ -40,7 +40,7 @@ const HEALTHZ = {
         },
       },
       '400': {
-        description: 'A request Node or Fastify cannot take (a malformed URL), in the error envelope.',
+        description: 'A query parameter (this route takes none), or a request Node or Fastify cannot take (a malformed URL), in the error envelope.',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       },
       '431': {

@@ -4,6 +4,7 @@ import { parseJsonBody } from '../http/json-body.js';
 import { checkKeyFormat } from './idempotency.js';
 import { type OperationInvoker, outcomeError } from './invoke.js';
 import { type Operation, takesIdempotencyKey } from './operation.js';
+import { typedQuery } from './query-string.js';
 
 type BodyKind = 'json' | 'raw' | 'none';
 
@@ -17,7 +18,7 @@ function handlerFor(op: Operation, invoker: OperationInvoker) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const header = keyed ? request.headers['idempotency-key'] : undefined;
     const key = header === undefined ? undefined : checkKeyFormat(header);
-    const parts = { params: request.params as Record<string, unknown>, query: request.query as Record<string, unknown>, body: request.body };
+    const parts = { params: request.params as Record<string, unknown>, query: typedQuery(op.query, request.query as Record<string, unknown>), body: request.body };
     const { outcome, replayed } = await invoker.invoke(op, authOf(request), parts, key);
     if (replayed) void reply.header('idempotent-replayed', 'true');
     const error = outcomeError(outcome);

@@ -8,8 +8,8 @@ import { decodeCursor, page } from '../core/pagination.js';
 import { newId } from '../core/ids.js';
 import type { OrgSettings, OrgSettingsGroup, StoredSettings } from './org-settings.js';
 import * as repo from './orgs.repository.js';
+import { ORG_SLUG, ORG_SLUG_RULE } from '../core/org-slug.js';
 
-const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 interface OrgView {
   id: string;
@@ -44,7 +44,7 @@ export class OrgsService {
   }
 
   async create(slug: string, name?: string, actor: Actor = SYSTEM_ACTOR): Promise<OrgView> {
-    if (!SLUG.test(slug)) throw invalidInput('org slug must be lowercase letters, digits and dashes (1-63 chars)');
+    if (!ORG_SLUG.test(slug)) throw invalidInput(`org slug must be ${ORG_SLUG_RULE}`);
     if (await repo.findOrgBySlug(this.db, slug)) throw conflict(`org ${slug} already exists`);
     const row = { id: newId('org', this.clock.now()), slug, name: name ?? slug, created_at: this.clock.now().toISOString() };
     await this.db.transaction().execute(async (tx) => {

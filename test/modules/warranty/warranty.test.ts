@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLAIM_STATUSES, type ClaimStatus } from '../../../src/modules/warranty/claim-states.js';
+import { typedQuery } from '../../../src/platform/operations/query-string.js';
 import { expectError, itChecksAuth } from '../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 
@@ -522,7 +523,7 @@ describe.each(dialects)('warranty claims (%s)', (dialect) => {
       expect(ops.map((op) => op.name).sort()).toEqual(['warranty_claims_create', 'warranty_claims_get', 'warranty_claims_list', 'warranty_claims_update']);
       for (const op of ops) {
         if (op.params) expect(op.params.safeParse(op.example.params ?? {}).success, op.name).toBe(true);
-        if (op.query) expect(op.query.safeParse(op.example.query ?? {}).success, op.name).toBe(true);
+        if (op.query) expect(op.query.safeParse(typedQuery(op.query, op.example.query ?? {})).success, op.name).toBe(true);
         if (op.body) expect(op.body.safeParse(op.example.body).error, op.name).toBeUndefined();
         expect(op.output.safeParse(op.example.response).error, op.name).toBeUndefined();
       }
