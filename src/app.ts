@@ -43,7 +43,7 @@ const REDACT = [
 const PUBLIC_CORS: CorsOptions = {
   methods: ['POST'],
   allowHeaders: ['content-type'],
-  exposeHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+  exposeHeaders: ['x-request-id', 'retry-after', 'ratelimit-policy', 'ratelimit'],
   maxAgeSeconds: 600,
 };
 

@@ -202,6 +202,8 @@ describe.each(dialects)('operator and public operations (%s)', (dialect) => {
       for (let n = 0; n < limit; n++) expect((await call(op, {}, {}, ip)).statusCode, op.name).toBe(400);
       const limited = await call(op, {}, {}, ip);
       expect(limited.statusCode, op.name).toBe(429);
+      expect(limited.headers['ratelimit-policy'], op.name).toBe(`"ip";q=${limit};w=60`);
+      expect(limited.headers.ratelimit, op.name).toBe(`"ip";r=0;t=${String(limited.headers['retry-after'])}`);
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     }
   });
@@ -301,10 +303,15 @@ describe.each(dialects)('portal operations (%s)', (dialect) => {
     for (const [i, op] of portal.entries()) {
       const ip = `10.56.0.${i + 1}`;
       const call = await fixtureOf(op);
-      expect((await send(op, call, { 'x-portal-key': limited, ...fromPage }, ip)).res.statusCode, op.name).toBeLessThan(300);
+      const first = (await send(op, call, { 'x-portal-key': limited, ...fromPage }, ip)).res;
+      expect(first.statusCode, op.name).toBeLessThan(300);
+      // Both policies, the client's and the key's, in one list each.
+      expect(first.headers['ratelimit-policy'], op.name).toMatch(/^"ip";q=1;w=60, "key";q=\d+;w=60$/);
+      expect(first.headers.ratelimit, op.name).toMatch(/^"ip";r=0;t=\d+, "key";r=\d+;t=\d+$/);
       const { res, body } = await send(op, call, { 'x-portal-key': limited, ...fromPage }, ip);
       expect(res.statusCode, op.name).toBe(429);
       expect(body.code).toBe('rate_limited');
+      expect(res.headers.ratelimit, op.name).toBe(`"ip";r=0;t=${String(res.headers['retry-after'])}`);
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     }
   });
