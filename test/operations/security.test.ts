@@ -3,6 +3,7 @@ import { audienceOf, type Operation } from '../../src/platform/operations/operat
 import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../support/harness.js';
 import { type Call, callMcp, callRest, listTools, mcpArgsOf, restRequest } from '../support/operations.js';
 import { FIXTURES, PORTAL_FIXTURES, PORTAL_ORIGIN, portalKeyOf, seedOrg } from './fixtures.js';
+import { answers, open, uploadHead } from '../support/raw-http.js';
 
 /**
  * The checks every operation gets on both doors, from the operation list (in the spirit of Unkey's runCommonRouteTests):
@@ -104,6 +105,31 @@ describe.each(dialects)('every operation, both doors (%s)', (dialect) => {
       expect(mcp.status, `${op.name} MCP: ${mcp.text}`).toBe(400);
       expect(mcp.payload.code).toBe('invalid_input');
       if (!op.mcp) expect(mcp.payload.details, op.name).toEqual(rest.payload.details);
+    }
+  });
+
+  it('slow bodies: a refusal (no key 401, missing scope 403) answered while the body still arrives closes the connection', async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as { port: number };
+    const uploads = operations.filter((op) => (op.body || op.rawBody) && !op.absent?.rest);
+    expect(uploads.length).toBeGreaterThan(5);
+    for (const op of uploads) {
+      const call = await FIXTURES[op.name]?.(h, 'owner');
+      if (!call) continue;
+      const request = restRequest(op, call);
+      const body = typeof request.payload === 'string' ? request.payload : JSON.stringify(request.payload ?? {});
+      const headers = request.headers as Record<string, string>;
+      // A rule scope (objects:<key>:write) is checked with the object's definition, after the body.
+      const refusals: [number, string | undefined][] = [[401, undefined], ...(typeof op.scope === 'string' ? [[403, `Bearer ${await keyWithout(op.scope)}`] as [number, string]] : [])];
+      for (const [status, authorization] of refusals) {
+        const client = await open(port);
+        // Half the body of an upload announced 1 KB longer: the rest never comes.
+        const head = uploadHead(typeof request.url === 'string' ? request.url : '', Buffer.byteLength(body) + 1024, { ...headers, ...(authorization ? { authorization } : {}) }, op.method);
+        client.socket.write(head + body.slice(0, Math.floor(body.length / 2)));
+        const got = answers(await client.closed);
+        expect(got.map((a) => a.status), `${op.name} ${status}`).toEqual([status]);
+        expect(got[0]?.headers.connection, `${op.name} ${status}`).toBe('close');
+      }
     }
   });
 
