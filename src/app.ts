@@ -14,6 +14,7 @@ import { registerRestOperations } from './platform/operations/rest.js';
 import { audienceOf, type Audience } from './platform/operations/operation.js';
 import { adminTokenAuth } from './platform/http/admin-auth.js';
 import { ConnectionCap } from './platform/http/connection-cap.js';
+import { metricsAuth } from './platform/http/metrics-auth.js';
 import { publicGuard } from './platform/http/public-guard.js';
 import { PORTAL_CORS, portalKeyAuth } from './platform/http/portal-auth.js';
 import { registerPages } from './platform/http/html-page.js';
@@ -113,7 +114,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     done();
   });
   registerErrorHandling(app, allowedMethods);
-  registerMetricsRoute(app, gateway.metrics);
+  registerMetricsRoute(app, gateway.metrics, metricsAuth(config.METRICS_TOKEN));
 
   app.get('/healthz', () => ({ ok: true as const, service: config.SERVICE_NAME }));
 

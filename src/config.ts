@@ -40,6 +40,8 @@ const envSchema = z.object({
   /** The secret before a change of GATEWAY_SECRET: still unwraps data keys until `secrets rotate` rewraps them. */
   GATEWAY_SECRET_PREVIOUS: z.string().min(32).optional(),
   GATEWAY_ADMIN_TOKEN: z.string().min(16).optional(),
+  /** Opens GET /metrics to `Authorization: Bearer <token>` from anywhere; unset, only loopback clients read it. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SERVICE_NAME: z.string().min(1).default('tire-gateway'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
