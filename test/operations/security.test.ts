@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
 import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../support/harness.js';
-import { type Call, callMcp, callRest, listTools, mcpArgsOf, restRequest } from '../support/operations.js';
+import { type Call, callMcp, callRest, listTools, mcpArgsOf, restRequest, restUrl } from '../support/operations.js';
 import { FIXTURES, PORTAL_FIXTURES, PORTAL_ORIGIN, portalKeyOf, seedOrg } from './fixtures.js';
-import { answers, open, uploadHead } from '../support/raw-http.js';
+import { stalledUpload } from '../support/raw-http.js';
 
 /**
  * The checks every operation gets on both doors, from the operation list (in the spirit of Unkey's runCommonRouteTests):
@@ -122,11 +122,7 @@ describe.each(dialects)('every operation, both doors (%s)', (dialect) => {
       // A rule scope (objects:<key>:write) is checked with the object's definition, after the body.
       const refusals: [number, string | undefined][] = [[401, undefined], ...(typeof op.scope === 'string' ? [[403, `Bearer ${await keyWithout(op.scope)}`] as [number, string]] : [])];
       for (const [status, authorization] of refusals) {
-        const client = await open(port);
-        // Half the body of an upload announced 1 KB longer: the rest never comes.
-        const head = uploadHead(typeof request.url === 'string' ? request.url : '', Buffer.byteLength(body) + 1024, { ...headers, ...(authorization ? { authorization } : {}) }, op.method);
-        client.socket.write(head + body.slice(0, Math.floor(body.length / 2)));
-        const got = answers(await client.closed);
+        const got = await stalledUpload(port, op.method, restUrl(op, call), { ...headers, ...(authorization ? { authorization } : {}) }, body);
         expect(got.map((a) => a.status), `${op.name} ${status}`).toEqual([status]);
         expect(got[0]?.headers.connection, `${op.name} ${status}`).toBe('close');
       }
@@ -221,6 +217,21 @@ describe.each(dialects)('operator and public operations (%s)', (dialect) => {
     }
   });
 
+  it('slow bodies: an operator upload without the token (401), a public one from an unlisted origin (403), closes the connection', async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as { port: number };
+    const cases: [Operation, Record<string, string>, number][] = [
+      ...operator.filter((op) => op.body).map((op): [Operation, Record<string, string>, number] => [op, {}, 401]),
+      ...open.filter((op) => op.body).map((op): [Operation, Record<string, string>, number] => [op, { origin: 'https://unlisted.example' }, 403]),
+    ];
+    expect(cases.some(([, , status]) => status === 403)).toBe(true);
+    for (const [op, headers, status] of cases) {
+      const got = await stalledUpload(port, op.method, op.path.replace(/:([a-z_]+)/g, 'x'), headers, JSON.stringify({ pad: 'x'.repeat(64) }));
+      expect(got.map((a) => a.status), op.name).toEqual([status]);
+      expect(got[0]?.headers.connection, op.name).toBe('close');
+    }
+  });
+
   it('public: its per-IP limit holds, then 429 with Retry-After', async () => {
     for (const [i, op] of open.entries()) {
       const ip = `10.2.3.${i + 1}`;
@@ -302,6 +313,20 @@ describe.each(dialects)('portal operations (%s)', (dialect) => {
         expect(body.code).toBe('forbidden_origin');
         expect(res.headers['access-control-allow-origin']).toBeUndefined();
       }
+    }
+  });
+
+  it('slow bodies: a portal upload without a key (401) closes the connection', async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as { port: number };
+    const uploads = portal.filter((op) => op.body);
+    expect(uploads.length).toBeGreaterThan(0);
+    for (const op of uploads) {
+      const call = await fixtureOf(op);
+      const request = restRequest(op, call, fromPage);
+      const got = await stalledUpload(port, op.method, restUrl(op, call), request.headers as Record<string, string>, JSON.stringify(request.payload ?? {}));
+      expect(got.map((a) => a.status), op.name).toEqual([401]);
+      expect(got[0]?.headers.connection, op.name).toBe('close');
     }
   });
 

@@ -35,3 +35,13 @@ export function answers(raw: string): { status: number; headers: Record<string, 
   }));
 }
 
+
+/**
+ * Sends an upload's head announcing 1 KB more than `body`, then half of `body`: the rest never comes. Resolves with the
+ * answers once the server has closed the connection (a test timeout if it never does).
+ */
+export async function stalledUpload(port: number, method: string, path: string, headers: Record<string, string>, body: string): Promise<ReturnType<typeof answers>> {
+  const client = await open(port);
+  client.socket.write(uploadHead(path, Buffer.byteLength(body) + 1024, headers, method) + body.slice(0, Math.floor(body.length / 2)));
+  return answers(await client.closed);
+}
