@@ -13,6 +13,8 @@ import { requestIdFor } from './platform/http/request-id.js';
 import { registerRestOperations } from './platform/operations/rest.js';
 import { audienceOf, type Audience } from './platform/operations/operation.js';
 import { adminTokenAuth } from './platform/http/admin-auth.js';
+import { ConnectionCap } from './platform/http/connection-cap.js';
+import { metricsAuth } from './platform/http/metrics-auth.js';
 import { publicGuard } from './platform/http/public-guard.js';
 import { PORTAL_CORS, portalKeyAuth } from './platform/http/portal-auth.js';
 import { registerPages } from './platform/http/html-page.js';
@@ -44,7 +46,7 @@ const REDACT = [
 const PUBLIC_CORS: CorsOptions = {
   methods: ['POST'],
   allowHeaders: ['content-type'],
-  exposeHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+  exposeHeaders: ['x-request-id', 'retry-after', 'ratelimit-policy', 'ratelimit'],
   maxAgeSeconds: 600,
 };
 
@@ -66,6 +68,14 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
             stream: logger.stream ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS }),
           },
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // A whole request, headers and body, within REQUEST_TIMEOUT_MS, or 408 and the socket closed: a client trickling its
+    // upload cannot hold a socket. Node checks its connections on an interval, so the interval follows the timeout.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: {
+      requestTimeout: config.REQUEST_TIMEOUT_MS,
+      headersTimeout: config.REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(1000, config.REQUEST_TIMEOUT_MS),
+    },
     genReqId: requestIdFor,
     // The request frame (headers, metrics, access line) without hooks, and request.log without a pino child per request.
     logController: frame,
@@ -93,12 +103,19 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   const allowedMethods = (path: string): string[] =>
     ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => methodsRouter.find(m as HTTPMethod, path) !== null);
 
+  if (config.MAX_CONNECTIONS_PER_IP > 0) {
+    const cap = new ConnectionCap(config.MAX_CONNECTIONS_PER_IP);
+    // Behind a trusted proxy every socket is the proxy's: the forwarded client is known per request only.
+    if (config.TRUST_PROXY === undefined) app.server.on('connection', cap.onConnection);
+    else app.addHook('onRequest', cap.onRequest);
+  }
+
   app.addHook('preClose', (done) => {
     frame.closing = true;
     done();
   });
   registerErrorHandling(app, allowedMethods);
-  registerMetricsRoute(app, gateway.metrics);
+  registerMetricsRoute(app, gateway.metrics, metricsAuth(config.METRICS_TOKEN));
 
   app.get('/healthz', (request) => {
     refuseQueryParameters(request.query);

@@ -40,9 +40,15 @@ const envSchema = z.object({
   /** The secret before a change of GATEWAY_SECRET: still unwraps data keys until `secrets rotate` rewraps them. */
   GATEWAY_SECRET_PREVIOUS: z.string().min(32).optional(),
   GATEWAY_ADMIN_TOKEN: z.string().min(16).optional(),
+  /** Opens GET /metrics to `Authorization: Bearer <token>` from anywhere; unset, only loopback clients read it. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SERVICE_NAME: z.string().min(1).default('tire-gateway'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  /** How long a client has to send a whole request, headers and body; past it 408 and the connection is closed. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** Open connections (requests in flight, behind TRUST_PROXY) one client address may hold; 0: no cap. */
+  MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(100_000).default(128),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   /** Browser origins that may POST /connect (exact scheme + host + port, comma-separated; no wildcard). */

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
 import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../support/harness.js';
-import { type Call, callMcp, callRest, listTools, mcpArgsOf, restRequest } from '../support/operations.js';
+import { type Call, callMcp, callRest, listTools, mcpArgsOf, restRequest, restUrl } from '../support/operations.js';
 import { FIXTURES, PORTAL_FIXTURES, PORTAL_ORIGIN, portalKeyOf, seedOrg } from './fixtures.js';
+import { stalledUpload } from '../support/raw-http.js';
 
 /**
  * The checks every operation gets on both doors, from the operation list (in the spirit of Unkey's runCommonRouteTests):
@@ -140,6 +141,27 @@ describe.each(dialects)('every operation, both doors (%s)', (dialect) => {
     expect(checked).toBeGreaterThan(10);
   });
 
+  it('slow bodies: a refusal (no key 401, missing scope 403) answered while the body still arrives closes the connection', async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as { port: number };
+    const uploads = operations.filter((op) => (op.body || op.rawBody) && !op.absent?.rest);
+    expect(uploads.length).toBeGreaterThan(5);
+    for (const op of uploads) {
+      const call = await FIXTURES[op.name]?.(h, 'owner');
+      if (!call) continue;
+      const request = restRequest(op, call);
+      const body = typeof request.payload === 'string' ? request.payload : JSON.stringify(request.payload ?? {});
+      const headers = request.headers as Record<string, string>;
+      // A rule scope (objects:<key>:write) is checked with the object's definition, after the body.
+      const refusals: [number, string | undefined][] = [[401, undefined], ...(typeof op.scope === 'string' ? [[403, `Bearer ${await keyWithout(op.scope)}`] as [number, string]] : [])];
+      for (const [status, authorization] of refusals) {
+        const got = await stalledUpload(port, op.method, restUrl(op, call), { ...headers, ...(authorization ? { authorization } : {}) }, body);
+        expect(got.map((a) => a.status), `${op.name} ${status}`).toEqual([status]);
+        expect(got[0]?.headers.connection, `${op.name} ${status}`).toBe('close');
+      }
+    }
+  });
+
   it('a body in a content type the operation does not take -> 415; a body-less operation takes an empty body of any type', async () => {
     const key = await seedOrg(h, 'owner');
     for (const op of operations) {
@@ -228,6 +250,21 @@ describe.each(dialects)('operator and public operations (%s)', (dialect) => {
     }
   });
 
+  it('slow bodies: an operator upload without the token (401), a public one from an unlisted origin (403), closes the connection', async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as { port: number };
+    const cases: [Operation, Record<string, string>, number][] = [
+      ...operator.filter((op) => op.body).map((op): [Operation, Record<string, string>, number] => [op, {}, 401]),
+      ...open.filter((op) => op.body).map((op): [Operation, Record<string, string>, number] => [op, { origin: 'https://unlisted.example' }, 403]),
+    ];
+    expect(cases.some(([, , status]) => status === 403)).toBe(true);
+    for (const [op, headers, status] of cases) {
+      const got = await stalledUpload(port, op.method, op.path.replace(/:([a-z_]+)/g, 'x'), headers, JSON.stringify({ pad: 'x'.repeat(64) }));
+      expect(got.map((a) => a.status), op.name).toEqual([status]);
+      expect(got[0]?.headers.connection, op.name).toBe('close');
+    }
+  });
+
   it('public: its per-IP limit holds, then 429 with Retry-After', async () => {
     for (const [i, op] of open.entries()) {
       const ip = `10.2.3.${i + 1}`;
@@ -235,6 +272,8 @@ describe.each(dialects)('operator and public operations (%s)', (dialect) => {
       for (let n = 0; n < limit; n++) expect((await call(op, {}, {}, ip)).statusCode, op.name).toBe(400);
       const limited = await call(op, {}, {}, ip);
       expect(limited.statusCode, op.name).toBe(429);
+      expect(limited.headers['ratelimit-policy'], op.name).toBe(`"ip";q=${limit};w=60`);
+      expect(limited.headers.ratelimit, op.name).toBe(`"ip";r=0;t=${String(limited.headers['retry-after'])}`);
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     }
   });
@@ -310,6 +349,20 @@ describe.each(dialects)('portal operations (%s)', (dialect) => {
     }
   });
 
+  it('slow bodies: a portal upload without a key (401) closes the connection', async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = h.app.server.address() as { port: number };
+    const uploads = portal.filter((op) => op.body);
+    expect(uploads.length).toBeGreaterThan(0);
+    for (const op of uploads) {
+      const call = await fixtureOf(op);
+      const request = restRequest(op, call, fromPage);
+      const got = await stalledUpload(port, op.method, restUrl(op, call), request.headers as Record<string, string>, JSON.stringify(request.payload ?? {}));
+      expect(got.map((a) => a.status), op.name).toEqual([401]);
+      expect(got[0]?.headers.connection, op.name).toBe('close');
+    }
+  });
+
   it("another org's portal key finds nothing of this org's", async () => {
     for (const op of portal.filter((o) => o.params !== undefined)) {
       const { res, body } = await send(op, await fixtureOf(op), { 'x-portal-key': strangerKey, ...fromPage });
@@ -334,10 +387,15 @@ describe.each(dialects)('portal operations (%s)', (dialect) => {
     for (const [i, op] of portal.entries()) {
       const ip = `10.56.0.${i + 1}`;
       const call = await fixtureOf(op);
-      expect((await send(op, call, { 'x-portal-key': limited, ...fromPage }, ip)).res.statusCode, op.name).toBeLessThan(300);
+      const first = (await send(op, call, { 'x-portal-key': limited, ...fromPage }, ip)).res;
+      expect(first.statusCode, op.name).toBeLessThan(300);
+      // Both policies, the client's and the key's, in one list each.
+      expect(first.headers['ratelimit-policy'], op.name).toMatch(/^"ip";q=1;w=60, "key";q=\d+;w=60$/);
+      expect(first.headers.ratelimit, op.name).toMatch(/^"ip";r=0;t=\d+, "key";r=\d+;t=\d+$/);
       const { res, body } = await send(op, call, { 'x-portal-key': limited, ...fromPage }, ip);
       expect(res.statusCode, op.name).toBe(429);
       expect(body.code).toBe('rate_limited');
+      expect(res.headers.ratelimit, op.name).toBe(`"ip";r=0;t=${String(res.headers['retry-after'])}`);
       expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     }
   });

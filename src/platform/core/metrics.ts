@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One registry per app instance, so several apps (tests) never collide on metric names. */
@@ -69,9 +69,9 @@ export function httpMetricsOf(registry: Registry): HttpMetrics {
   return metrics;
 }
 
-/** GET /metrics; requests are observed by the request frame (request-frame.ts), not by a hook here. */
-export function registerMetricsRoute(app: FastifyInstance, registry: Registry): void {
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+/** GET /metrics behind `guard`; requests are observed by the request frame (request-frame.ts), not by a hook here. */
+export function registerMetricsRoute(app: FastifyInstance, registry: Registry, guard: onRequestHookHandler): void {
+  app.get('/metrics', { schema: { hide: true }, onRequest: guard }, async (_request, reply) => {
     void reply.header('content-type', registry.contentType);
     return registry.metrics();
   });

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -48,6 +48,20 @@ interface OpenDatabaseOptions {
   synchronous?: SqliteSynchronous;
 }
 
+/**
+ * Creates the SQLite file, if absent, readable by its owner only (0600, like gateway.secret): it holds every org's data
+ * and the key hashes. SQLite gives the -wal and -shm files it makes the database file's mode, so they are 0600 too.
+ * An existing file keeps the mode its operator gave it.
+ */
+function createPrivately(file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+  } catch (err) {
+    if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST')) throw err;
+  }
+}
+
 export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): DatabaseHandle {
   if (isPostgresUrl(url)) {
     const pool = new pg.Pool({
@@ -65,7 +79,7 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = url.slice('sqlite:'.length);
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') createPrivately(file);
   const write = new SQLite(file);
   write.pragma('journal_mode = WAL');
   // FULL: the WAL is synced at every commit, so an answered write survives power loss; group commit pays it once per batch.

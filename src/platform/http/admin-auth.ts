@@ -7,16 +7,26 @@ import { AppError } from '../core/errors.js';
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
 /**
- * onRequest hook of the operator door (/admin/v1): `Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`, compared in constant
- * time over digests (equal lengths whatever was sent). The call acts for no org; its operations name the org they touch.
+ * Whether an Authorization header is `Bearer <token>`, compared in constant time over digests (equal lengths whatever
+ * was sent).
+ */
+export function bearerMatcher(token: string): (header: string | undefined) => boolean {
+  const expected = digest(token);
+  return (header) => {
+    const match = header === undefined ? undefined : /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header);
+    return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), expected);
+  };
+}
+
+/**
+ * onRequest hook of the operator door (/admin/v1): `Authorization: Bearer <GATEWAY_ADMIN_TOKEN>`. The call acts for no org; its operations name the org they touch.
  */
 export function adminTokenAuth(adminToken: string): onRequestHookHandler {
-  const expected = digest(adminToken);
+  const matches = bearerMatcher(adminToken);
   const who = adminActorId(adminToken);
   return (request, _reply, done) => {
     const header = request.headers.authorization;
-    const match = header === undefined ? undefined : /^Bearer ([\x21-\x7e]{1,512})$/i.exec(header);
-    if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) {
+    if (!matches(header)) {
       done(new AppError('unauthorized', header === undefined ? 'missing admin token' : 'invalid admin token'));
       return;
     }

@@ -27,7 +27,7 @@ export function apiKeyAuth(opts: ApiAuthOptions) {
   const admit = (request: FastifyRequest, reply: FastifyReply, key: VerifiedKey): void | Promise<void> => {
     const limit = key.rateLimitPerMinute ?? opts.defaultLimitPerMinute;
     const decided = (decision: RateLimitDecision): void => {
-      enforceRateLimit(request, reply, decision, `${limit} requests per minute`);
+      enforceRateLimit(request, reply, decision, 'key', `${limit} requests per minute`);
       request.auth = { orgId: key.orgId, keyId: key.keyId, scopes: key.scopes, source: opts.source };
     };
     const decision = opts.limiter.check(`key:${key.keyId}`, limit);
@@ -49,17 +49,27 @@ export function apiKeyAuth(opts: ApiAuthOptions) {
   };
 }
 
-/** Answers a limiter decision: RateLimit-* headers always, 429 with Retry-After when refused. */
-export function enforceRateLimit(request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision, what: string): void {
+/** Names of the limiter policies a door applies, as the RateLimit-Policy and RateLimit fields name them. */
+export type RateLimitPolicy = 'key' | 'ip';
+
+/**
+ * Answers a limiter decision in the IETF httpapi draft's structured fields, appended to those of a policy checked
+ * before on this request (`RateLimit-Policy: "key";q=600;w=60`, `RateLimit: "key";r=599;t=1`); 429 with Retry-After
+ * (the refused policy's `t`) when refused.
+ */
+export function enforceRateLimit(request: FastifyRequest, reply: FastifyReply, decision: RateLimitDecision, policy: RateLimitPolicy, what: string): void {
   if (decision.degraded) request.log.warn('rate limit store unavailable: admitting without a shared count');
-  void reply.headers({
-    'ratelimit-limit': String(decision.limit),
-    'ratelimit-remaining': String(decision.remaining),
-    'ratelimit-reset': String(decision.resetSeconds),
-  });
+  appendListItem(reply, 'ratelimit-policy', `"${policy}";q=${decision.limit};w=${decision.windowSeconds}`);
+  appendListItem(reply, 'ratelimit', `"${policy}";r=${decision.remaining};t=${decision.resetSeconds}`);
   if (!decision.allowed) {
     throw new AppError('rate_limited', `rate limit of ${what} exceeded`, undefined, { 'retry-after': String(decision.retryAfterSeconds) });
   }
+}
+
+/** One more item of a structured-field list header. */
+function appendListItem(reply: FastifyReply, name: string, item: string): void {
+  const before = reply.getHeader(name);
+  void reply.header(name, before === undefined ? item : `${String(before)}, ${item}`);
 }
 
 /** The caller's auth context; a route behind apiKeyAuth always has one. */

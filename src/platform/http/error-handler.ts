@@ -65,9 +65,14 @@ function bearerChallenge(request: FastifyRequest): string {
   return request.headers.authorization === undefined ? `Bearer realm="${AUTH_REALM}"` : `Bearer realm="${AUTH_REALM}", error="invalid_token"`;
 }
 
-/** Writes the envelope: the error's own headers, and the Bearer challenge on every 401. */
+/**
+ * Writes the envelope: the error's own headers, and the Bearer challenge on every 401. An error answered while the body
+ * is still arriving (a 401, 413 or 429 before the upload ends) closes the connection once written, rather than Node
+ * reading the rest of a body nobody wants, at whatever pace the client sends it.
+ */
 function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   if (err.headers) void reply.headers(err.headers);
+  if (request.raw.complete === false) void reply.header('connection', 'close');
   if (err.code === 'unauthorized') void reply.header('www-authenticate', bearerChallenge(request));
   return reply.status(err.status).send(errorBody(err, request.id));
 }
@@ -122,18 +127,28 @@ function clientErrorFor(code: string): AppError {
 export function clientErrorHandler(this: FastifyInstance, err: ConnectionError, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const appErr = clientErrorFor(err.code);
-  const requestId = randomUUID();
+  const requestId = answerOnSocket(socket, appErr);
   this.log.info({ reqId: requestId, code: appErr.code, parser: err.code }, appErr.message);
-  // As Node does: answer only when no response on this connection has started, or the peer would read garbage.
+  socket.destroy(err);
+}
+
+/**
+ * Writes the envelope of `err` straight to a socket that has no request or reply (the caller destroys it next); returns
+ * the request id it named. Written only when no response on this connection has started, as Node does, or the peer
+ * would read garbage.
+ */
+export function answerOnSocket(socket: Socket, err: AppError): string {
+  const requestId = randomUUID();
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
   if (socket.writable && !inFlight?.headersSent) {
-    const body = JSON.stringify(errorBody(appErr, requestId));
+    const body = JSON.stringify(errorBody(err, requestId));
+    const extra = Object.entries(err.headers ?? {}).map(([name, value]) => `${name}: ${value}\r\n`).join('');
     socket.write(
-      `HTTP/1.1 ${appErr.status} ${STATUS_CODES[appErr.status] ?? 'Error'}\r\n` +
+      `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n` +
         `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
-        `x-content-type-options: nosniff\r\ncache-control: no-store\r\n` +
+        `x-content-type-options: nosniff\r\ncache-control: no-store\r\n${extra}` +
         `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
     );
   }
-  socket.destroy(err);
+  return requestId;
 }

@@ -75,7 +75,7 @@ export function pagePaths(pages: readonly PageRoute[]): Record<string, Record<st
           security: [],
           'x-mcp-absent': 'an HTML page a browser lands on, not an API call',
           parameters: Object.entries(route.query).map(([name, description]) => ({ name, in: 'query', required: false, description, schema: { type: 'string' } })),
-          responses: Object.fromEntries(Object.entries(route.outcomes).map(([status, text]) => [status, { description: text, content: { 'text/html': { schema: { type: 'string' } } } }])),
+          responses: Object.fromEntries(Object.entries(route.outcomes).map(([status, text]) => [status, { description: text, headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }, content: { 'text/html': { schema: { type: 'string' } } } }])),
         },
       },
     ]),

@@ -11,7 +11,7 @@ import { BROWSER_WITHOUT_ORIGIN, type CorsOptions, grantCors, isPlacelessBrowser
 export const PORTAL_CORS: CorsOptions = {
   methods: ['GET', 'POST'],
   allowHeaders: ['content-type', 'x-portal-key'],
-  exposeHeaders: ['x-request-id', 'retry-after', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'],
+  exposeHeaders: ['x-request-id', 'retry-after', 'ratelimit-policy', 'ratelimit'],
   maxAgeSeconds: 600,
 };
 
@@ -44,8 +44,8 @@ export function portalKeyAuth(opts: PortalAuthOptions) {
     }
     // The client's window first: one busy visitor is refused before it spends the key's budget shared by every visitor.
     const perIp = await opts.limiter.check(`portal-ip:${key.keyId}:${request.ip}`, key.ipRateLimitPerMinute);
-    enforceRateLimit(request, reply, perIp, `${key.ipRateLimitPerMinute} requests per minute per client`);
-    enforceRateLimit(request, reply, await opts.limiter.check(`portal:${key.keyId}`, key.rateLimitPerMinute), `${key.rateLimitPerMinute} requests per minute`);
+    enforceRateLimit(request, reply, perIp, 'ip', `${key.ipRateLimitPerMinute} requests per minute per client`);
+    enforceRateLimit(request, reply, await opts.limiter.check(`portal:${key.keyId}`, key.rateLimitPerMinute), 'key', `${key.rateLimitPerMinute} requests per minute`);
     request.auth = { orgId: key.orgId, keyId: key.keyId, scopes: new Set([DOOR_SCOPE.portal]), source: 'portal', dealer: key.dealer };
   };
 }

@@ -27,7 +27,7 @@ const browserMustSayOrigin: onRequestHookHandler = (request, _reply, done) => {
 export function publicGuard(opts: PublicGuardOptions): [onRequestHookHandler, onRequestHookHandler, onRequestAsyncHookHandler] {
   const perIp = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const decision = await opts.limiter.check(`ip:${opts.bucket}:${request.ip}`, opts.perIpPerMinute);
-    enforceRateLimit(request, reply, decision, `${opts.perIpPerMinute} requests per minute per client`);
+    enforceRateLimit(request, reply, decision, 'ip', `${opts.perIpPerMinute} requests per minute per client`);
     request.auth = { orgId: '', keyId: 'public', scopes: new Set([DOOR_SCOPE.public]), source: 'api' };
   };
   return [browserMustSayOrigin, allowedOrigin(opts.origins, opts.cors), perIp];

@@ -17,6 +17,9 @@ const DESCRIPTION = [
 
 const HEALTH_TAG: OpenApiTag = { name: 'health', description: 'Liveness of the gateway process; no authentication.' };
 
+/** Every answer names its request, these hand-written routes' too. */
+const REQUEST_ID = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } };
+
 const HEALTHZ = {
   get: {
     operationId: 'healthz',
@@ -27,6 +30,7 @@ const HEALTHZ = {
     responses: {
       '200': {
         description: 'OK: the process is up.',
+        headers: REQUEST_ID,
         content: {
           'application/json': {
             schema: {
@@ -41,10 +45,12 @@ const HEALTHZ = {
       },
       '400': {
         description: 'A query parameter (this route takes none), or a request Node or Fastify cannot take (a malformed URL), in the error envelope.',
+        headers: REQUEST_ID,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       },
       '431': {
         description: 'Request headers (or the URL) too large, in the error envelope.',
+        headers: REQUEST_ID,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       },
     },

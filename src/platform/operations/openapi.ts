@@ -73,12 +73,27 @@ const KEYED_ERRORS: Partial<Record<ErrorCode, string>> = {
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
+/** Refused before the limiter counts the request, so their answers carry no rate-limit fields. */
+const BEFORE_RATE_LIMIT: ReadonlySet<ErrorCode> = new Set(['unauthorized', 'forbidden_origin']);
+
 const HEADERS: Record<string, Json> = {
   'X-Request-Id': { description: 'The request id: yours when you sent a valid one, else generated. Also `request_id` in errors.', schema: { type: 'string' } },
-  'RateLimit-Limit': { description: "The key's requests per minute.", schema: { type: 'integer' } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer' } },
-  'RateLimit-Reset': { description: 'Seconds until the window frees up.', schema: { type: 'integer' } },
-  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  'RateLimit-Policy': {
+    description:
+      'The rate-limit policies this request counted against (IETF httpapi RateLimit header fields draft): a list of ' +
+      '`"<policy>";q=<requests>;w=<window seconds>`, `"key"` (the key\'s budget) and/or `"ip"` (the client\'s).',
+    schema: { type: 'string', pattern: '^"(key|ip)";q=\\d+;w=\\d+(, "(key|ip)";q=\\d+;w=\\d+)*$' },
+    example: '"key";q=600;w=60',
+  },
+  RateLimit: {
+    description:
+      'Where each of those policies stands: `"<policy>";r=<requests left now>;t=<seconds>`. Spend the `r` requests and ' +
+      'the next one is admitted after `t` seconds (a sliding window: `t` can exceed the window).',
+    schema: { type: 'string', pattern: '^"(key|ip)";r=\\d+;t=\\d+(, "(key|ip)";r=\\d+;t=\\d+)*$' },
+    example: '"key";r=599;t=1',
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying: waited, the next request is admitted.', schema: { type: 'integer' } },
+  Allow: { description: 'The methods this path takes.', schema: { type: 'string' }, example: 'GET' },
   'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier call with the same Idempotency-Key.', schema: { type: 'string', enum: ['true'] } },
   'WWW-Authenticate': { description: 'The authentication scheme: `Bearer`.', schema: { type: 'string' } },
 };
@@ -175,16 +190,21 @@ function errorResponses(op: Operation): Record<string, Json> {
   };
   // The operation's own wording wins over the generic one (its 422 says more than "key reused").
   for (const [code, text] of Object.entries(op.errors) as [ErrorCode, string][]) codes[code] = codes[code] ? `${text} ${codes[code]}` : text;
-  const byStatus = new Map<number, string[]>();
+  const byStatus = new Map<number, { lines: string[]; counted: boolean }>();
   for (const [code, text] of Object.entries(codes) as [ErrorCode, string][]) {
     const status = ERROR_STATUS[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${text}`]);
+    const entry = byStatus.get(status) ?? { lines: [], counted: false };
+    entry.lines.push(`\`${code}\`: ${text}`);
+    entry.counted ||= !BEFORE_RATE_LIMIT.has(code);
+    byStatus.set(status, entry);
   }
+  const limited = audienceOf(op) !== 'operator';
   const out: Record<string, Json> = {};
-  for (const [status, lines] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+  for (const [status, { lines, counted }] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id'), ...(limited && counted ? rateHeaders() : {}) };
     if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
-    if (status === 429) Object.assign(headers, rateHeaders(), { 'Retry-After': headerRef('Retry-After') });
+    if (status === 405) headers.Allow = headerRef('Allow');
+    if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
     out[String(status)] = {
       description: lines.join(' '),
       headers,
@@ -195,7 +215,7 @@ function errorResponses(op: Operation): Record<string, Json> {
 }
 
 function rateHeaders(): Json {
-  return { 'RateLimit-Limit': headerRef('RateLimit-Limit'), 'RateLimit-Remaining': headerRef('RateLimit-Remaining'), 'RateLimit-Reset': headerRef('RateLimit-Reset') };
+  return { 'RateLimit-Policy': headerRef('RateLimit-Policy'), RateLimit: headerRef('RateLimit') };
 }
 
 function successResponses(op: Operation, schemas: SchemaCollector): Record<string, Json> {

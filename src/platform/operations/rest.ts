@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
+import { requireScope } from '../auth/scopes.js';
 import { authOf } from '../http/api-auth.js';
 import { parseJsonBody } from '../http/json-body.js';
 import { checkKeyFormat } from './idempotency.js';
@@ -11,6 +12,27 @@ type BodyKind = 'json' | 'raw' | 'none';
 function bodyKind(op: Operation): BodyKind {
   if (op.rawBody) return 'raw';
   return op.body ? 'json' : 'none';
+}
+
+/**
+ * A key without an upload's static scope is refused before its body is read (the invoker checks again, for MCP), so the
+ * 403 closes the connection instead of waiting out a body nobody will read. Rule scopes (objects:<key>:write) need the
+ * object's definition and stay in the handler.
+ */
+function scopeBeforeBody(op: Operation): onRequestHookHandler[] {
+  const scope = op.scope;
+  if (typeof scope !== 'string' || bodyKind(op) === 'none') return [];
+  return [
+    (request, _reply, done) => {
+      try {
+        requireScope(authOf(request), scope);
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      done();
+    },
+  ];
 }
 
 function handlerFor(op: Operation, invoker: OperationInvoker) {
@@ -65,7 +87,7 @@ export async function registerRestOperations(app: FastifyInstance, operations: O
           method: op.method,
           url: op.path,
           ...(op.rawBody ? { bodyLimit: op.rawBody.maxBytes } : op.maxBodyBytes ? { bodyLimit: op.maxBodyBytes } : {}),
-          ...(hooks ? { onRequest: hooks(op) } : {}),
+          onRequest: [...(hooks?.(op) ?? []), ...scopeBeforeBody(op)],
           handler: handlerFor(op, invoker),
         });
       }

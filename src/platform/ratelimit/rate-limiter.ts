@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.js';
 import { MemoryRateLimitStore } from './memory-store.js';
 import type { RateLimitDecision, RateLimitStore } from './ratelimit.types.js';
 import { RedisRateLimitStore } from './redis-store.js';
-import { windowStartOf } from './sliding-window.js';
+import { windowSecondsOf } from './sliding-window.js';
 
 /** Requests per window for keys without an override. */
 export const DEFAULT_RATE_LIMIT = 600;
@@ -38,8 +38,9 @@ export class RateLimiter {
     const nowMs = this.clock.now().getTime();
     // Fail open: a counter outage should cost throttling, not the whole API; callers see `degraded` and log/alert.
     const failOpen = (): RateLimitDecision => {
-      const resetSeconds = Math.max(1, Math.ceil((windowStartOf(nowMs, windowMs) + windowMs - nowMs) / 1000));
-      return { allowed: true, limit, remaining: limit - 1, resetSeconds, retryAfterSeconds: 0, degraded: true };
+      // Nothing was counted, so nothing is known of the window: the policy's whole window is the honest bound.
+      const windowSeconds = windowSecondsOf(windowMs);
+      return { allowed: true, limit, remaining: limit - 1, resetSeconds: windowSeconds, retryAfterSeconds: 0, windowSeconds, degraded: true };
     };
     try {
       const decision = this.store.hit(key, limit, windowMs, nowMs);

@@ -1,13 +1,15 @@
-/** Outcome of one rate-limit check; the fields map onto RateLimit-* / Retry-After response headers. */
+/** Outcome of one rate-limit check; the fields map onto the RateLimit-Policy, RateLimit and Retry-After response headers. */
 export interface RateLimitDecision {
   allowed: boolean;
   limit: number;
   /** Requests that would still be admitted right now (0 when rejected). */
   remaining: number;
-  /** Seconds until the current fixed window ends, >= 1. */
+  /** Seconds after which, had the client spent `remaining` at once, the next request is admitted; >= 1. */
   resetSeconds: number;
   /** 0 when allowed; otherwise seconds until a request would be admitted, >= 1. */
   retryAfterSeconds: number;
+  /** The policy's window in whole seconds. */
+  windowSeconds: number;
   /** Set when the store failed and the request was admitted without counting (fail open). */
   degraded?: boolean;
 }

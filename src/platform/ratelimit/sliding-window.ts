@@ -79,14 +79,21 @@ export function retryAfterMs(state: WindowState, nowMs: number, windowMs: number
   return windowStart + windowMs + next - nowMs;
 }
 
-/** Builds the caller-facing decision from the state after the hit (incremented when admitted). */
+/**
+ * Builds the caller-facing decision from the state after the hit (incremented when admitted). The reset is when one
+ * request more than `remaining` fits, had the client spent `remaining` at once: waited, it admits the next request
+ * (not the fixed window's end, which the previous window's weight outlives).
+ */
 export function decide(allowed: boolean, state: WindowState, nowMs: number, windowMs: number, limit: number): RateLimitDecision {
-  const resetSeconds = Math.max(1, Math.ceil((state.windowStart + windowMs - nowMs) / 1000));
-  if (allowed) {
-    return { allowed, limit, remaining: remainingAt(state, nowMs, windowMs, limit), resetSeconds, retryAfterSeconds: 0 };
-  }
-  const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs(state, nowMs, windowMs, limit) / 1000));
-  return { allowed, limit, remaining: 0, resetSeconds, retryAfterSeconds };
+  const remaining = allowed ? remainingAt(state, nowMs, windowMs, limit) : 0;
+  const spent = { ...state, current: state.current + remaining };
+  const resetSeconds = Math.max(1, Math.ceil(retryAfterMs(spent, nowMs, windowMs, limit) / 1000));
+  return { allowed, limit, remaining, resetSeconds, retryAfterSeconds: allowed ? 0 : resetSeconds, windowSeconds: windowSecondsOf(windowMs) };
+}
+
+/** The window in whole seconds, at least 1, as the RateLimit-Policy field states it. */
+export function windowSecondsOf(windowMs: number): number {
+  return Math.max(1, Math.ceil(windowMs / 1000));
 }
 
 /** One whole hit against a state, for in-process stores: returns the decision and the state to keep. */

@@ -17,6 +17,8 @@ describe.each(dialects)('API keys (%s)', (dialect) => {
   afterAll(async () => h.close());
 
   const get = (key: string) => h.request({ method: 'GET', url: '/v1/products', key });
+  /** The `t` of a RateLimit field. */
+  const tOf = (field: string) => Number(/;t=(\d+)$/.exec(field)?.[1]);
 
   it('issues trk_live_ keys, stores only the hash and lists a display prefix', async () => {
     const created = await h.key('keys-org', 'products:read', { expiresIn: '30d' });
@@ -125,24 +127,34 @@ describe.each(dialects)('API keys (%s)', (dialect) => {
     await expect(h.gateway.services.apiKeys.rotate('key_nope')).rejects.toThrow(/not found/);
   });
 
-  it('rate limits per key: headers on every response, 429 with Retry-After, per-key override', async () => {
+  it('rate limits per key: RateLimit-Policy and RateLimit on every response, 429 with Retry-After, per-key override', async () => {
     const k = await h.key('rl-org', 'products:read', { rateLimit: 5 });
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 4; i++) {
       const res = await get(k.key);
       expect(res.statusCode).toBe(200);
-      expect(res.headers['ratelimit-limit']).toBe('5');
-      expect(res.headers['ratelimit-remaining']).toBe(String(4 - i));
-      expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThan(0);
+      expect(res.headers['ratelimit-policy']).toBe('"key";q=5;w=60');
+      expect(String(res.headers.ratelimit)).toMatch(new RegExp(`^"key";r=${4 - i};t=[1-9][0-9]*$`));
     }
+    // An error answer after the limiter carries them too.
+    const missing = await h.request({ method: 'GET', url: '/v1/products/NOPE', key: k.key });
+    expectError(missing, 404, 'not_found');
+    expect(missing.headers['ratelimit-policy']).toBe('"key";q=5;w=60');
+    expect(String(missing.headers.ratelimit)).toMatch(/^"key";r=0;t=[1-9][0-9]*$/);
     const limited = await get(k.key);
     expectError(limited, 429, 'rate_limited');
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    expect(limited.headers['ratelimit-remaining']).toBe('0');
+    const t = tOf(String(limited.headers.ratelimit));
+    expect(limited.headers.ratelimit).toBe(`"key";r=0;t=${t}`);
+    expect(limited.headers['retry-after']).toBe(String(t));
+    // Waited, the reset admits; a second earlier it does not.
+    h.clock.advance((t - 1) * 1000);
+    expect((await get(k.key)).statusCode).toBe(429);
+    h.clock.advance(1000);
+    expect((await get(k.key)).statusCode).toBe(200);
     // another key of the same org has its own budget, at the default limit
     const other = await h.key('rl-org', 'products:read');
     const res = await get(other.key);
     expect(res.statusCode).toBe(200);
-    expect(res.headers['ratelimit-limit']).toBe('600');
+    expect(res.headers['ratelimit-policy']).toBe('"key";q=600;w=60');
     // two minutes later the window has slid past every counted request
     h.clock.advance(120_000);
     expect((await get(k.key)).statusCode).toBe(200);

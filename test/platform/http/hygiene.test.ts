@@ -121,7 +121,7 @@ describe.each(dialects)('HTTP hygiene (%s)', (dialect) => {
       expect(ok.statusCode).toBe(200);
       expect(ok.headers['access-control-allow-origin']).toBe(DEALER);
       const exposed = String(ok.headers['access-control-expose-headers']).split(/,\s*/);
-      expect(exposed).toEqual(expect.arrayContaining(['mcp-session-id', 'mcp-protocol-version', 'x-request-id', 'ratelimit-limit', 'retry-after', 'www-authenticate']));
+      expect(exposed).toEqual(expect.arrayContaining(['mcp-session-id', 'mcp-protocol-version', 'x-request-id', 'ratelimit-policy', 'ratelimit', 'retry-after', 'www-authenticate']));
       const unauthorized = await post({ origin: DEALER });
       expectError(unauthorized, 401, 'unauthorized');
       expect(unauthorized.headers['access-control-allow-origin']).toBe(DEALER);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestFrame, requestLogFactory } from '../../../src/platform/http/request-frame.js';
 import { requestIdFor } from '../../../src/platform/http/request-id.js';
 import { httpMetricsOf, registerMetricsRoute } from '../../../src/platform/core/metrics.js';
+import { metricsAuth } from '../../../src/platform/http/metrics-auth.js';
 
 interface Line {
   level: number;
@@ -42,7 +43,7 @@ function frameApp(opts: { level: string; stream?: Writable; registry?: Registry;
     return { ok: true };
   });
   app.get('/cached', (_request, reply) => reply.header('cache-control', 'public, max-age=60').send('script'));
-  registerMetricsRoute(app, registry);
+  registerMetricsRoute(app, registry, metricsAuth(undefined));
   return app;
 }
 

@@ -136,20 +136,36 @@ describe.each(storeCases())('RateLimiter on the $name store', (storeCase) => {
       const { limiter, clock } = setup(T0 + 15_000);
       const ds = await hitN(limiter, 'k', 10, 11);
       expect(ds.slice(0, 10).map((d) => d.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
-      expect(ds[0]).toEqual({ allowed: true, limit: 10, remaining: 9, resetSeconds: 45, retryAfterSeconds: 0 });
-      // Next window starts in 45 s; with previous = 10 one request fits 6 s into it: 51 s.
-      expect(ds[10]).toEqual({ allowed: false, limit: 10, remaining: 0, resetSeconds: 45, retryAfterSeconds: 51 });
+      // Had the 9 left been spent at once, the next fits once the next window is 6 s old (10 * 54 / 60 = 9): 51 s.
+      expect(ds[0]).toEqual({ allowed: true, limit: 10, remaining: 9, resetSeconds: 51, retryAfterSeconds: 0, windowSeconds: 60 });
+      expect(ds[10]).toEqual({ allowed: false, limit: 10, remaining: 0, resetSeconds: 51, retryAfterSeconds: 51, windowSeconds: 60 });
       clock.advance(50_000);
       expect((await limiter.check('k', 10)).allowed).toBe(false);
       clock.advance(1_000);
-      expect(await limiter.check('k', 10)).toEqual({ allowed: true, limit: 10, remaining: 0, resetSeconds: 54, retryAfterSeconds: 0 });
+      // previous 10, current 1: the next fits 12 s into the window (10 * 48 / 60 + 1 = 9), 6 s from now.
+      expect(await limiter.check('k', 10)).toEqual({ allowed: true, limit: 10, remaining: 0, resetSeconds: 6, retryAfterSeconds: 0, windowSeconds: 60 });
+    });
+
+    it('tells a reset that, waited, admits: not the fixed window end the previous weight outlives', async () => {
+      // One request a minute, spent 30 s into a window: the window ends in 30 s, but the request weighs on the next one.
+      const { limiter, clock } = setup(T0 + 30_000);
+      const first = await limiter.check('k', 1);
+      expect(first).toMatchObject({ allowed: true, remaining: 0, resetSeconds: 90 });
+      clock.advance(32_000); // the old RateLimit-Reset (30 s) + 2 s
+      expect(await limiter.check('k', 1)).toMatchObject({ allowed: false, resetSeconds: 58, retryAfterSeconds: 58 });
+      clock.advance(57_999);
+      expect((await limiter.check('k', 1)).allowed).toBe(false);
+      clock.advance(1);
+      expect((await limiter.check('k', 1)).allowed).toBe(true);
     });
 
     it('rounds reset up and never reports less than one second', async () => {
-      const { limiter, clock } = setup(T0 + 15_500);
-      expect((await limiter.check('k', 10)).resetSeconds).toBe(45);
-      clock.set(new Date(T0 + MINUTE - 1));
-      expect((await limiter.check('k', 10)).resetSeconds).toBe(1);
+      const { limiter } = setup(T0 + 15_500);
+      expect((await limiter.check('k', 10)).resetSeconds).toBe(51); // 50.5 s
+      const single = setup(T0, MINUTE);
+      expect((await single.limiter.check('k', 1)).allowed).toBe(true);
+      single.clock.set(new Date(T0 + 2 * MINUTE - 1)); // admitted again 1 ms later, when the first request rolls out
+      expect(await single.limiter.check('k', 1)).toMatchObject({ allowed: false, resetSeconds: 1, retryAfterSeconds: 1 });
     });
 
     it('counts the weighted previous window in remaining', async () => {
@@ -208,6 +224,30 @@ describe.each(storeCases())('RateLimiter on the $name store', (storeCase) => {
       );
     });
 
+    it('tells, on every decision, a reset that admits the next request once waited, and not a second earlier', async () => {
+      await fc.assert(
+        fc.asyncProperty(traffic, async ({ limit, gaps, offset }) => {
+          const { limiter, clock, store } = setup(T0 + offset, windowMs);
+          for (const gap of gaps) {
+            clock.advance(gap);
+            const told = await limiter.check('p', limit);
+            // Spend what it says is left at once: the one after is refused with the same reset.
+            expect(admittedOf(await hitN(limiter, 'p', limit, told.remaining))).toBe(told.remaining);
+            const refused = await limiter.check('p', limit);
+            expect(refused).toMatchObject({ allowed: false, retryAfterSeconds: told.resetSeconds });
+            if (told.resetSeconds > 1) {
+              clock.advance((told.resetSeconds - 1) * 1000);
+              expect((await limiter.check('p', limit)).allowed).toBe(false);
+              clock.advance(1000);
+            } else clock.advance(1000);
+            expect((await limiter.check('p', limit)).allowed).toBe(true);
+          }
+          await store.close();
+        }),
+        { numRuns: 60 },
+      );
+    });
+
     it('reports remaining and retry-after that the next requests confirm exactly', async () => {
       await fc.assert(
         fc.asyncProperty(traffic, async ({ limit, gaps, offset }) => {
@@ -225,8 +265,8 @@ describe.each(storeCases())('RateLimiter on the $name store', (storeCase) => {
           }
           expect(last.allowed).toBe(false);
           expect(last.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-          expect(last.resetSeconds).toBeGreaterThanOrEqual(1);
-          expect(last.resetSeconds).toBeLessThanOrEqual(windowMs / 1000);
+          expect(last.resetSeconds).toBe(last.retryAfterSeconds);
+          expect(last.resetSeconds).toBeLessThanOrEqual((2 * windowMs) / 1000);
           // Rejected until (retryAfter - 1) s later, admitted at retryAfter s.
           clock.advance((last.retryAfterSeconds - 1) * 1000);
           if (last.retryAfterSeconds > 1) expect((await limiter.check('p', limit)).allowed).toBe(false);
@@ -248,7 +288,7 @@ describe('RateLimiter failure handling', () => {
 
   it('fails open with a degraded decision when the store throws', async () => {
     const limiter = new RateLimiter(failing, new ManualClock(new Date(T0 + 20_000)));
-    expect(await limiter.check('k', 600)).toEqual({ allowed: true, limit: 600, remaining: 599, resetSeconds: 40, retryAfterSeconds: 0, degraded: true });
+    expect(await limiter.check('k', 600)).toEqual({ allowed: true, limit: 600, remaining: 599, resetSeconds: 60, retryAfterSeconds: 0, windowSeconds: 60, degraded: true });
   });
 
   it('refuses to start on a Redis that cannot be reached', async () => {

@@ -79,7 +79,7 @@ describe.skipIf(testRedisUrl === '')('RedisRateLimitStore against a live server'
     const store = await createRateLimitStore(testRedisUrl, { keyPrefix: `${redis.prefix}factory:` });
     expect(store).toBeInstanceOf(RedisRateLimitStore);
     const limiter = new RateLimiter(store, new ManualClock(new Date(T0)));
-    expect(await limiter.check('k', 5)).toEqual({ allowed: true, limit: 5, remaining: 4, resetSeconds: 60, retryAfterSeconds: 0 });
+    expect(await limiter.check('k', 5)).toEqual({ allowed: true, limit: 5, remaining: 4, resetSeconds: 72, retryAfterSeconds: 0, windowSeconds: 60 });
     await limiter.close();
   });
 

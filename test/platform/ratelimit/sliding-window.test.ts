@@ -47,14 +47,17 @@ describe('sliding-window math', () => {
     expect(remainingAt({ windowStart: T0, current: 9, previous: 10 }, T0 + 30_000, W, 10)).toBe(0);
   });
 
-  it('reports reset and retry-after in whole seconds, at least 1', () => {
-    expect(decide(true, { windowStart: T0, current: 1, previous: 0 }, T0 + W - 1, W, 10).resetSeconds).toBe(1);
+  it('reports reset and retry-after in whole seconds, at least 1, reset as retry-after once the rest is spent', () => {
+    // 9 left: spent at once, the 10 weigh on the next window until 6 s into it.
+    expect(decide(true, { windowStart: T0, current: 1, previous: 0 }, T0 + W - 1, W, 10).resetSeconds).toBe(7);
+    expect(decide(false, { windowStart: T0, current: 0, previous: 1 }, T0 + W - 1, W, 1).resetSeconds).toBe(1); // rolls out in 1 ms
     expect(decide(false, { windowStart: T0, current: 10, previous: 0 }, T0 + W - 1, W, 10)).toEqual({
       allowed: false,
       limit: 10,
       remaining: 0,
-      resetSeconds: 1,
+      resetSeconds: 7,
       retryAfterSeconds: 7, // 1 ms to the next window, then 6 s for the previous 10 to decay to 9
+      windowSeconds: 60,
     });
   });
 
