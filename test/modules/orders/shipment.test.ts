@@ -26,8 +26,8 @@ describe.each(dialects)('a shipped move with its shipment (%s)', (dialect) => {
     n += 1;
     const po = `SHIP-${n}`;
     const lines = [
-      { sku: 'TIRE-225', quantity: 4, unit_price: 129.99 },
-      { sku: 'Tire-Mud', quantity: 2, unit_price: 210.5 },
+      { sku: 'TIRE-225', quantity: 4, unit_price: '129.99' },
+      { sku: 'Tire-Mud', quantity: 2, unit_price: '210.5' },
     ];
     const created = await h.request({ method: 'POST', url: '/v1/orders', payload: orderPayload(po, lines), key });
     expect(created.statusCode, created.body).toBe(201);
