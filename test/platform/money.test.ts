@@ -119,8 +119,8 @@ describe('moneyText', () => {
   });
 
   it.each([
-    [129.99, 'unit_price must be a decimal string such as "129.9999", not a JSON number'],
-    [1, 'unit_price must be a decimal string such as "129.9999", not a JSON number'],
+    [129.99, 'unit_price must be a decimal string such as "129.99", not a JSON number'],
+    [1, 'unit_price must be a decimal string such as "129.99", not a JSON number'],
     [null, 'not null'],
     [['1'], 'not a JSON array'],
     [undefined, 'unit_price is required'],

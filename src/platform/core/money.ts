@@ -66,7 +66,7 @@ const MONEY_TEXT = /^\d+(?:\.\d+)?$/;
  * as a binary float. The value stays text; unitsFromDecimalText reads it into units digit by digit.
  */
 export function moneyText(what: string, opts: { decimals: number; max: number; positive?: boolean }) {
-  const example = opts.decimals === 0 ? '"1500"' : `"129.${'9999'.slice(0, opts.decimals)}"`;
+  const example = opts.decimals === 0 ? '"1500"' : `"129.${'99'.slice(0, opts.decimals)}"`;
   // The pattern says the decimals too, so OpenAPI and MCP clients see the rule this schema enforces.
   const pattern = new RegExp(opts.decimals === 0 ? '^\\d+$' : `^\\d+(?:\\.\\d{1,${opts.decimals}})?$`);
   const maxUnits = BigInt(opts.max) * BigInt(UNITS_PER_WHOLE);

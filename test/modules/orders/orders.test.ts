@@ -213,7 +213,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
   describe('money', () => {
     const line = { sku: 'tire-225', quantity: 1, unit_price: '1' };
     const badMoney: [string, unknown, string][] = [
-      ['unit_price as a JSON number', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: 129.99 }] }, 'lines.0.unit_price: unit_price must be a decimal string such as "129.9999", not a JSON number'],
+      ['unit_price as a JSON number', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: 129.99 }] }, 'lines.0.unit_price: unit_price must be a decimal string such as "129.99", not a JSON number'],
       ['unit_price as a whole JSON number', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: 1 }] }, 'not a JSON number'],
       ['negative unit_price', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: '-0.01' }] }, 'unit_price must not be negative'],
       ['unit_price with 5 decimals', { po_number: 'X', ship_to: 'x', lines: [{ ...line, unit_price: '1.00001' }] }, 'unit_price has at most 4 decimals'],
