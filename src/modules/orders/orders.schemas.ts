@@ -66,8 +66,15 @@ export const ediPricedOrderInput = ediOrderInput.omit({ lines: true }).extend({
  * Money on the wire is a decimal string (docs/decisions.md): unit_price with 4 decimals in every currency, totals with
  * the currency's minor-unit digits (USD "519.96", JPY "520", KWD "12.345").
  */
-const unitPriceOut = z.string().describe('price per unit: a decimal string with exactly 4 decimals, e.g. "129.9900"');
-const amountOut = (what: string) => z.string().describe(`${what}: a decimal string with the currency's minor-unit digits (USD "519.96", JPY "520", KWD "12.345")`);
+const unitPriceOut = z
+  .string()
+  .regex(/^\d+\.\d{4}$/)
+  .describe('price per unit: a decimal string with exactly 4 decimals, e.g. "129.9900"');
+const amountOut = (what: string) =>
+  z
+    .string()
+    .regex(/^\d+(?:\.\d{1,4})?$/)
+    .describe(`${what}: a decimal string with the currency's minor-unit digits (USD "519.96", JPY "520", KWD "12.345")`);
 const currencyOut = z.string().describe(`the order's ${CURRENCY_TEXT}`);
 
 const orderLineSchema = z.object({

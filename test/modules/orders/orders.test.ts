@@ -241,6 +241,20 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       expect(JSON.stringify(unknown.content)).toContain('XYZ is not an active ISO 4217 currency code');
     });
 
+    it('declares every money field a decimal string in OpenAPI, with the pattern the server enforces', async () => {
+      const doc = (await h.request({ method: 'GET', url: '/openapi.json' })).json<{
+        paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { properties: Record<string, { items?: { properties: Record<string, unknown> } }> } }> } }>>;
+        components: { schemas: Record<string, { properties: Record<string, { items?: { properties: Record<string, unknown> }; properties?: Record<string, unknown> }> }> };
+      }>();
+      const body = doc.paths['/v1/orders']?.post?.requestBody?.content['application/json']?.schema.properties;
+      expect(body?.currency).toMatchObject({ type: 'string', pattern: '^[A-Z]{3}$' });
+      expect(body?.lines?.items?.properties.unit_price).toMatchObject({ type: 'string', pattern: '^\\d+(?:\\.\\d{1,4})?$' });
+      const order = doc.components.schemas.Order?.properties;
+      expect(order?.currency).toMatchObject({ type: 'string' });
+      expect(order?.lines?.items?.properties).toMatchObject({ currency: { type: 'string' }, unit_price: { type: 'string' }, line_total: { type: 'string' } });
+      expect(order?.totals?.properties?.subtotal).toMatchObject({ type: 'string' });
+    });
+
     it('keeps 4-decimal unit prices exact and rounds line totals to cents, half away from zero', async () => {
       const order = await createOk(
         orderPayload(nextPo(), [

@@ -414,6 +414,24 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
     expect(order.totals.subtotal).toBe('435.00');
   });
 
+  it("prices an EDI order in the org's currency; the 810's N2 amounts round a 3-digit currency to the cent", async () => {
+    await h.gateway.services.orgs.setSettings('acme', ['orders.currency=KWD']);
+    try {
+      const orderId = await newPo('BB-KWD');
+      const order = (await h.request({ method: 'GET', url: '/v1/orders/BB-KWD', key })).json<{ order: { currency: string; lines: { line_total: string }[]; totals: { subtotal: string } } }>().order;
+      // 4 x 89.99 and 3 x 25.0125 (75.0375, half away from zero to the fils).
+      expect(order).toMatchObject({ currency: 'KWD', lines: [{ line_total: '359.960' }, { line_total: '75.038' }], totals: { subtotal: '434.998' } });
+      for (const status of ['confirmed', 'processing']) await moveOk('BB-KWD', { status });
+      await moveOk('BB-KWD', { status: 'shipped', shipment: { ...shipment, charges: [{ type: 'charge', code: 'D240', amount: '12.505' }] } });
+      await moveOk('BB-KWD', { status: 'delivered' });
+      const [inv] = await sent(orderId, '810');
+      // 434.998 + 12.505 = 447.503, each rounded to the cent on its own: 435.00 + 12.51.
+      expect(inv?.body.filter((seg) => /^(TDS|SAC)\*/.test(seg))).toEqual(['TDS*44751', 'SAC*C*D240***1251']);
+    } finally {
+      await h.gateway.services.orgs.setSettings('acme', ['orders.currency=USD']);
+    }
+  });
+
   it("855: a missing schedule date refuses the confirmation and sends nothing; the profile's lead days then fill it", async () => {
     const orderId = await newPo('SP-855', 'SPARSE', /^(DTM|N1\*BY|N1\*BT|N3\*PO Box|N4\*Bentonville)/);
     const refused = expectError(await move('SP-855', { status: 'confirmed' }), 422, 'unprocessable');
