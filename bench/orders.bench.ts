@@ -52,9 +52,9 @@ export interface DrainBench {
 
 export const ORDER_SKUS = ['BENCH-1', 'BENCH-2', 'BENCH-3'];
 const LINES = [
-  { sku: 'bench-1', quantity: 4, unit_price: 129.99 },
-  { sku: 'bench-2', quantity: 2, unit_price: 19.9999 },
-  { sku: 'bench-3', quantity: 1, unit_price: 0.1 },
+  { sku: 'bench-1', quantity: 4, unit_price: '129.99' },
+  { sku: 'bench-2', quantity: 2, unit_price: '19.9999' },
+  { sku: 'bench-3', quantity: 1, unit_price: '0.1' },
 ];
 
 /** POST /v1/orders with 3 lines of ORDER_SKUS and a unique PO number each; counts the orders it built. */
@@ -247,7 +247,7 @@ export async function benchOrderWritesFloor(orders = 20_000, perCommit = 12): Pr
     const skus = ORDER_SKUS.map((s) => s.toLowerCase());
     const readCatalog = connection.prepare(sqlOf.selectFrom('products').selectAll().where('org_id', '=', orgId).where('sku_lower', 'in', skus).compile().sql);
     const orderRow = (i: number) => ({
-      id: `ord_floor_${i}`, org_id: orgId, po_number: `PO-${i}`, status: 'submitted' as const, ship_to: 'Bench dealer', notes: null, source: 'api' as const,
+      id: `ord_floor_${i}`, org_id: orgId, po_number: `PO-${i}`, status: 'submitted' as const, ship_to: 'Bench dealer', notes: null, source: 'api' as const, currency: 'USD',
       line_count: 3, total_quantity: 7, subtotal: 5599960, last_event_id: `evt_floor_${i}`, created_at: at, updated_at: at,
     });
     const lineRows = (i: number) =>

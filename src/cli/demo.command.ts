@@ -145,7 +145,7 @@ export ADMIN=${o.adminToken} PK=${o.portalKey}
 # 1. the catalog
 curl -s -H "Authorization: Bearer $KEY" $G/v1/products
 # 2. create an order, then see order.created at the hub
-curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' $G/v1/orders -d '{"po_number":"PO-1001","ship_to":"Springfield Tire, 100 Main St","lines":[{"sku":"MICH-225-45R17","quantity":4,"unit_price":129.99}]}'
+curl -s -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' $G/v1/orders -d '{"po_number":"PO-1001","ship_to":"Springfield Tire, 100 Main St","lines":[{"sku":"MICH-225-45R17","quantity":4,"unit_price":"129.99"}]}'
 curl -s "$HUB/v1/events?type=order.created"
 # 3. move the order on (the hub gets order.status_changed)
 curl -s -X POST -H "Authorization: Bearer $KEY" $G/v1/orders/PO-1001/ack

@@ -97,7 +97,7 @@ describe.skipIf(otherPass)('npm run demo (gateway demo)', () => {
     const res = await fetch(`${G}/v1/orders`, {
       method: 'POST',
       headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ po_number: 'PO-DEMO-TEST', ship_to: 'Springfield Tire, 100 Main St', lines: [{ sku: 'MICH-225-45R17', quantity: 4, unit_price: 129.99 }] }),
+      body: JSON.stringify({ po_number: 'PO-DEMO-TEST', ship_to: 'Springfield Tire, 100 Main St', lines: [{ sku: 'MICH-225-45R17', quantity: 4, unit_price: '129.99' }] }),
     });
     expect(res.status, await res.clone().text()).toBe(201);
     const orderId = (await res.json() as { order: { id: string } }).order.id;

@@ -45,7 +45,7 @@ async function newProduct(h: Harness, org: string): Promise<string> {
   return sku;
 }
 
-const orderBody = (po: string) => ({ po_number: po, ship_to: 'Dealer 12, 1 Main St, Springfield', lines: [{ sku: 'TIRE-225', quantity: 4, unit_price: 129.99 }] });
+const orderBody = (po: string) => ({ po_number: po, ship_to: 'Dealer 12, 1 Main St, Springfield', lines: [{ sku: 'TIRE-225', quantity: 4, unit_price: '129.99' }] });
 
 async function newOrder(h: Harness, org: string): Promise<string> {
   const po = `PO-${unique()}`;

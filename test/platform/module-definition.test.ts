@@ -46,7 +46,7 @@ describe.each(dialects)('modules declare settings and services (%s)', (dialect) 
     h = await startHarness(dialect, { modules: [...MODULES, widgetsModule(calls)] });
     const orgs = h.gateway.services.orgs;
     const org = await h.org('acme');
-    expect(await orgs.settings(org.id)).toEqual({ 'stock.low_threshold': 8, 'stock.backorder_threshold': 0, 'widgets.max': 10, 'widgets.warn_at': 8 });
+    expect(await orgs.settings(org.id)).toEqual({ 'stock.low_threshold': 8, 'stock.backorder_threshold': 0, 'orders.currency': 'USD', 'widgets.max': 10, 'widgets.warn_at': 8 });
 
     expect(await orgs.setSettings('acme', ['widgets.max=20', 'widgets.warn_at=15'])).toMatchObject({ 'widgets.max': 20, 'widgets.warn_at': 15 });
     expect(calls).toEqual([{ orgId: org.id, max: 20 }]);
@@ -58,7 +58,7 @@ describe.each(dialects)('modules declare settings and services (%s)', (dialect) 
     await expect(orgs.setSettings('acme', ['widgets.max=12'])).rejects.toThrow('widgets.warn_at must not be above widgets.max');
     await expect(orgs.setSettings('acme', ['widgets.max=0'])).rejects.toThrow(/invalid setting widgets.max/);
     await expect(orgs.setSettings('acme', ['widgets.min=1'])).rejects.toThrow(
-      'unknown setting: widgets.min (known: stock.low_threshold, stock.backorder_threshold, widgets.max, widgets.warn_at)',
+      'unknown setting: widgets.min (known: stock.low_threshold, stock.backorder_threshold, orders.currency, widgets.max, widgets.warn_at)',
     );
     expect(await orgs.settingsOf(widgetSettings, org.id)).toEqual({ 'widgets.max': 20, 'widgets.warn_at': 15 });
   });

@@ -136,7 +136,7 @@ describe.skipIf(!shared)('three serve processes on one PostgreSQL and Redis, und
     const step = async (i: number): Promise<void> => {
       const kind = i % 8;
       if (kind === 0) {
-        const res = await send('/v1/orders', { method: 'POST', headers: auth(key, json), body: JSON.stringify({ po_number: `PO-${i}`, ship_to: 'Dealer 12, 1 Main St, Springfield', lines: [{ sku: PRODUCTS[i % 4], quantity: 1, unit_price: 99.5 }] }) });
+        const res = await send('/v1/orders', { method: 'POST', headers: auth(key, json), body: JSON.stringify({ po_number: `PO-${i}`, ship_to: 'Dealer 12, 1 Main St, Springfield', lines: [{ sku: PRODUCTS[i % 4], quantity: 1, unit_price: '99.5' }] }) });
         if (res?.status === 201) accepted.orders.push(String((res.body.order as { id: string }).id));
         else failed.push(`order ${i}: ${res?.status ?? 'no answer'} ${res?.body.error ?? ''}`);
       } else if (kind === 1) {

@@ -1,5 +1,7 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
 import * as m0026 from './migrations/0026_orders_sync_order.js';
+import * as m0030 from './migrations/0030_orders_currency.js';
+import { orderSettings } from './order-currency.js';
 import { ordersOperations } from './orders.operations.js';
 import { OrdersService } from './orders.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -18,7 +20,8 @@ export const ordersModule: ModuleDefinition = {
     name: 'orders',
     description: 'Sales orders: lines priced against the catalog, a status workflow, and every creation and change forwarded to the hub.',
   },
-  services: ({ clock, services }) => ({ orders: new OrdersService(clock, services.products, services.deliveries) }),
-  migrations: { '0026_orders_sync_order': m0026 },
+  migrations: { '0026_orders_sync_order': m0026, '0030_orders_currency': m0030 },
+  settings: orderSettings,
+  services: ({ clock, services }) => ({ orders: new OrdersService(clock, services.products, services.deliveries, services.orgs) }),
   operations: (services) => ordersOperations(services.orders),
 };

@@ -13,10 +13,19 @@ const exampleOrder = {
   ship_to: 'Dealer 12, 1 Main St, Springfield',
   notes: null,
   source: 'api',
+  currency: 'USD',
   lines: [
-    { line_no: 1, sku: 'MICH-225-45R17', product_name: 'Michelin Pilot Sport 5 225/45R17', quantity: 4, unit_price: 129.99, line_total: 519.96 },
+    {
+      line_no: 1,
+      sku: 'MICH-225-45R17',
+      product_name: 'Michelin Pilot Sport 5 225/45R17',
+      quantity: 4,
+      currency: 'USD',
+      unit_price: '129.9900',
+      line_total: '519.96',
+    },
   ],
-  totals: { line_count: 1, total_quantity: 4, subtotal: 519.96 },
+  totals: { line_count: 1, total_quantity: 4, subtotal: '519.96' },
   created_at: '2026-06-01T12:00:00.000Z',
   updated_at: '2026-06-01T12:00:00.000Z',
   delivery: { status: 'delivered', attempts: 1, last_error: null },
@@ -58,8 +67,8 @@ export function ordersOperations(orders: OrdersService): Operation[] {
       scope: 'orders:read',
       summary: 'Get an order',
       description:
-        'Get one order by its id, or else by its PO number, with lines, totals (money in currency units: unit prices to 4 decimals, ' +
-        'totals to cents) and hub delivery state.',
+        'Get one order by its id, or else by its PO number, with lines, totals (money as decimal strings in the order\'s `currency`: ' +
+        'unit prices with 4 decimals, totals with the currency\'s minor-unit digits) and hub delivery state.',
       params: orderRefParams,
       output: orderOut,
       result: 'order',
@@ -76,7 +85,8 @@ export function ordersOperations(orders: OrdersService): Operation[] {
       scope: 'orders:write',
       summary: 'Create an order',
       description:
-        'Create a sales order: `po_number` (unique in your organisation), `ship_to`, optional `notes`, and 1-500 `lines` of { sku, quantity, unit_price }. ' +
+        'Create a sales order: `po_number` (unique in your organisation), `ship_to`, optional `notes`, optional `currency` (ISO 4217; ' +
+        'your organisation\'s default when left out), and 1-500 `lines` of { sku, quantity, unit_price }, unit_price a decimal string ("129.99"). ' +
         'SKUs must be active catalog products (case-insensitive); an unknown or inactive one fails naming the line. The order starts `submitted` ' +
         'and is forwarded to the hub; a hub outage only leaves its delivery queued, the order is still created. A PO number already used fails with a conflict. ' +
         'Send an idempotency key to make a retry safe.',
@@ -94,7 +104,8 @@ export function ordersOperations(orders: OrdersService): Operation[] {
         body: {
           po_number: 'PO-2026-0142',
           ship_to: 'Dealer 12, 1 Main St, Springfield',
-          lines: [{ sku: 'MICH-225-45R17', quantity: 4, unit_price: 129.99 }],
+          currency: 'USD',
+          lines: [{ sku: 'MICH-225-45R17', quantity: 4, unit_price: '129.99' }],
         },
         response: { order: exampleOrder },
       },

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { limitParam, ONE_SINCE, oneSince, sinceParams } from '../../platform/core/pagination.js';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
-import { toUnits } from '../../platform/core/money.js';
+import { currencyCode } from '../../platform/core/currencies.js';
+import { moneyText, UNIT_DECIMALS } from '../../platform/core/money.js';
 import { ORDER_STATUSES, TARGET_STATUSES } from './order-status.js';
 
 export const ORDER_SOURCES = ['api', 'mcp', 'edi'] as const;
@@ -26,19 +27,23 @@ const lineInput = z.strictObject({
     .positive('quantity must be positive')
     .max(MAX_QUANTITY)
     .describe(`Units ordered, a whole number from 1 to ${MAX_QUANTITY.toLocaleString('en-US')}.`),
-  unit_price: z
-    .number()
-    .min(0, 'unit_price must be 0 or more')
-    .max(MAX_UNIT_PRICE)
-    .refine((v) => toUnits(v) !== undefined, 'unit_price has at most 4 decimals')
-    .describe(`Price per unit in currency units, a JSON number from 0 to ${MAX_UNIT_PRICE.toLocaleString('en-US')} with at most 4 decimals (e.g. 129.99).`),
+  unit_price: moneyText('unit_price', { decimals: UNIT_DECIMALS, max: MAX_UNIT_PRICE }).describe(
+    `Price per unit in the order's currency, a decimal string from "0" to "${MAX_UNIT_PRICE}" with at most 4 decimals in any currency ` +
+      '(e.g. "129.99", "0.0450"); a JSON number is refused.',
+  ),
 });
+
+/** The order's currency as input and output: an ISO 4217 code. */
+const CURRENCY_TEXT = 'ISO 4217 code (USD, EUR, JPY, ...)';
 
 function createOrderInputWith(maxLines: number) {
   return z.strictObject({
     po_number: poNumber,
     ship_to: freeText(1000, { min: 1, trim: true, what: 'ship_to', multiline: true }).describe('Where to deliver: the address as text, 1-1000 characters (trimmed).'),
     notes: freeText(4000, { what: 'notes', multiline: true }).nullable().optional().describe('Free-text notes for the order, up to 4000 characters; null or left out for none.'),
+    currency: currencyCode('currency')
+      .optional()
+      .describe(`The ${CURRENCY_TEXT} of every price and total of the order; left out, your organisation's default (orders.currency, USD unless set).`),
     lines: z
       .array(lineInput)
       .min(1, 'at least one line is required')
@@ -57,14 +62,29 @@ export const ediPricedOrderInput = ediOrderInput.omit({ lines: true }).extend({
   priced: z.array(z.unknown()).min(1, 'at least one line is required').max(MAX_EDI_LINES, `at most ${MAX_EDI_LINES} lines`),
 });
 
-/** Money on the wire is a JSON number: unit_price exact to 4 decimals, totals rounded to cents (docs/decisions.md). */
+/**
+ * Money on the wire is a decimal string (docs/decisions.md): unit_price with 4 decimals in every currency, totals with
+ * the currency's minor-unit digits (USD "519.96", JPY "520", KWD "12.345").
+ */
+const unitPriceOut = z
+  .string()
+  .regex(/^\d+\.\d{4}$/)
+  .describe('price per unit: a decimal string with exactly 4 decimals, e.g. "129.9900"');
+const amountOut = (what: string) =>
+  z
+    .string()
+    .regex(/^\d+(?:\.\d{1,4})?$/)
+    .describe(`${what}: a decimal string with the currency's minor-unit digits (USD "519.96", JPY "520", KWD "12.345")`);
+const currencyOut = z.string().describe(`the order's ${CURRENCY_TEXT}`);
+
 const orderLineSchema = z.object({
   line_no: z.number().int().describe('1-based position in the order'),
   sku: z.string().describe('the SKU as the catalog spells it'),
   product_name: z.string().describe('the product name when the order was placed'),
   quantity: z.number().int(),
-  unit_price: z.number().describe('currency units, up to 4 decimals'),
-  line_total: z.number().describe('quantity x unit_price, rounded half up to cents'),
+  currency: currencyOut,
+  unit_price: unitPriceOut,
+  line_total: amountOut('quantity x unit_price, rounded half away from zero to the minor unit'),
 });
 
 const orderDataSchema = z.object({
@@ -74,11 +94,12 @@ const orderDataSchema = z.object({
   ship_to: z.string(),
   notes: z.string().nullable(),
   source: z.enum(ORDER_SOURCES).describe('the door the order came through'),
+  currency: currencyOut,
   lines: z.array(orderLineSchema),
   totals: z.object({
     line_count: z.number().int(),
     total_quantity: z.number().int(),
-    subtotal: z.number().describe('sum of line totals, currency units to cents'),
+    subtotal: amountOut('sum of the line totals'),
   }),
   created_at: z.string().describe('ISO 8601 UTC'),
   updated_at: z.string().describe('ISO 8601 UTC'),
@@ -157,12 +178,11 @@ const chargeInput = z.strictObject({
     .string()
     .regex(/^[A-Z][0-9]{3}$/, 'code must be an X12 SAC02 code: a capital letter and 3 digits (e.g. D240 freight)')
     .describe('X12 SAC02 charge/allowance code: D240 freight, G830 shipping and handling, C310 discount, F800 promotional allowance, ...'),
-  amount: z
-    .number()
-    .positive('amount must be positive')
-    .max(MAX_UNIT_PRICE)
-    .refine((v) => Math.round(v * 100) / 100 === v, 'amount is in whole cents: at most 2 decimals')
-    .describe(`Amount in currency units, more than 0 and up to ${MAX_UNIT_PRICE.toLocaleString('en-US')}, at most 2 decimals.`),
+  // The order's currency bounds the decimals further (JPY none, USD 2): checked once the order is read (orders.service).
+  amount: moneyText('amount', { decimals: UNIT_DECIMALS, max: MAX_UNIT_PRICE, positive: true }).describe(
+    `Amount in the order's currency, a decimal string more than "0" and up to "${MAX_UNIT_PRICE}" with at most the currency's ` +
+      'minor-unit digits (USD "12.50", JPY "1500"); a JSON number is refused.',
+  ),
 });
 
 const shipmentInput = z

@@ -5,11 +5,14 @@ import { AppError, conflict, invalidInput, notFound, unprocessable } from '../..
 import { errorFromIssues } from '../../platform/core/issues.js';
 import { decodeCursor, page, sincePage, sinceWindowOf } from '../../platform/core/pagination.js';
 import { newId } from '../../platform/core/ids.js';
-import { fromUnits, lineTotalUnits, toUnits } from '../../platform/core/money.js';
+import { minorDigitsOf } from '../../platform/core/currencies.js';
+import { formatUnits, lineTotalUnits, UNIT_DECIMALS, unitsFromDecimalText } from '../../platform/core/money.js';
+import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { type DeliveriesService, type PublicDelivery, toPublicDelivery } from '../../platform/outbox/deliveries.service.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
 import type { Product } from '../products/products.schemas.js';
 import type { ProductsService } from '../products/products.service.js';
+import { orderSettings } from './order-currency.js';
 import { canMove, nextStatuses, type OrderStatus, type TargetStatus } from './order-status.js';
 import {
   type CreateOrderInput,
@@ -79,6 +82,25 @@ function checkPacks(shipment: ShipmentInput, lines: readonly repo.OrderLineRow[]
   if (first) throw invalidInput(`${first.path}: ${first.message}`, problems);
 }
 
+/** Charges are amounts payable: no more decimals than the order's currency has (the schema allowed up to 4). */
+function checkCharges(shipment: ShipmentInput, currency: string): void {
+  const digits = currencyDigits(currency);
+  const problems = (shipment.charges ?? []).flatMap((charge, i) =>
+    (charge.amount.split('.')[1] ?? '').length > digits
+      ? [{ path: `shipment.charges.${i}.amount`, message: `${currency} amounts have ${digits === 0 ? 'no decimals' : `at most ${digits} decimals`}, got ${charge.amount}` }]
+      : [],
+  );
+  const first = problems[0];
+  if (first) throw invalidInput(`${first.path}: ${first.message}`, problems);
+}
+
+/** The minor-unit digits of a stored order's currency (validated on the way in). */
+function currencyDigits(currency: string): number {
+  const digits = minorDigitsOf(currency);
+  if (digits === undefined) throw new Error(`unknown currency ${currency} stored on an order`);
+  return digits;
+}
+
 /** One order line to judge, its price already in units so no caller passes money through a float. */
 export interface LineRequest {
   sku: string;
@@ -108,7 +130,7 @@ export type OrderRefusal = { reason: 'po_number_taken' } | { reason: 'invalid'; 
 /** An EDI order whose lines were judged already (judgeLines): creating it reads the catalog no more. */
 type PricedOrderInput = OrderHeader & { priced: PricedLine[] };
 
-const MAX_UNIT_PRICE_UNITS = toUnits(MAX_UNIT_PRICE) ?? 0;
+const MAX_UNIT_PRICE_UNITS = MAX_UNIT_PRICE * 10 ** UNIT_DECIMALS;
 
 /** The order rules for one line whose product was found. */
 function judgeLine(line: LineRequest, product: Product): LineVerdict {
@@ -117,7 +139,7 @@ function judgeLine(line: LineRequest, product: Product): LineVerdict {
     return { ok: false, problem: { code: 'invalid_quantity', field: 'quantity', message: `quantity ${line.quantity} must be a whole number from 1 to ${MAX_QUANTITY}` } };
   }
   if (!Number.isSafeInteger(line.unitPriceUnits) || line.unitPriceUnits < 0 || line.unitPriceUnits > MAX_UNIT_PRICE_UNITS) {
-    return { ok: false, problem: { code: 'invalid_price', field: 'unit_price', message: `unit price ${fromUnits(line.unitPriceUnits)} must be from 0 to ${MAX_UNIT_PRICE}` } };
+    return { ok: false, problem: { code: 'invalid_price', field: 'unit_price', message: `unit price must be from 0 to ${MAX_UNIT_PRICE}` } };
   }
   return { ok: true, line: { product, quantity: line.quantity, unitPriceUnits: line.unitPriceUnits } };
 }
@@ -133,6 +155,7 @@ interface NewOrder {
 const CONCURRENT_RETRIES = 3;
 
 function toOrderData(row: repo.OrderRow, lines: repo.OrderLineRow[]): OrderData {
+  const digits = currencyDigits(row.currency);
   return {
     id: row.id,
     po_number: row.po_number,
@@ -140,15 +163,17 @@ function toOrderData(row: repo.OrderRow, lines: repo.OrderLineRow[]): OrderData 
     ship_to: row.ship_to,
     notes: row.notes,
     source: row.source,
+    currency: row.currency,
     lines: lines.map((l) => ({
       line_no: Number(l.line_no),
       sku: l.sku,
       product_name: l.product_name,
       quantity: Number(l.quantity),
-      unit_price: fromUnits(Number(l.unit_price)),
-      line_total: fromUnits(Number(l.line_total)),
+      currency: row.currency,
+      unit_price: formatUnits(l.unit_price, UNIT_DECIMALS),
+      line_total: formatUnits(l.line_total, digits),
     })),
-    totals: { line_count: Number(row.line_count), total_quantity: Number(row.total_quantity), subtotal: fromUnits(Number(row.subtotal)) },
+    totals: { line_count: Number(row.line_count), total_quantity: Number(row.total_quantity), subtotal: formatUnits(row.subtotal, digits) },
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -181,6 +206,7 @@ export class OrdersService {
     private readonly clock: Clock,
     private readonly products: ProductsService,
     private readonly deliveryStates: DeliveriesService,
+    private readonly orgs: OrgsService,
   ) {}
 
   /** For other modules (EDI): called in the transaction of every status change. */
@@ -223,7 +249,7 @@ export class OrdersService {
   async create(tx: Tx, orgId: string, source: OrderSource, input: CreateOrderInput | PricedOrderInput): Promise<Order> {
     const order =
       'priced' in input
-        ? this.assemble(orgId, source, ediValid(ediPricedOrderInput, input), input.priced)
+        ? await this.assemble(tx, orgId, source, ediValid(ediPricedOrderInput, input), input.priced)
         : await this.build(tx, orgId, source, source === 'edi' ? ediValid(ediOrderInput, input) : input);
     await this.save(tx, order);
     return withDelivery(order.data, undefined);
@@ -278,7 +304,10 @@ export class OrdersService {
       const row = await repo.findOrder(tx, orgId, idOrPoNumber);
       if (!row) throw notFound(`order ${idOrPoNumber}`);
       const lines = await repo.findLines(tx, orgId, [row.id]);
-      if (shipment !== undefined) checkPacks(shipment, lines);
+      if (shipment !== undefined) {
+        checkPacks(shipment, lines);
+        checkCharges(shipment, row.currency);
+      }
       const from = row.status;
       if (from === to) return { data: toOrderData(row, lines), lastEventId: row.last_event_id, changed: false };
       if (!canMove(from, to)) {
@@ -308,8 +337,8 @@ export class OrdersService {
   /** Judges and prices the lines. Reads only: it runs before the transaction opens, which stays short. */
   private async build(db: Executor, orgId: string, source: OrderSource, input: CreateOrderInput): Promise<NewOrder> {
     const requests = input.lines.map((line, index) => {
-      const unitPriceUnits = toUnits(line.unit_price);
-      if (unitPriceUnits === undefined) throw invalidInput(`lines.${index}.unit_price: at most 4 decimals`);
+      const unitPriceUnits = unitsFromDecimalText(line.unit_price);
+      if (unitPriceUnits === undefined) throw invalidInput(`lines.${index}.unit_price: a decimal string with at most 4 decimals`);
       return { sku: line.sku, quantity: line.quantity, unitPriceUnits };
     });
     const verdicts = await this.judgeLines(db, orgId, requests);
@@ -321,18 +350,20 @@ export class OrdersService {
     });
     const first = problems[0];
     if (first) throw unprocessable(`lines[${first.index}]: ${first.message}`, problems);
-    return this.assemble(orgId, source, input, priced);
+    return this.assemble(db, orgId, source, input, priced);
   }
 
-  /** Numbers the lines from 1 and totals them in BigInt. */
-  private assemble(orgId: string, source: OrderSource, header: OrderHeader, priced: readonly PricedLine[]): NewOrder {
+  /** Numbers the lines from 1 and totals them in BigInt, each line total rounded to the currency's minor unit. */
+  private async assemble(db: Executor, orgId: string, source: OrderSource, header: OrderHeader, priced: readonly PricedLine[]): Promise<NewOrder> {
+    const currency = header.currency ?? (await this.orgs.settingsOf(orderSettings, orgId, db))['orders.currency'];
+    const digits = currencyDigits(currency);
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('ord', now);
     let subtotal = 0n;
     let totalQuantity = 0;
     const lines = priced.map((line, index): repo.OrderLineRow => {
-      const lineTotal = lineTotalUnits(line.quantity, line.unitPriceUnits);
+      const lineTotal = lineTotalUnits(line.quantity, line.unitPriceUnits, digits);
       subtotal += lineTotal;
       totalQuantity += line.quantity;
       return {
@@ -356,6 +387,7 @@ export class OrdersService {
       ship_to: header.ship_to,
       notes: header.notes ?? null,
       source,
+      currency,
       line_count: lines.length,
       total_quantity: totalQuantity,
       subtotal: Number(subtotal),

@@ -11,6 +11,8 @@ export interface OrdersTable {
   ship_to: string;
   notes: string | null;
   source: (typeof ORDER_SOURCES)[number];
+  /** ISO 4217; the lines' money is in it too. */
+  currency: string;
   line_count: number;
   total_quantity: number;
   subtotal: number;

@@ -1,18 +1,12 @@
+import { z } from 'zod';
+
 /**
  * Money is integer units of 1/10000 (prices carry up to 4 decimals); arithmetic on totals runs in
  * BigInt, so nothing passes through a binary fraction.
  */
 const UNITS_PER_WHOLE = 10_000;
-const UNITS_PER_CENT = 100n;
-
-/** A non-negative amount with at most 4 decimals -> units; undefined when it has more decimals or is out of range. */
-export function toUnits(amount: number): number | undefined {
-  if (!Number.isFinite(amount)) return undefined;
-  const units = Math.round(amount * UNITS_PER_WHOLE);
-  // Dividing the exact integer back gives the double nearest that decimal: equal only if the input had <= 4 decimals.
-  if (!Number.isSafeInteger(units) || units / UNITS_PER_WHOLE !== amount) return undefined;
-  return units;
-}
+/** Digits after the point that storage holds: unit prices carry up to 4. */
+export const UNIT_DECIMALS = 4;
 
 /** Digits with an optional point and at most 4 decimals: X12 R forms ('129.99', '.5', '5.', '0012.50'); no sign or exponent. */
 const DECIMAL_TEXT = /^(?=\.?\d)(\d*)(?:\.(\d{0,4}))?$/;
@@ -31,19 +25,64 @@ export function wholeFromDecimalText(text: string): number | undefined {
   return units !== undefined && units % UNITS_PER_WHOLE === 0 ? units / UNITS_PER_WHOLE : undefined;
 }
 
-/** Units -> the JSON number whose shortest decimal form is the exact amount (19.9999, 0.1). */
-export function fromUnits(units: number): number {
-  return units / UNITS_PER_WHOLE;
-}
-
-/** Rounds units to whole cents, halves away from zero. */
-function roundToCents(units: bigint): bigint {
-  const half = UNITS_PER_CENT / 2n;
+/** Rounds units to whole steps of 10^(4 - decimals) units (to the currency's minor unit), halves away from zero. */
+export function roundUnits(units: bigint, decimals: number): bigint {
+  const step = 10n ** BigInt(UNIT_DECIMALS - decimals);
+  const half = step / 2n;
   const shifted = units >= 0n ? units + half : units - half;
-  return (shifted / UNITS_PER_CENT) * UNITS_PER_CENT;
+  return (shifted / step) * step;
 }
 
-/** quantity x unit price, rounded to cents, in units. */
-export function lineTotalUnits(quantity: number, unitPriceUnits: number): bigint {
-  return roundToCents(BigInt(quantity) * BigInt(unitPriceUnits));
+/** quantity x unit price, rounded to the currency's minor unit (`decimals`), in units. */
+export function lineTotalUnits(quantity: number, unitPriceUnits: number, decimals: number): bigint {
+  return roundUnits(BigInt(quantity) * BigInt(unitPriceUnits), decimals);
+}
+
+/**
+ * Units -> the wire's decimal string with exactly `decimals` digits after the point (`"129.9900"` at 4, `"519.96"` at 2,
+ * `"520"` at 0): integer division and padding, never a float. Throws when the amount has more digits than shown.
+ */
+export function formatUnits(units: number | bigint, decimals: number): string {
+  const value = BigInt(units);
+  const step = 10n ** BigInt(UNIT_DECIMALS - decimals);
+  if (value % step !== 0n) throw new Error(`${value} units do not fit ${decimals} decimals`);
+  const abs = (value < 0n ? -value : value) / step;
+  const scale = 10n ** BigInt(decimals);
+  const whole = `${value < 0n ? '-' : ''}${abs / scale}`;
+  return decimals === 0 ? whole : `${whole}.${(abs % scale).toString().padStart(decimals, '0')}`;
+}
+
+function jsonKind(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'a JSON array' : `a JSON ${typeof value}`;
+}
+
+/** Plain decimal text as JSON money takes it: digits, then optionally a point and digits; no sign, exponent or spaces. */
+const MONEY_TEXT = /^\d+(?:\.\d+)?$/;
+
+/**
+ * A money input: a decimal string (`"129.99"`) with at most `decimals` digits after the point, 0 (or above 0 when
+ * `positive`) up to `max`. A JSON number is refused with a message saying what to send: money never crosses the wire
+ * as a binary float. The value stays text; unitsFromDecimalText reads it into units digit by digit.
+ */
+export function moneyText(what: string, opts: { decimals: number; max: number; positive?: boolean }) {
+  const example = opts.decimals === 0 ? '"1500"' : `"129.${'99'.slice(0, opts.decimals)}"`;
+  // The pattern says the decimals too, so OpenAPI and MCP clients see the rule this schema enforces.
+  const pattern = new RegExp(opts.decimals === 0 ? '^\\d+$' : `^\\d+(?:\\.\\d{1,${opts.decimals}})?$`);
+  const maxUnits = BigInt(opts.max) * BigInt(UNITS_PER_WHOLE);
+  return z
+    .string({
+      error: (issue) =>
+        issue.input === undefined ? `${what} is required` : `${what} must be a decimal string such as ${example}, not ${jsonKind(issue.input)}`,
+    })
+    .regex(pattern, {
+      error: (issue) => {
+        const text = String(issue.input);
+        if (/^-\d/.test(text)) return `${what} must not be negative`;
+        if (MONEY_TEXT.test(text)) return opts.decimals === 0 ? `${what} is a whole amount in this currency: no decimals` : `${what} has at most ${opts.decimals} decimals`;
+        return `${what} must be a decimal string: digits with an optional point (e.g. ${example}), no sign, exponent or spaces`;
+      },
+    })
+    .refine((text) => !pattern.test(text) || BigInt(unitsFromDecimalText(text) ?? Number.MAX_SAFE_INTEGER) <= maxUnits, { error: `${what} must be at most ${opts.max}` })
+    .refine((text) => !pattern.test(text) || !opts.positive || unitsFromDecimalText(text) !== 0, { error: `${what} must be more than 0` });
 }

@@ -7,8 +7,9 @@ export interface OrderBody {
   ship_to: string;
   notes: string | null;
   source: string;
-  lines: { line_no: number; sku: string; product_name: string; quantity: number; unit_price: number; line_total: number }[];
-  totals: { line_count: number; total_quantity: number; subtotal: number };
+  currency: string;
+  lines: { line_no: number; sku: string; product_name: string; quantity: number; currency: string; unit_price: string; line_total: string }[];
+  totals: { line_count: number; total_quantity: number; subtotal: string };
   created_at: string;
   updated_at: string;
   delivery: { status: string; attempts: number; last_error: string | null };
@@ -28,6 +29,6 @@ export async function seedCatalog(h: Harness, orgSlug: string): Promise<void> {
   }
 }
 
-export function orderPayload(po: string, lines: { sku: string; quantity: number; unit_price: number }[] = [{ sku: 'tire-225', quantity: 4, unit_price: 129.99 }]) {
+export function orderPayload(po: string, lines: { sku: string; quantity: number; unit_price: string }[] = [{ sku: 'tire-225', quantity: 4, unit_price: '129.99' }]) {
   return { po_number: po, ship_to: 'Dealer 12, 1 Main St, Springfield', lines };
 }

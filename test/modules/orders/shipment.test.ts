@@ -22,14 +22,14 @@ describe.each(dialects)('a shipped move with its shipment (%s)', (dialect) => {
 
   const patch = (po: string, payload: unknown) => h.request({ method: 'PATCH', url: `/v1/orders/${po}/status`, payload: payload as object, key });
   /** An API order of 4 x TIRE-225 and 2 x Tire-Mud, moved to processing. */
-  const processingOrder = async (): Promise<string> => {
+  const processingOrder = async (currency = 'USD'): Promise<string> => {
     n += 1;
     const po = `SHIP-${n}`;
     const lines = [
-      { sku: 'TIRE-225', quantity: 4, unit_price: 129.99 },
-      { sku: 'Tire-Mud', quantity: 2, unit_price: 210.5 },
+      { sku: 'TIRE-225', quantity: 4, unit_price: '129.99' },
+      { sku: 'Tire-Mud', quantity: 2, unit_price: '210.5' },
     ];
-    const created = await h.request({ method: 'POST', url: '/v1/orders', payload: orderPayload(po, lines), key });
+    const created = await h.request({ method: 'POST', url: '/v1/orders', payload: { ...orderPayload(po, lines), currency }, key });
     expect(created.statusCode, created.body).toBe(201);
     for (const status of ['confirmed', 'processing']) expect((await patch(po, { status })).statusCode).toBe(200);
     return po;
@@ -110,6 +110,21 @@ describe.each(dialects)('a shipped move with its shipment (%s)', (dialect) => {
       { path: 'shipment.packs', message: 'line 1: 4 ordered, 1 packed' },
       { path: 'shipment.packs', message: 'line 2: 2 ordered, 0 packed' },
     ]);
+  });
+
+  it("takes charges in the order's currency digits: JPY whole amounts, KWD three decimals", async () => {
+    const jpy = await processingOrder('JPY');
+    const fractional = { carrier: 'UPSN', charges: [{ type: 'charge', code: 'D240', amount: '1500' }, { type: 'allowance', code: 'C310', amount: '12.5' }] };
+    const body = expectError(await patch(jpy, { status: 'shipped', shipment: fractional }), 400, 'invalid_input');
+    expect(body.details).toEqual([{ path: 'shipment.charges.1.amount', message: 'JPY amounts have no decimals, got 12.5' }]);
+    expect(await statusOf(jpy)).toBe('processing');
+    const whole = { carrier: 'UPSN', charges: [{ type: 'charge', code: 'D240', amount: '1500' }] };
+    expect((await patch(jpy, { status: 'shipped', shipment: whole })).statusCode).toBe(200);
+    const kwd = await processingOrder('KWD');
+    const fils = { carrier: 'UPSN', charges: [{ type: 'charge', code: 'D240', amount: '1.125' }] };
+    expect((await patch(kwd, { status: 'shipped', shipment: fils })).statusCode).toBe(200);
+    const tooFine = await processingOrder('KWD');
+    expectError(await patch(tooFine, { status: 'shipped', shipment: { carrier: 'UPSN', charges: [{ type: 'charge', code: 'D240', amount: '1.1255' }] } }), 400, 'invalid_input');
   });
 
   it('refuses the same bad shipment through MCP with the same details', async () => {

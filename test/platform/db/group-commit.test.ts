@@ -13,7 +13,7 @@ import { expectError } from '../../support/auth-checks.js';
 import { waitFor } from '../../support/wait-for.js';
 import { childEnv, requireBuild, startServe } from '../outbox/process-support.js';
 
-const TIRE = { sku: 'tire-225', quantity: 4, unit_price: 129.99 };
+const TIRE = { sku: 'tire-225', quantity: 4, unit_price: '129.99' };
 
 describe.each(dialects)('writes that arrive together (%s)', (dialect) => {
   let h: Harness;
@@ -40,7 +40,7 @@ describe.each(dialects)('writes that arrive together (%s)', (dialect) => {
     // 30 new orders, 10 that repeat one of them (the same PO in the same burst), 5 with a SKU that does not exist.
     const fresh = Array.from({ length: 30 }, (_, i) => orderPayload(`GC-${i}`, [TIRE]));
     const repeats = Array.from({ length: 10 }, (_, i) => orderPayload(`GC-${i * 3}`, [{ ...TIRE, quantity: 1 }]));
-    const invalid = Array.from({ length: 5 }, (_, i) => orderPayload(`GC-BAD-${i}`, [{ sku: 'no-such-sku', quantity: 1, unit_price: 1 }]));
+    const invalid = Array.from({ length: 5 }, (_, i) => orderPayload(`GC-BAD-${i}`, [{ sku: 'no-such-sku', quantity: 1, unit_price: '1' }]));
     const burst = [...fresh, ...repeats, ...invalid].map((payload, i) => ({ payload, i }));
     // Interleaved, so failures sit between successes in the same batch.
     burst.sort((a, b) => (a.i % 7) - (b.i % 7) || a.i - b.i);

@@ -30,8 +30,8 @@ const cases: CrashCase[] = [
     path: '/v1/orders',
     body: (tag) => {
       const json = orderPayload(`PO-CRASH-${tag}`, [
-        { sku: 'tire-225', quantity: 4, unit_price: 129.99 },
-        { sku: 'TIRE-MUD', quantity: 2, unit_price: 210.5 },
+        { sku: 'tire-225', quantity: 4, unit_price: '129.99' },
+        { sku: 'TIRE-MUD', quantity: 2, unit_price: '210.5' },
       ]);
       const reordered = {
         lines: json.lines.map((l) => ({ unit_price: l.unit_price, quantity: l.quantity, sku: l.sku })),

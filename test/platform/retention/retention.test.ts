@@ -77,7 +77,7 @@ describe.each(dialects)('retention (%s)', (dialect) => {
     const { key } = await h.key('acme', 'all');
     const product = await h.request({ method: 'POST', url: '/v1/products', key, payload: { sku: 'RET-1', name: 'Retained tire', stock_qty: 5 } });
     expect(product.statusCode, product.body).toBe(201);
-    const created = await h.request({ method: 'POST', url: '/v1/orders', key, payload: { po_number: 'PO-RET-1', ship_to: 'Dock 1', lines: [{ sku: 'RET-1', quantity: 1, unit_price: 10 }] } });
+    const created = await h.request({ method: 'POST', url: '/v1/orders', key, payload: { po_number: 'PO-RET-1', ship_to: 'Dock 1', lines: [{ sku: 'RET-1', quantity: 1, unit_price: '10' }] } });
     expect(created.statusCode, created.body).toBe(201);
     const order = created.json<{ order: { id: string } }>().order;
     await h.gateway.database.db.updateTable('outbox').set({ status: 'delivered', attempts: 1, created_at: ago(8 * DAY), delivered_at: ago(8 * DAY) }).execute();

@@ -1,6 +1,6 @@
 import type { Clock } from '../../../platform/core/clock.js';
 import { unprocessable } from '../../../platform/core/errors.js';
-import { toUnits } from '../../../platform/core/money.js';
+import { roundUnits, unitsFromDecimalText } from '../../../platform/core/money.js';
 import type { OrderStatus } from '../../orders/order-status.js';
 import type { OrderData, ShipmentInput } from '../../orders/orders.schemas.js';
 import type { OrderStatusListener, OrderUnits } from '../../orders/orders.service.js';
@@ -28,6 +28,14 @@ const DOCUMENT_FOR: Partial<Record<OrderStatus, RequiringDocument>> = { confirme
 
 /** TD101 when the partner names none: corrugated cartons. */
 const DEFAULT_PACKAGING = 'CTN25';
+
+/**
+ * X12 810 amounts (TDS01, SAC05) are N2, cents whatever the currency: exact for 0- and 2-digit currencies, rounded half
+ * away from zero for the 3- and 4-digit ones (KWD, CLF), which N2 cannot carry.
+ */
+function centsOf(units: bigint): bigint {
+  return roundUnits(units, 2) / 100n;
+}
 
 /** Integer 1/10000 units as an X12 decimal (89.99, 25.0125, 10): string arithmetic on the integer, never a float. */
 export function unitsToDecimal(units: bigint): string {
@@ -141,8 +149,8 @@ function shipmentData(shipment: ShipmentInput | undefined, lines: ReadonlyMap<nu
           charges: shipment.charges.map((c) => ({
             kind: c.type === 'charge' ? ('C' as const) : ('A' as const),
             code: c.code,
-            // Whole cents (the schema allows 2 decimals), so the units divide by 100 exactly.
-            cents: BigInt(toUnits(c.amount) ?? 0) / 100n,
+            // The schema and the orders service checked the text: at most the currency's digits, in range.
+            cents: centsOf(BigInt(unitsFromDecimalText(c.amount) ?? 0)),
           })),
         }),
   };
@@ -213,8 +221,7 @@ function documentBody(type: RequiringDocument, context: Context): Body {
     poNumber: context.order.po_number,
     poDate,
     lines: [...lines.values()],
-    // Line totals are whole cents, so the stored subtotal (1/10000) divides by 100 exactly.
-    linesCents: context.units.subtotal / 100n,
+    linesCents: centsOf(context.units.subtotal),
     ...vendorNumber,
     ...shipTo,
     ...(billTo === undefined ? {} : { billTo }),

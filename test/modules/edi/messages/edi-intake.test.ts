@@ -88,7 +88,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
         ship_to: 'ISAAC TIRE AND WHEEL\nReceiving Dock B\n100 Main St Suite 5\nSpringfield, IL 62701 US',
         notes: 'Deliver to the back door\nISAAC said ISA is not a segment here',
       });
-      expect(created.lines.map((l) => [l.sku, l.quantity, l.unit_price])).toEqual([['TIRE-225', 4, 89.99], ['VALVE-KIT', 1, 25.0125]]);
+      expect(created.lines.map((l) => [l.sku, l.quantity, l.unit_price])).toEqual([['TIRE-225', 4, '89.9900'], ['VALVE-KIT', 1, '25.0125']]);
 
       const stored = await message(result.message_id);
       expect(stored).toMatchObject({ direction: 'inbound', type: '850', status: 'accepted', control_number: '000000101', partner: result.partner, errors: [] });
@@ -113,9 +113,9 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       expect(interchange.groups[0]?.version).toBe('005010');
       const dn78 = await order('DN-78');
       expect(dn78.ship_to).toBe('D-10');
-      expect(dn78.lines.map((l) => [l.sku, l.quantity, l.unit_price])).toEqual([['TPMS-SENSOR', 2, 15], ['LUG-NUT', 16, 4.25]]);
+      expect(dn78.lines.map((l) => [l.sku, l.quantity, l.unit_price])).toEqual([['TPMS-SENSOR', 2, '15.0000'], ['LUG-NUT', 16, '4.2500']]);
       expect((await order('DN-77')).ship_to).toBe('Dealer Net Central\n1 Depot Rd\nColumbus, OH 43004');
-      expect((await order('DN-79')).lines[0]).toMatchObject({ sku: 'VALVE-KIT', unit_price: 0 });
+      expect((await order('DN-79')).lines[0]).toMatchObject({ sku: 'VALVE-KIT', unit_price: '0.0000' });
     });
 
     it('reads newline as the segment terminator', async () => {

@@ -224,7 +224,7 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
       method: 'POST',
       url: '/v1/orders',
       key: products,
-      payload: { po_number: 'API-1', ship_to: 'Counter', lines: [{ sku: 'TIRE-225', quantity: 1, unit_price: 1 }] },
+      payload: { po_number: 'API-1', ship_to: 'Counter', lines: [{ sku: 'TIRE-225', quantity: 1, unit_price: '1' }] },
     });
     expect(created.statusCode, created.body).toBe(201);
     await setStatus('API-1', 'confirmed');

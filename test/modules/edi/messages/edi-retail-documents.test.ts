@@ -319,8 +319,8 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
       { sscc: SSCC_2, lines: [{ line_no: 2, quantity: 3 }] },
     ],
     charges: [
-      { type: 'charge', code: 'D240', amount: 12.5 },
-      { type: 'allowance', code: 'C310', amount: 5.25 },
+      { type: 'charge', code: 'D240', amount: '12.50' },
+      { type: 'allowance', code: 'C310', amount: '5.25' },
     ],
   };
   const shipTo = ['N1*ST*BIG BOX STORE 42*92*STORE42', 'N3*100 Main St*Suite 5', 'N4*Springfield*IL*62701*US'];
@@ -410,8 +410,26 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
     ]);
     expect(expectedTdsCents(inv?.body ?? [])).toBe(44225n);
     // The order's own subtotal is the lines alone.
-    const order = (await h.request({ method: 'GET', url: '/v1/orders/BB-1', key })).json<{ order: { totals: { subtotal: number } } }>().order;
-    expect(order.totals.subtotal).toBe(435);
+    const order = (await h.request({ method: 'GET', url: '/v1/orders/BB-1', key })).json<{ order: { totals: { subtotal: string } } }>().order;
+    expect(order.totals.subtotal).toBe('435.00');
+  });
+
+  it("prices an EDI order in the org's currency; the 810's N2 amounts round a 3-digit currency to the cent", async () => {
+    await h.gateway.services.orgs.setSettings('acme', ['orders.currency=KWD']);
+    try {
+      const orderId = await newPo('BB-KWD');
+      const order = (await h.request({ method: 'GET', url: '/v1/orders/BB-KWD', key })).json<{ order: { currency: string; lines: { line_total: string }[]; totals: { subtotal: string } } }>().order;
+      // 4 x 89.99 and 3 x 25.0125 (75.0375, half away from zero to the fils).
+      expect(order).toMatchObject({ currency: 'KWD', lines: [{ line_total: '359.960' }, { line_total: '75.038' }], totals: { subtotal: '434.998' } });
+      for (const status of ['confirmed', 'processing']) await moveOk('BB-KWD', { status });
+      await moveOk('BB-KWD', { status: 'shipped', shipment: { ...shipment, charges: [{ type: 'charge', code: 'D240', amount: '12.505' }] } });
+      await moveOk('BB-KWD', { status: 'delivered' });
+      const [inv] = await sent(orderId, '810');
+      // 434.998 + 12.505 = 447.503, each rounded to the cent on its own: 435.00 + 12.51.
+      expect(inv?.body.filter((seg) => /^(TDS|SAC)\*/.test(seg))).toEqual(['TDS*44751', 'SAC*C*D240***1251']);
+    } finally {
+      await h.gateway.services.orgs.setSettings('acme', ['orders.currency=USD']);
+    }
   });
 
   it("855: a missing schedule date refuses the confirmation and sends nothing; the profile's lead days then fill it", async () => {
@@ -514,10 +532,12 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
   });
 
   it.each([
-    ['a charge code of the wrong shape', [{ type: 'charge', code: 'FREIGHT', amount: 1 }], /SAC02 code/],
-    ['an amount in fractions of a cent', [{ type: 'charge', code: 'D240', amount: 1.005 }], /whole cents/],
-    ['an amount of 0', [{ type: 'allowance', code: 'C310', amount: 0 }], /positive/],
-    ['an unknown charge type', [{ type: 'rebate', code: 'C310', amount: 1 }], /type/],
+    ['a charge code of the wrong shape', [{ type: 'charge', code: 'FREIGHT', amount: '1' }], /SAC02 code/],
+    ['an amount in fractions of a cent', [{ type: 'charge', code: 'D240', amount: '1.005' }], /USD amounts have at most 2 decimals, got 1.005/],
+    ['an amount of 0', [{ type: 'allowance', code: 'C310', amount: '0.00' }], /amount must be more than 0/],
+    ['a negative amount', [{ type: 'allowance', code: 'C310', amount: '-5' }], /amount must not be negative/],
+    ['an amount as a JSON number', [{ type: 'charge', code: 'D240', amount: 12.5 }], /amount must be a decimal string such as/],
+    ['an unknown charge type', [{ type: 'rebate', code: 'C310', amount: '1' }], /type/],
     ['an empty list', [], /charges must not be empty/],
   ])('refuses shipment charges with %s (400), before anything moves', async (_label, charges, message) => {
     const po = `BB-BAD-${String(isa)}`;
