@@ -7,9 +7,14 @@ export interface IssueDetail {
   message: string;
 }
 
-/** A schema's issues as details, each path under `pathPrefix`. */
-export function issueDetails(issues: readonly z.core.$ZodIssue[], pathPrefix: readonly string[] = []): IssueDetail[] {
-  return issues.map((issue) => ({ path: [...pathPrefix, ...issue.path.map(String)].join('.'), message: issue.message }));
+/** A schema's issues as details, each path under `pathPrefix`; an unknown key is one detail per key, at the key. */
+export function issueDetails(issues: readonly z.core.$ZodIssue[], pathPrefix: readonly string[] = [], unknownKey = 'is not a known field'): IssueDetail[] {
+  const pathOf = (path: readonly PropertyKey[]) => [...pathPrefix, ...path.map(String)].join('.');
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: pathOf([...issue.path, key]), message: unknownKey }))
+      : [{ path: pathOf(issue.path), message: issue.message }],
+  );
 }
 
 /** The one-line text of issue details: `<path>: <message>; ...` (a detail without a path is its message). */
@@ -24,7 +29,8 @@ export function firstIssueText(issues: readonly z.core.$ZodIssue[]): string {
 
 /** The 400 for a schema's issues: `invalid <what>: <path>: <message>; ...`, each as `{ path, message }` in details. */
 export function invalidFromIssues(issues: readonly z.core.$ZodIssue[], what: string, pathPrefix: readonly string[] = []): AppError {
-  const details = issueDetails(issues, pathPrefix);
+  // A tool's caller knows arguments, not fields.
+  const details = issueDetails(issues, pathPrefix, what === 'arguments' ? 'is not an argument of this tool' : undefined);
   return invalidInput(`invalid ${what}: ${issuesText(details)}`, details);
 }
 
