@@ -126,5 +126,5 @@ export const invalidInput = (message: string, details?: unknown, param?: string)
  */
 export function invalidTransition(subject: string, from: string, requested: string, allowed: readonly string[], param = 'status'): AppError {
   const next = allowed.length > 0 ? `allowed: ${allowed.join(', ')}` : `${from} is final`;
-  return new AppError('invalid_transition', `${subject} is ${from} and cannot move to ${requested} (${next})`, { requested, status: from, allowed: [...allowed] }, undefined, param);
+  return new AppError('invalid_transition', `${subject} cannot move from ${from} to ${requested} (${next})`, { requested, status: from, allowed: [...allowed] }, undefined, param);
 }

@@ -7,12 +7,15 @@ export interface IssueDetail {
   message: string;
 }
 
+/** zod's own wording for unknown keys (a schema's custom message is kept). */
+const ZOD_UNKNOWN_KEY = /^Unrecognized keys?:/;
+
 /** A schema's issues as details, each path under `pathPrefix`; an unknown key is one detail per key, at the key. */
-export function issueDetails(issues: readonly z.core.$ZodIssue[], pathPrefix: readonly string[] = [], unknownKey = 'is not a known field'): IssueDetail[] {
+export function issueDetails(issues: readonly z.core.$ZodIssue[], pathPrefix: readonly string[] = []): IssueDetail[] {
   const pathOf = (path: readonly PropertyKey[]) => [...pathPrefix, ...path.map(String)].join('.');
   return issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: pathOf([...issue.path, key]), message: unknownKey }))
+      ? issue.keys.map((key) => ({ path: pathOf([...issue.path, key]), message: ZOD_UNKNOWN_KEY.test(issue.message) ? 'is unknown' : issue.message }))
       : [{ path: pathOf(issue.path), message: issue.message }],
   );
 }
@@ -29,8 +32,7 @@ export function firstIssueText(issues: readonly z.core.$ZodIssue[]): string {
 
 /** The 400 for a schema's issues: `invalid <what>: <path>: <message>; ...`, each as `{ path, message }` in details. */
 export function invalidFromIssues(issues: readonly z.core.$ZodIssue[], what: string, pathPrefix: readonly string[] = []): AppError {
-  // A tool's caller knows arguments, not fields.
-  const details = issueDetails(issues, pathPrefix, what === 'arguments' ? 'is not an argument of this tool' : undefined);
+  const details = issueDetails(issues, pathPrefix);
   return invalidInput(`invalid ${what}: ${issuesText(details)}`, details);
 }
 

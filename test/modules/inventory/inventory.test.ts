@@ -188,7 +188,7 @@ describe.each(dialects)('inventory (%s)', (dialect) => {
       const again = await mcp.call('inventory_update', args);
       expect(again.structuredContent).toEqual(first.structuredContent);
       expect(sim.events().filter((e) => e.type === 'inventory.updated')).toHaveLength(1);
-      expect(error(await mcp.call('inventory_update', { ...args, rows: [{ sku: 'TIRE-1', qty: 18 }] })).code).toBe('unprocessable');
+      expect(error(await mcp.call('inventory_update', { ...args, rows: [{ sku: 'TIRE-1', qty: 18 }] })).code).toBe('idempotency_key_reused');
     });
   });
 
