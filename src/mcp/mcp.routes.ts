@@ -8,7 +8,7 @@ import { createMcpEndpoint } from './endpoint.js';
 import { createServerFactory } from './server-factory.js';
 import type { OperationTool } from './operation-tools.js';
 import { parseJsonBody, toWebRequest } from './web-request.js';
-import { refusePollutingKeys } from '../platform/http/json-body.js';
+import { refuseDuplicateKeys, refusePollutingKeys } from '../platform/http/json-body.js';
 
 interface McpRoutesOptions {
   tools: OperationTool[];
@@ -53,8 +53,10 @@ export function mcpRoutes(opts: McpRoutesOptions): FastifyPluginCallback {
     app.post('/mcp', { schema: { hide: true }, onRequest: [allowedOrigin(opts.allowedOrigins, MCP_CORS), opts.authenticate] }, async (request, reply) => {
       const body = typeof request.body === 'string' ? request.body : undefined;
       const parsedBody = parseJsonBody(body);
-      // The SDK's own parsing drops a `__proto__` key without a word; REST refuses it, so this door does too.
+      // The SDK's own parsing drops a `__proto__` key and keeps a repeated key's last value without a word; REST refuses
+      // both, so this door does too.
       refusePollutingKeys(parsedBody, 'body');
+      if (parsedBody !== undefined && body !== undefined) refuseDuplicateKeys(body, 'body');
       const response = await endpoint.handle(toWebRequest(request, reply, body), {
         authInfo: authInfoFor({ auth: authOf(request), log: request.log }),
         ...(parsedBody === undefined ? {} : { parsedBody }),

@@ -4,10 +4,10 @@ import type { AuthContext } from '../platform/auth/scopes.js';
 import { hasScope } from '../platform/auth/scopes.js';
 import { redactKeys } from '../platform/http/access-log.js';
 import { toAppError } from '../platform/http/error-handler.js';
-import { AppError, ERROR_STATUS } from '../platform/core/errors.js';
+import { type AppError, docUrlOf, ERROR_STATUS } from '../platform/core/errors.js';
 import { invalidFromIssues } from '../platform/core/issues.js';
-import { checkKeyFormat } from '../platform/operations/idempotency.js';
-import type { OperationInvoker } from '../platform/operations/invoke.js';
+import { checkKeyFormat, IDEMPOTENCY_KEY_PARAM } from '../platform/operations/idempotency.js';
+import { type OperationInvoker, refusalError } from '../platform/operations/invoke.js';
 import { portableSchema } from '../platform/operations/portable-schema.js';
 import { type Operation, type RequestParts, takesIdempotencyKey } from '../platform/operations/operation.js';
 import type { McpCaller } from './caller.js';
@@ -32,7 +32,9 @@ const toolErrorSchema = z
     details: z
       .union([z.array(z.looseObject({})), z.looseObject({})])
       .optional()
-      .describe('machine-readable specifics: the invalid fields ([{ path, message }]), the allowed next states, ...'),
+      .describe('machine-readable specifics: the invalid arguments ([{ path, message }]), the allowed next states, ...'),
+    param: z.string().optional().describe('the argument at fault, when one is: `lines[2].sku`, `status`, `idempotency_key`'),
+    doc_url: z.string().describe("where the code is explained: `docs/errors.md#<code>` in the gateway's source"),
   })
   .meta({ id: 'ToolError' });
 
@@ -96,8 +98,18 @@ function objectJsonSchema(schema: z.ZodType, io: 'input' | 'output', what: strin
   return { type: 'object', ...(portableSchema(json) as Record<string, unknown>) };
 }
 
+/** The argument an error names: REST's Idempotency-Key header is the `idempotency_key` argument here. */
+const argumentOf = (param: string): string => (param === IDEMPOTENCY_KEY_PARAM ? 'idempotency_key' : param);
+
 function errorResult(err: AppError): CallToolResult {
-  const error = { code: err.code, status: err.status, message: err.message, ...(err.details === undefined ? {} : { details: err.details }) };
+  const error = {
+    code: err.code,
+    status: err.status,
+    message: err.message,
+    ...(err.details === undefined ? {} : { details: err.details }),
+    ...(err.param === undefined ? {} : { param: argumentOf(err.param) }),
+    doc_url: docUrlOf(err.code),
+  };
   return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: error, isError: true };
 }
 
@@ -133,8 +145,8 @@ export function toolOf(op: Operation, invoker: OperationInvoker): OperationTool 
         // Read-only tools do not list idempotency_key: there it is an unknown argument like any other.
         const { idempotency_key: key, ...rest } = rawArgs;
         const args = keyed ? rest : rawArgs;
-        const { outcome } = await invoker.invoke(op, caller.auth, splitArgs(op, args), !keyed || key === undefined ? undefined : checkKeyFormat(key));
-        if ('error' in outcome) return errorResult(new AppError(outcome.error.code, outcome.error.message, outcome.error.details));
+        const { outcome } = await invoker.invoke(op, caller.auth, splitArgs(op, args), !keyed || key === undefined ? undefined : checkKeyFormat(key), 'mcp');
+        if ('error' in outcome) return errorResult(refusalError(outcome));
         return { content: [{ type: 'text', text: JSON.stringify(outcome.output) }], structuredContent: outcome.output };
       } catch (err) {
         const appErr = toAppError(err);

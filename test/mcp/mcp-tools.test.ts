@@ -110,7 +110,7 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       const result = await client.call('products_create', { sku: 'NOPE-1', name: 'Hidden' });
       expect(result.isError).toBe(true);
       expect(result.content[0]?.text).toBe('missing_scope: missing scope: products:write');
-      expect(result.structuredContent).toEqual({ code: 'missing_scope', status: 403, message: 'missing scope: products:write' });
+      expect(result.structuredContent).toEqual({ code: 'missing_scope', status: 403, message: 'missing scope: products:write', doc_url: 'docs/errors.md#missing_scope' });
     });
 
     it('refuses a NUL character in arguments with the REST message, on every dialect', async () => {
@@ -137,7 +137,8 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       await client.call('products_create', { sku: 'DUP-1', name: 'First' });
       const again = await client.call('products_create', { sku: 'dup-1', name: 'Second' });
       expect(again.isError).toBe(true);
-      expect(again.content[0]?.text).toBe('conflict: product dup-1 already exists');
+      expect(again.content[0]?.text).toBe('already_exists: product dup-1 already exists');
+      expect(again.structuredContent).toMatchObject({ code: 'already_exists', status: 409, param: 'sku' });
     });
 
     it('answers invalid tool input with an error naming the field', async () => {
@@ -160,7 +161,7 @@ describe.each(dialects)('MCP tools over HTTP (%s)', (dialect) => {
       expect(again.isError, again.content[0]?.text).toBeFalsy();
       expect(again.structuredContent).toEqual(first.structuredContent);
       const other = await client.call('products_create', { sku: 'IDEM-2', name: 'Other', idempotency_key: args.idempotency_key });
-      expect(other.structuredContent).toMatchObject({ code: 'unprocessable', status: 422 });
+      expect(other.structuredContent).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
     });
 
     it('refuses an unknown argument as REST refuses an unknown field, instead of dropping it', async () => {

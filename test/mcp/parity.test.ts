@@ -3,7 +3,7 @@ import { DOOR_SCOPE } from '../../src/platform/auth/scopes.js';
 import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
 import { FIXTURES, seedOrg } from '../operations/fixtures.js';
 import { dialects, type Harness, startHarness } from '../support/harness.js';
-import { type Answer, type Call, callMcp, callRest, listTools, mcpArgsOf } from '../support/operations.js';
+import { type Answer, type Call, callMcp, callRest, listTools, mcpArgsOf, toolErrorOf } from '../support/operations.js';
 import { routeTable } from '../support/routes.js';
 
 /** Fields whose values differ between two successful creates by construction. */
@@ -89,13 +89,13 @@ describe.each(dialects)('REST and MCP parity over the operation list (%s)', (dia
         const missing = { ...call, params: Object.fromEntries(params.map((p) => [p, 'NO-SUCH-RECORD'])) };
         const [rest, mcp] = await both(op, missing);
         expect(rest.status, op.name).toBe(404);
-        expect(mcp.payload, op.name).toEqual({ code: rest.payload.code, status: 404, message: rest.payload.error });
+        expect(mcp.payload, op.name).toEqual(toolErrorOf(rest.payload));
       }
       if (op.body) {
         const invalid = { ...call, body: { ...(call.body as object), [Object.keys(call.body as object)[0] ?? 'x']: { nested: [1] } } };
         const [rest, mcp] = await both(op, invalid);
         expect(rest.status, `${op.name}: ${JSON.stringify(rest.payload)}`).toBe(400);
-        expect(mcp.payload, op.name).toEqual({ code: rest.payload.code, status: 400, message: rest.payload.error, details: rest.payload.details });
+        expect(mcp.payload, op.name).toEqual(toolErrorOf(rest.payload));
       }
     }
   });

@@ -72,7 +72,7 @@ describe('tool failures', () => {
       logs.length = 0;
       const result = await client.call('boom_internal', {});
       expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'internal: internal error' }] });
-      expect(result.structuredContent).toEqual({ code: 'internal', status: 500, message: 'internal error' });
+      expect(result.structuredContent).toEqual({ code: 'internal', status: 500, message: 'internal error', doc_url: 'docs/errors.md#internal' });
       expect(JSON.stringify(result)).not.toContain('hunter2');
       const logged = logs.map((l) => JSON.parse(l) as { level: number; msg: string; tool?: string; err?: { message: string } });
       expect(logged).toContainEqual(expect.objectContaining({ level: 50, msg: 'mcp tool failed', tool: 'boom_internal' }));

@@ -106,6 +106,41 @@ describe.each(dialects)('every operation, both doors (%s)', (dialect) => {
       expect(mcp.status, `${op.name} MCP: ${mcp.text}`).toBe(400);
       expect(mcp.payload.code).toBe('invalid_input');
       if (!op.mcp) expect(mcp.payload.details, op.name).toEqual(rest.payload.details);
+      expect(rest.payload.param, op.name).toBe('zz_unknown');
+      expect(mcp.payload.param, op.name).toBe('zz_unknown');
+      expect(mcp.text, op.name).toMatch(/^invalid_input: invalid arguments: /);
+    }
+  });
+
+  it('a repeated JSON key -> 400 naming it, on every operation with a JSON body', async () => {
+    const key = await seedOrg(h, 'owner');
+    for (const op of operations.filter((o) => o.body !== undefined)) {
+      const call = await FIXTURES[op.name]?.(h, 'owner');
+      if (!call) continue;
+      const body = JSON.stringify(call.body ?? {});
+      const repeated = `${body.slice(0, -1)}${body.length > 2 ? ',' : ''}"zz_twice":1,"zz_twice":2}`;
+      const res = await h.request({ ...restRequest(op, call), payload: repeated, key });
+      expect(res.statusCode, `${op.name}: ${res.body}`).toBe(400);
+      expect(res.json(), op.name).toMatchObject({ code: 'invalid_input', param: 'zz_twice', doc_url: 'docs/errors.md#invalid_input' });
+    }
+  });
+
+  it('input nested 3,000 deep with an idempotency key -> the same 400 as without, never a 500, on REST and MCP', async () => {
+    const key = await seedOrg(h, 'owner');
+    let deep: unknown = 1;
+    for (let i = 0; i < 3000; i++) deep = [deep];
+    for (const op of operations.filter((o) => o.unit !== 'read' && o.body !== undefined)) {
+      const call = await FIXTURES[op.name]?.(h, 'owner');
+      if (!call) continue;
+      const nested = { ...call, body: { ...(call.body as object), zz_deep: deep } };
+      const plain = await callRest(h, op, nested, key);
+      const keyed = await h.request({ ...restRequest(op, nested, { 'idempotency-key': `deep-${op.name}` }), key });
+      expect(plain.status, `${op.name}: ${JSON.stringify(plain.payload)}`).toBe(400);
+      expect(keyed.statusCode, `${op.name}: ${keyed.body}`).toBe(400);
+      expect(keyed.json<{ error: string }>().error, op.name).toBe(plain.payload.error);
+      const args = op.mcp ? { ...call.mcpArgs, zz_deep: deep } : { ...mcpArgsOf(op, call), zz_deep: deep };
+      const mcp = await callMcp(h, op.name, { ...args, idempotency_key: `deep-mcp-${op.name}` }, key);
+      expect(mcp.status, `${op.name} MCP: ${mcp.text}`).toBe(400);
     }
   });
 

@@ -78,3 +78,19 @@ export async function listTools(h: Harness, key: string): Promise<{ name: string
   const res = await h.request({ method: 'POST', url: '/mcp', headers: MCP_HEADERS, payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, key });
   return (JSON.parse(res.body) as { result: { tools: { name: string; inputSchema: Record<string, unknown>; annotations: Record<string, unknown> }[] } }).result.tools;
 }
+
+/**
+ * What the MCP door answers for the error REST answered with `rest` (its body): the same code, status, details, param
+ * and doc_url, the message in MCP words ("invalid arguments: ..." where REST says body, query or path).
+ */
+export function toolErrorOf(rest: Record<string, unknown>): Record<string, unknown> {
+  const { code, status, error, details, param, doc_url } = rest;
+  return {
+    code,
+    status,
+    message: String(error).replace(/^invalid (body|query|path):/, 'invalid arguments:'),
+    ...(details === undefined ? {} : { details }),
+    ...(param === undefined ? {} : { param: param === 'Idempotency-Key' ? 'idempotency_key' : param }),
+    doc_url,
+  };
+}

@@ -48,7 +48,7 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       result: 'org',
       status: 201,
       returns: 'the new organisation.',
-      errors: { conflict: 'An organisation with this slug exists.' },
+      errors: { already_exists: 'An organisation with this slug exists.' },
       hints: ISSUES,
       example: { body: { slug: 'acme', name: 'Acme Tires' }, response: { org: exampleOrg } },
       handle: ({ auth }, { body }) => orgs.create(body.slug, body.name, actorOf(auth)),

@@ -117,7 +117,7 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
       returns: 'one page of matching rows.',
       errors: {
         not_found: 'No object with this key in your organisation (answered before the scope is checked).',
-        conflict: 'The object is being redefined and a filter reads a field whose stored values are being rewritten; try again shortly.',
+        concurrent_change: 'The object is being redefined and a filter reads a field whose stored values are being rewritten; try again shortly.',
       },
       example: {
         params: { object: 'fitments' },
@@ -156,9 +156,9 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
       errors: {
         not_found: 'No object with this key in your organisation (answered before the scope is checked).',
         method_not_allowed: 'The object is read-only (`Allow: GET`).',
-        conflict:
+        concurrent_change:
           'The object was redefined while the rows were being written, or is being redefined with a new key field; nothing was written, send them again (shortly).',
-        unprocessable: 'Some rows are invalid; nothing was written. `details` lists `{ row, field, message }` for each problem.',
+        row_invalid: 'Some rows are invalid; nothing was written. `details` lists `{ row, field, message }` for each problem (`param` names the first, e.g. `rows[0].year`).',
       },
       // Replaces stored rows whose key exists; on an object without a key field the same rows twice append twice.
       hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },

@@ -3,7 +3,7 @@ import type { AuthContext } from '../../platform/auth/scopes.js';
 import { hasScope, requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
-import { AppError, conflict, notFound, unprocessable } from '../../platform/core/errors.js';
+import { AppError, notFound, paramOf } from '../../platform/core/errors.js';
 import { invalidFromIssues } from '../../platform/core/issues.js';
 import { decodeCursor, page } from '../../platform/core/pagination.js';
 import { newId } from '../../platform/core/ids.js';
@@ -118,7 +118,7 @@ export class ObjectsService {
         rewrite_from: null,
       };
       const inserted = await this.db.transaction().execute((tx) => repo.insertDefinition(tx, row));
-      if (!inserted) throw conflict(`object ${input.key} was defined concurrently; run the command again`);
+      if (!inserted) throw new AppError('concurrent_change', `object ${input.key} was defined concurrently; run the command again`);
       return { definition: load(row).view, created: true, rows_checked: 0, rows_rewritten: 0, rows_resumed: 0 };
     }
 
@@ -143,7 +143,7 @@ export class ObjectsService {
     };
     const inline = await this.db.transaction().execute(async (tx) => {
       const switched = await repo.switchDefinition(tx, org.id, previous.id, Number(previous.version), patch, sliced ? JSON.stringify(from) : null);
-      if (switched === undefined) throw conflict(`object ${input.key} was redefined concurrently; run the command again`);
+      if (switched === undefined) throw new AppError('concurrent_change', `object ${input.key} was redefined concurrently; run the command again`);
       if (!checked) return 0;
       const patches = await recheckSince(tx, org.id, previous.id, checked);
       // Without a rewrite in slices, the few rows written during the check that need their new form get it here.
@@ -207,7 +207,7 @@ export class ObjectsService {
     const at = this.clock.now().toISOString();
     const reserved = await repo.reserveRowIds(tx, auth.orgId, object.id, rows.length);
     if (!reserved || reserved.version !== object.view.version) {
-      throw conflict(`object ${key} was redefined while writing; nothing was written, send the rows again`);
+      throw new AppError('concurrent_change', `object ${key} was redefined while writing; nothing was written, send the rows again`);
     }
     const first = reserved.last_row_id - rows.length + 1;
     const stored = rows.map((row, i): repo.StoredRow => ({
@@ -251,7 +251,7 @@ export class ObjectsService {
 
 /** A redefinition is rewriting the object's rows; what waits for it is taken again once it is done. */
 function beingRewritten(key: string, what: string): AppError {
-  return conflict(`object ${key} is being redefined: its rows are being rewritten, and ${what} once that is done; try again shortly`);
+  return new AppError('concurrent_change', `object ${key} is being redefined: its rows are being rewritten, and ${what} once that is done; try again shortly`);
 }
 
 /** The message lists the first problems too: an MCP client sees the message, not `details`. */
@@ -259,5 +259,7 @@ function rowsRefused(errors: RowError[], total: number): AppError {
   const bad = new Set(errors.map((e) => e.row)).size;
   const shown = errors.slice(0, 10).map((e) => `row ${e.row}${e.field ? ` ${e.field}` : ''}: ${e.message}`);
   const more = errors.length > shown.length ? `; ${errors.length - shown.length} more in details` : '';
-  return unprocessable(`${bad} of ${total} rows are invalid, nothing was written: ${shown.join('; ')}${more}`, errors);
+  const first = errors[0];
+  const param = first === undefined ? 'rows' : paramOf(['rows', first.row, ...(first.field === null ? [] : [first.field])]);
+  return new AppError('row_invalid', `${bad} of ${total} rows are invalid, nothing was written: ${shown.join('; ')}${more}`, errors, undefined, param);
 }

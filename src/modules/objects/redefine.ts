@@ -1,5 +1,5 @@
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
-import { conflict } from '../../platform/core/errors.js';
+import { AppError } from '../../platform/core/errors.js';
 import type { Db, Tx } from '../../platform/db/schema.js';
 import { keyValueOf, type SlotMap, type SlotValues, slotValuesOf } from './field-slots.js';
 import type { FieldType, ObjectRow } from './objects.schemas.js';
@@ -128,7 +128,7 @@ class Verdicts {
     const ids = [...this.bad.keys()].sort((a, b) => a - b);
     const problems = ids.flatMap((id) => this.bad.get(id) ?? []).slice(0, MAX_REPORTED);
     const sample = problems.slice(0, 3).map((p) => `row ${p.row_id}${p.field ? ` ${p.field}` : ''}: ${p.message}`).join('; ');
-    return conflict(`cannot redefine ${this.next.key}: ${this.bad.size} of ${this.checked} existing rows do not fit the new definition (${sample}); nothing changed`, problems);
+    return new AppError('rows_do_not_fit', `cannot redefine ${this.next.key}: ${this.bad.size} of ${this.checked} existing rows do not fit the new definition (${sample}); nothing changed`, problems);
   }
 }
 

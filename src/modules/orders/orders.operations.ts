@@ -35,7 +35,7 @@ const exampleShipped = { ...exampleOrder, status: 'shipped', updated_at: '2026-0
 
 const MOVES =
   'submitted -> confirmed or cancelled; confirmed -> processing or cancelled; processing -> shipped or cancelled; shipped -> delivered';
-const FORBIDDEN_MOVE = 'The order cannot move there from its status: `details` is `{ status, allowed }`, its current status and the allowed next ones.';
+const FORBIDDEN_MOVE = 'The order cannot move there from its status: `details` is `{ requested, status, allowed }`, the status asked, the current one and the allowed next ones.';
 const NO_ORDER = 'No order with this id or PO number in your organisation.';
 
 /** The order operations: each one REST route, one MCP tool and one OpenAPI operation. */
@@ -96,8 +96,12 @@ export function ordersOperations(orders: OrdersService): Operation[] {
       status: 201,
       returns: 'the new order.',
       errors: {
-        conflict: 'An order with this PO number exists in your organisation.',
-        unprocessable: 'A line names an unknown or inactive SKU (`details` lists each as `{ path, index, sku, message }`), or the subtotal is too large.',
+        already_exists: 'An order with this PO number exists in your organisation.',
+        unknown_sku: 'A line names a SKU your catalog does not have. The first refused line\'s code is the answer\'s; `details` lists each as `{ path, index, sku, code, message }`.',
+        inactive_sku: 'A line names an inactive or discontinued SKU (`details` as for `unknown_sku`).',
+        invalid_quantity: 'A line\'s quantity is outside the order rules (`details` as for `unknown_sku`).',
+        invalid_price: 'A line\'s unit price is outside the order rules (`details` as for `unknown_sku`).',
+        order_total_too_large: 'The subtotal is too large to total exactly.',
       },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
       example: {
@@ -151,8 +155,9 @@ export function ordersOperations(orders: OrdersService): Operation[] {
       returns: 'the order in its new status.',
       errors: {
         not_found: NO_ORDER,
-        conflict: `${FORBIDDEN_MOVE} Also when another change to the order keeps winning; try again.`,
-        unprocessable:
+        invalid_transition: FORBIDDEN_MOVE,
+        concurrent_change: 'Another change to the order keeps winning; try again.',
+        partner_requirements_unmet:
           "An EDI order's trading partner requires shipment data this call did not send (e.g. packs with SSCC-18, a bill of lading): " +
           '`details` lists what is missing.',
       },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
-import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../platform/core/errors.js';
+import { AppError, invalidInput, invalidTransition, notFound, paramOf } from '../../platform/core/errors.js';
 import { errorFromIssues } from '../../platform/core/issues.js';
 import { decodeCursor, page, sincePage, sinceWindowOf } from '../../platform/core/pagination.js';
 import { newId } from '../../platform/core/ids.js';
@@ -183,7 +183,7 @@ function toOrderData(row: repo.OrderRow, lines: repo.OrderLineRow[]): OrderData 
 function ediValid<T>(schema: z.ZodType<T>, input: unknown): T {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  throw errorFromIssues('unprocessable', parsed.error.issues, 'order');
+  throw errorFromIssues('order_invalid', parsed.error.issues, 'order');
 }
 
 /** A committed order's event that the outbox no longer holds was delivered, then purged (retention keeps all others). */
@@ -264,8 +264,8 @@ export class OrdersService {
       return { order: await this.create(tx, orgId, source, input) };
     } catch (err) {
       // create refuses before it writes anything, so the caller's transaction is still good to carry on.
-      if (err instanceof AppError && err.code === 'conflict') return { refused: { reason: 'po_number_taken' } };
-      if (err instanceof AppError && (err.code === 'unprocessable' || err.code === 'invalid_input')) return { refused: { reason: 'invalid', message: err.message } };
+      if (err instanceof AppError && err.code === 'already_exists') return { refused: { reason: 'po_number_taken' } };
+      if (err instanceof AppError && (err.status === 422 || err.code === 'invalid_input')) return { refused: { reason: 'invalid', message: err.message } };
       throw err;
     }
   }
@@ -287,7 +287,7 @@ export class OrdersService {
 
   /** A change's new event shows queued; a no-op shows the delivery of the order's last event as it stands. */
   async setStatus(tx: Tx, orgId: string, idOrPoNumber: string, to: TargetStatus, shipment?: ShipmentInput): Promise<Order> {
-    if (shipment !== undefined && to !== 'shipped') throw invalidInput(`shipment: only a move to shipped carries a shipment, not one to ${to}`);
+    if (shipment !== undefined && to !== 'shipped') throw invalidInput(`shipment: only a move to shipped carries a shipment, not one to ${to}`, undefined, 'shipment');
     const moved = await this.move(tx, orgId, idOrPoNumber, to, shipment);
     if (moved.changed) return withDelivery(moved.data, undefined);
     return withDelivery(moved.data, (await this.deliveryStates.publicStates(tx, [moved.lastEventId])).get(moved.lastEventId) ?? DELIVERED_AND_PURGED);
@@ -311,7 +311,7 @@ export class OrdersService {
       const from = row.status;
       if (from === to) return { data: toOrderData(row, lines), lastEventId: row.last_event_id, changed: false };
       if (!canMove(from, to)) {
-        throw conflict(`order ${row.po_number} is ${from} and cannot move to ${to}`, { status: from, allowed: nextStatuses(from) });
+        throw invalidTransition(`order ${row.po_number}`, from, to, nextStatuses(from));
       }
       const now = this.clock.now();
       const at = now.toISOString();
@@ -331,25 +331,26 @@ export class OrdersService {
       for (const listener of this.listeners) await listener(tx, change);
       return { data, lastEventId: eventId, changed: true };
     }
-    throw conflict(`order ${idOrPoNumber} is being changed by another request; try again`);
+    throw new AppError('concurrent_change', `order ${idOrPoNumber} is being changed by another request; try again`);
   }
 
   /** Judges and prices the lines. Reads only: it runs before the transaction opens, which stays short. */
   private async build(db: Executor, orgId: string, source: OrderSource, input: CreateOrderInput): Promise<NewOrder> {
     const requests = input.lines.map((line, index) => {
       const unitPriceUnits = unitsFromDecimalText(line.unit_price);
-      if (unitPriceUnits === undefined) throw invalidInput(`lines.${index}.unit_price: a decimal string with at most 4 decimals`);
+      if (unitPriceUnits === undefined) throw invalidInput(`lines.${index}.unit_price: a decimal string with at most 4 decimals`, undefined, paramOf(['lines', index, 'unit_price']));
       return { sku: line.sku, quantity: line.quantity, unitPriceUnits };
     });
     const verdicts = await this.judgeLines(db, orgId, requests);
-    const problems: { path: string; index: number; sku: string; message: string }[] = [];
+    const problems: { path: string; index: number; sku: string; code: LineProblem['code']; message: string }[] = [];
     const priced: PricedLine[] = [];
     verdicts.forEach((verdict, index) => {
       if (verdict.ok) priced.push(verdict.line);
-      else problems.push({ path: `lines.${index}.${verdict.problem.field}`, index, sku: input.lines[index]?.sku ?? '', message: verdict.problem.message });
+      else problems.push({ path: `lines.${index}.${verdict.problem.field}`, index, sku: input.lines[index]?.sku ?? '', code: verdict.problem.code, message: verdict.problem.message });
     });
     const first = problems[0];
-    if (first) throw unprocessable(`lines[${first.index}]: ${first.message}`, problems);
+    // The first refused line's own code is the answer's (unknown_sku, ...); details list every line with its code.
+    if (first) throw new AppError(first.code, `lines[${first.index}]: ${first.message}`, problems);
     return this.assemble(db, orgId, source, input, priced);
   }
 
@@ -377,7 +378,7 @@ export class OrdersService {
         line_total: Number(lineTotal),
       };
     });
-    if (subtotal > BigInt(Number.MAX_SAFE_INTEGER)) throw unprocessable('order subtotal is too large');
+    if (subtotal > BigInt(Number.MAX_SAFE_INTEGER)) throw new AppError('order_total_too_large', 'order subtotal is too large', undefined, undefined, 'lines');
     const eventId = newId('evt', now);
     const row: repo.OrderRow = {
       id,
@@ -401,7 +402,7 @@ export class OrdersService {
   /** The order, its lines and its hub event: one transaction, so there is never one without the others. */
   private async save(tx: Tx, order: NewOrder): Promise<void> {
     const { row } = order;
-    if (!(await repo.insertOrder(tx, row))) throw conflict(`an order with po_number ${row.po_number} already exists`);
+    if (!(await repo.insertOrder(tx, row))) throw new AppError('already_exists', `an order with po_number ${row.po_number} already exists`, undefined, undefined, 'po_number');
     await repo.insertLines(tx, order.lines);
     await enqueueHubEvent(tx, { type: 'order.created', orgId: row.org_id, id: row.last_event_id, at: new Date(row.created_at), data: order.data });
   }

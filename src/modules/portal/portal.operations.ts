@@ -104,7 +104,7 @@ export function portalOperations(portal: PortalService): Operation[] {
       output: customerClaimOutput,
       status: 201,
       returns: 'the claim number and status.',
-      errors: { invalid_input: 'An SKU outside the catalog, or a DOT code that is not one.' },
+      errors: { invalid_input: 'A DOT code that is not one.', unknown_sku: 'An SKU outside the catalog (`param`: `sku`).' },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
       absent: { mcp: NO_MCP },
       example: {

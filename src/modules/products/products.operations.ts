@@ -69,7 +69,7 @@ export function productsOperations(products: ProductsService): Operation[] {
       result: 'product',
       status: 201,
       returns: 'the new product.',
-      errors: { conflict: 'A product with this SKU exists.' },
+      errors: { already_exists: 'A product with this SKU exists.' },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
       example: {
         body: { sku: 'MICH-225-45R17', name: 'Michelin Pilot Sport 5 225/45R17', stock_qty: 24, bin_location: 'A-01' },

@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
-import { conflict, notFound } from '../../platform/core/errors.js';
+import { AppError, notFound } from '../../platform/core/errors.js';
 import { decodeCursor, page, sincePage, sinceWindowOf } from '../../platform/core/pagination.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { z } from 'zod';
@@ -69,7 +69,7 @@ export class ProductsService {
       created_at: at,
       updated_at: at,
     };
-    if (!(await repo.insertProduct(tx, row))) throw conflict(`product ${input.sku} already exists`);
+    if (!(await repo.insertProduct(tx, row))) throw new AppError('already_exists', `product ${input.sku} already exists`, undefined, undefined, 'sku');
     return toProduct(row);
   }
 

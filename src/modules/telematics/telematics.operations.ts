@@ -133,7 +133,9 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       returns: 'the events queued and the summary of the marks after the poll.',
       errors: {
         not_found: 'No connection with this id in your organisation.',
-        conflict: 'A poll of it is running, or it cannot be polled (the message says why).',
+        concurrent_change: 'A poll of it is running.',
+        connection_not_active: 'It cannot be polled (paused, reauth_required, consent pending or expired: the message says why).',
+        poll_budget_exhausted: 'The vendor\'s request budget for it is spent for now: retry after `Retry-After` seconds.',
         vendor_unreachable: 'The vendor could not be reached (refused connection, unknown host).',
         vendor_error: 'The vendor answered with an error status (`details.status`); counted by the circuit breaker.',
         vendor_document_invalid: 'The vendor answered with a document that cannot be read (`details.path`, `details.reason`).',
@@ -166,8 +168,8 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       returns: 'the queued sync.',
       errors: {
         not_found: 'No connection with this id in your organisation.',
-        conflict: 'The connection cannot be read (paused, reauth_required, consent pending or expired).',
-        unprocessable: 'The provider has no history endpoint.',
+        connection_not_active: 'The connection cannot be read (paused, reauth_required, consent pending or expired).',
+        history_unavailable: 'The provider has no history endpoint.',
         unavailable: 'The provider is not configured on this gateway.',
       },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
@@ -228,7 +230,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       returns: 'the cancelled sync.',
       errors: {
         not_found: 'No connection with this id in your organisation, or no sync with this id of it.',
-        conflict: 'The sync already ended (completed, failed or cancelled).',
+        invalid_transition: 'The sync already ended (completed, failed or cancelled).',
       },
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
       example: {
@@ -282,9 +284,9 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       returns: 'the new connection and, for the OAuth-consent providers, the consent step.',
       errors: {
         not_found: 'No such connect token.',
-        conflict: 'The connect token was already used.',
-        gone: 'The connect token expired (tokens live 15 minutes).',
-        unprocessable: 'The provider cannot be connected through the gateway (a stub: contact the vendor); the token stays usable.',
+        token_used: 'The connect token was already used.',
+        token_expired: 'The connect token expired (tokens live 15 minutes).',
+        provider_not_connectable: 'The provider cannot be connected through the gateway (a stub: contact the vendor); the token stays usable.',
         credentials_rejected: 'The vendor refused the credentials; the message says what to fix and the token stays usable.',
         vendor_unreachable: 'The vendor could not be reached (refused connection, unknown host).',
         vendor_error: 'The vendor answered with an error status (`details.status`); the token stays usable.',
@@ -320,7 +322,8 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       errors: {
         not_found: 'No organisation with this slug, or no connection with this id in it.',
         invalid_input: 'An unknown or stub provider, or a provider other than the connection\'s.',
-        conflict: 'The connection to reconnect was disconnected.',
+        connection_not_active: 'The connection to reconnect was disconnected.',
+        provider_not_connectable: 'The provider cannot be connected through the gateway (a stub: contact the vendor).',
       },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
       absent: { mcp: OPERATOR_NOT_A_TOOL },
@@ -349,7 +352,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
       returns: 'the connection, its cursors empty.',
       errors: {
         not_found: 'No organisation with this slug, or no connection with this id in it.',
-        conflict: 'A poll of the connection is running.',
+        concurrent_change: 'A poll of the connection is running.',
       },
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
       absent: { mcp: OPERATOR_NOT_A_TOOL },

@@ -91,7 +91,10 @@ export function warrantyOperations(warranty: WarrantyService): Operation[] {
       result: 'claim',
       status: 201,
       returns: 'the new claim.',
-      errors: { invalid_input: 'The SKU is not in your catalog, or the DOT code is malformed or dated in the future (`details` names the field).' },
+      errors: {
+        invalid_input: 'The DOT code is malformed or dated in the future (`details` names the field).',
+        unknown_sku: 'The SKU is not in your catalog (`param`: `sku`).',
+      },
       // Each call files another claim with the next number; the claim goes to the hub through the outbox.
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
       example: {
@@ -119,9 +122,10 @@ export function warrantyOperations(warranty: WarrantyService): Operation[] {
       returns: 'the claim as updated, with its history.',
       errors: {
         not_found: 'No claim with this id or number in your organisation.',
-        conflict:
-          'A forbidden move (`details`: `{ status, requested, allowed }`, the current status and its allowed next states), a resolution ' +
-          'change on a closed claim (`details`: `{ status, allowed }`), or another request changed the claim first (read it and retry).',
+        invalid_transition:
+          'A forbidden move (`details`: `{ requested, status, allowed }`, the status asked, the current one and its allowed next states), or a ' +
+          'resolution change on a closed claim (`details`: `{ status, allowed }`).',
+        concurrent_change: 'Another request changed the claim first: read it and retry.',
       },
       // Can close a claim and overwrite its resolution; repeating a move is forbidden the second time.
       hints: { readOnly: false, destructive: true, idempotent: false, openWorld: true },

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AuthContext } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/core/clock.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
-import { conflict, invalidInput, notFound } from '../../platform/core/errors.js';
+import { AppError, invalidInput, invalidTransition, notFound } from '../../platform/core/errors.js';
 import { decodeCursor, page, sincePage, sinceWindowOf } from '../../platform/core/pagination.js';
 import { newId } from '../../platform/core/ids.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
@@ -147,26 +147,16 @@ export class WarrantyService {
     const from = current.status;
     const history = await repo.historyOf(tx, orgId, [current.id]);
     if (from === 'closed' && input.resolution !== undefined) {
-      throw conflict(`claim ${current.claim_number} is closed: its resolution can no longer change`, {
-        status: from,
-        allowed: allowedNext(from),
-      });
+      throw new AppError('invalid_transition', `claim ${current.claim_number} is closed: its resolution can no longer change`, { status: from, allowed: allowedNext(from) }, undefined, 'resolution');
     }
     const to = input.status ?? from;
-    if (input.status !== undefined && !canMove(from, input.status)) {
-      const allowed = allowedNext(from);
-      throw conflict(
-        `claim ${current.claim_number} cannot move from ${from} to ${input.status}` +
-          (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ` (${from} is final)`),
-        { status: from, requested: input.status, allowed },
-      );
-    }
+    if (input.status !== undefined && !canMove(from, input.status)) throw invalidTransition(`claim ${current.claim_number}`, from, input.status, allowedNext(from));
     const updated = await repo.updateClaimIfStatus(tx, orgId, current.id, from, {
       status: to,
       resolution: input.resolution === undefined ? current.resolution : input.resolution,
       updated_at: at,
     });
-    if (!updated) throw conflict(`claim ${current.claim_number} was changed by another request; read it and retry`);
+    if (!updated) throw new AppError('concurrent_change', `claim ${current.claim_number} was changed by another request; read it and retry`);
     if (input.status !== undefined) {
       const entry: repo.HistoryRow = {
         claim_id: current.id, seq: history.length + 1, org_id: orgId, from_status: from, to_status: to, at, key_id: by.keyId,
@@ -204,8 +194,8 @@ export class WarrantyService {
     if (sku === undefined || sku === null) return null;
     const product = (await this.products.findBySkus(db, orgId, [sku])).get(sku.toLowerCase());
     if (!product) {
-      const message = `sku ${sku} is not in your catalog`;
-      throw invalidInput(message, [{ path: 'sku', message }]);
+      const message = `unknown sku ${sku}: it is not in your catalog`;
+      throw new AppError('unknown_sku', message, [{ path: 'sku', message }]);
     }
     return product.sku;
   }

@@ -7,9 +7,17 @@ export interface IssueDetail {
   message: string;
 }
 
-/** A schema's issues as details, each path under `pathPrefix`. */
+/** zod's own wording for unknown keys (a schema's custom message is kept). */
+const ZOD_UNKNOWN_KEY = /^Unrecognized keys?:/;
+
+/** A schema's issues as details, each path under `pathPrefix`; an unknown key is one detail per key, at the key. */
 export function issueDetails(issues: readonly z.core.$ZodIssue[], pathPrefix: readonly string[] = []): IssueDetail[] {
-  return issues.map((issue) => ({ path: [...pathPrefix, ...issue.path.map(String)].join('.'), message: issue.message }));
+  const pathOf = (path: readonly PropertyKey[]) => [...pathPrefix, ...path.map(String)].join('.');
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: pathOf([...issue.path, key]), message: ZOD_UNKNOWN_KEY.test(issue.message) ? 'is unknown' : issue.message }))
+      : [{ path: pathOf(issue.path), message: issue.message }],
+  );
 }
 
 /** The one-line text of issue details: `<path>: <message>; ...` (a detail without a path is its message). */

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DATABASE_RETRY_AFTER_SECONDS, isTransientDatabaseError } from '../db/faults.js';
 import { redactKeys } from './access-log.js';
-import { AppError, type ErrorCode } from '../core/errors.js';
+import { AppError, docUrlOf, type ErrorCode } from '../core/errors.js';
 
 /** The realm every 401 challenges with; without a challenge, MCP clients fall back to an OAuth discovery flow. */
 const AUTH_REALM = 'tire-gateway';
@@ -16,6 +16,8 @@ interface ErrorBody {
   code: ErrorCode;
   request_id: string;
   details?: unknown;
+  param?: string;
+  doc_url: string;
 }
 
 function errorBody(err: AppError, requestId: string): ErrorBody {
@@ -26,6 +28,8 @@ function errorBody(err: AppError, requestId: string): ErrorBody {
     code: err.code,
     request_id: requestId,
     ...(err.details === undefined ? {} : { details: err.details }),
+    ...(err.param === undefined ? {} : { param: err.param }),
+    doc_url: docUrlOf(err.code),
   };
 }
 

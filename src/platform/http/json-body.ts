@@ -1,4 +1,4 @@
-import { AppError, invalidInput } from '../core/errors.js';
+import { AppError, invalidInput, paramOf } from '../core/errors.js';
 
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 /** Only escapes can spell a lone surrogate or hide a key name in JSON text: bodies without them skip the walk. */
@@ -27,9 +27,65 @@ export function refusePollutingKeys(value: unknown, label: string): void {
   if (key) throw invalidInput(`${key}: the key is not allowed (it would change object prototypes)`);
 }
 
+/** JSON's tokens that matter to object keys: a string (escapes included), a bracket, a brace or a comma. */
+const TOKEN = /"(?:[^"\\]|\\.)*"|[{}[\],]/g;
+
+interface Frame {
+  parent: Frame | undefined;
+  /** The keys of an object seen so far; undefined for an array. */
+  keys: Set<string> | undefined;
+  /** The next array index, or whether the next string of an object is a key. */
+  index: number;
+  expectKey: boolean;
+  /** The key whose value comes next. */
+  key: string;
+}
+
+/** Where a frame's current member is, from the top: built only for the answer, so a deep text costs no copies. */
+function pathOf(frame: Frame | undefined): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at = frame; at !== undefined; at = at.parent) path.push(at.keys === undefined ? at.index : at.key);
+  return path.reverse();
+}
+
+/**
+ * The first key an object of well-formed JSON text repeats, as a path (`['lines', 0, 'sku']`). JSON.parse keeps the
+ * last value silently, so `{"stock_qty":6,"stock_qty":-5}` would store -5 where a reader of the text may see 6.
+ * One pass over the tokens with a linked stack of frames, never recursion: any depth JSON.parse took is fine here.
+ */
+export function findDuplicateKey(text: string): (string | number)[] | undefined {
+  let top: Frame | undefined;
+  for (const [token] of text.matchAll(TOKEN)) {
+    if (token === '{' || token === '[') top = { parent: top, keys: token === '{' ? new Set() : undefined, index: 0, expectKey: true, key: '' };
+    else if (token === '}' || token === ']') top = top?.parent;
+    else if (token === ',' && top !== undefined) {
+      if (top.keys === undefined) top.index++;
+      else top.expectKey = true;
+    } else if (top?.keys !== undefined && top.expectKey) {
+      const key = token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
+      if (top.keys.has(key)) return [...pathOf(top.parent), key];
+      top.keys.add(key);
+      top.key = key;
+      top.expectKey = false;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The 400 for a repeated key, named by its path under `label` (`body.stock_qty`), `param` the field. Also for JSON text
+ * parsed elsewhere (the MCP transport's JSON-RPC), whose parsing would take the last value as silently.
+ */
+export function refuseDuplicateKeys(text: string, label: string): void {
+  const path = findDuplicateKey(text);
+  if (path === undefined) return;
+  const where = [label, ...path].join('.');
+  throw invalidInput(`${where}: the key appears more than once (a JSON object must not repeat a key)`, [{ path: where, message: 'repeated key' }], paramOf(path));
+}
+
 /**
  * A JSON request body: UTF-8 only (415 for another charset, which would be read wrongly), an empty body is no body
- * (the operation then says whether it needs one), a syntax error or a prototype key is a 400 that says what is wrong.
+ * (the operation then says whether it needs one), a syntax error, a repeated key or a prototype key is a 400 that says what is wrong.
  */
 export function parseJsonBody(text: string, contentType: string | undefined): unknown {
   const charset = contentType === undefined ? undefined : CHARSET.exec(contentType)?.[1]?.toLowerCase();
@@ -43,6 +99,7 @@ export function parseJsonBody(text: string, contentType: string | undefined): un
   } catch (err) {
     throw invalidInput(`body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
+  refuseDuplicateKeys(text, 'body');
   if (NEEDS_WALK.test(text)) {
     const key = findPollutingKey(value, 'body', 0);
     if (key) throw invalidInput(`${key}: the key is not allowed (it would change object prototypes)`);

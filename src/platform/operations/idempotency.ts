@@ -9,12 +9,14 @@ import type { InstanceLiveness } from '../instances/instance-liveness.js';
 import * as repo from './idempotency.repository.js';
 
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
+/** The `param` of errors about the key: its REST header name (the MCP door names its argument instead). */
+export const IDEMPOTENCY_KEY_PARAM = 'Idempotency-Key';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** What a call answered, as stored for replay: the payload of a success, or the error's code, message and details. */
 export type StoredOutcome =
   | { status: number; output: Record<string, unknown> }
-  | { status: number; error: { code: AppError['code']; message: string; details?: unknown; headers?: Record<string, string> } };
+  | { status: number; error: { code: AppError['code']; message: string; details?: unknown; headers?: Record<string, string>; param?: string } };
 
 /** A call that owns an idempotency key until it has answered. */
 export interface IdempotencyClaim {
@@ -26,34 +28,43 @@ export interface IdempotencyClaim {
 /** Bytes of a Buffer turned into base64 at a time: a multiple of 3, so the pieces join into the whole's base64. */
 const BASE64_SLICE = 3 * 21_846;
 
+/** What is left to feed the hash: a value to write, or text between values (a comma, a key, a closing bracket). */
+type Piece = { value: unknown } | { text: string };
+
 /**
  * Feeds the hash the JSON of `value` with object keys sorted at every depth (so key order does not matter), piece by
- * piece: a 10 MB raw body becomes base64 64 KB at a time, never one 14 MB string.
+ * piece: a 10 MB raw body becomes base64 64 KB at a time, never one 14 MB string. A stack of pieces, never recursion,
+ * so no nesting can overflow the call stack (the invoker refuses deep input before this anyway).
  */
-function hashCanonicalJson(hash: Hash, value: unknown): void {
-  if (Buffer.isBuffer(value)) {
-    hash.update('"');
-    for (let at = 0; at < value.length; at += BASE64_SLICE) hash.update(value.subarray(at, at + BASE64_SLICE).toString('base64'));
-    hash.update('"');
-  } else if (value === null || typeof value !== 'object') {
-    hash.update(JSON.stringify(value) ?? 'null');
-  } else if (Array.isArray(value)) {
-    hash.update('[');
-    value.forEach((item, i) => {
-      if (i > 0) hash.update(',');
-      hashCanonicalJson(hash, item);
-    });
-    hash.update(']');
-  } else {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    hash.update('{');
-    entries.forEach(([k, v], i) => {
-      hash.update(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
-      hashCanonicalJson(hash, v);
-    });
-    hash.update('}');
+function hashCanonicalJson(hash: Hash, root: unknown): void {
+  const pending: Piece[] = [{ value: root }];
+  for (let piece = pending.pop(); piece !== undefined; piece = pending.pop()) {
+    if ('text' in piece) {
+      hash.update(piece.text);
+      continue;
+    }
+    const value = piece.value;
+    if (Buffer.isBuffer(value)) {
+      hash.update('"');
+      for (let at = 0; at < value.length; at += BASE64_SLICE) hash.update(value.subarray(at, at + BASE64_SLICE).toString('base64'));
+      hash.update('"');
+    } else if (value === null || typeof value !== 'object') {
+      hash.update(JSON.stringify(value) ?? 'null');
+    } else {
+      const members: Piece[] = [];
+      if (Array.isArray(value)) {
+        value.forEach((item: unknown, i) => members.push(...(i > 0 ? [{ text: ',' }] : []), { value: item }));
+      } else {
+        const entries = Object.entries(value as Record<string, unknown>)
+          .filter(([, v]) => v !== undefined)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+        entries.forEach(([k, v], i) => members.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(k)}:` }, { value: v }));
+      }
+      const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+      hash.update(open);
+      // Pushed in reverse: the stack gives them back in order.
+      pending.push({ text: close }, ...members.reverse());
+    }
   }
 }
 
@@ -82,14 +93,14 @@ export async function fingerprintOfRaw(operation: string, input: { body: Buffer;
 
 export function checkKeyFormat(key: unknown): string {
   if (typeof key !== 'string' || !KEY_FORMAT.test(key)) {
-    throw invalidInput('Idempotency-Key must be 1-255 printable ASCII characters without spaces');
+    throw invalidInput('Idempotency-Key must be 1-255 printable ASCII characters without spaces', undefined, IDEMPOTENCY_KEY_PARAM);
   }
   return key;
 }
 
 /**
  * The idempotency store both doors share (REST `Idempotency-Key`, MCP `idempotency_key`), per org and key: the first
- * call runs and its answer (below 500) is kept for 24 h; the same call again replays it; another call with the key -> 422;
+ * call runs and its answer (below 500) is kept for 24 h; the same call again replays it; another call with the key -> 422 idempotency_key_reused;
  * while the first still runs -> 409. A 5xx frees the key. A call in progress holds its key as long as its process lives,
  * however long it runs; a key left in flight by a dead process is taken over once that process's heartbeat is older than
  * INSTANCE_TTL_MS (instance-liveness.ts).
@@ -169,7 +180,7 @@ export class IdempotencyStore {
       throw inFlight(claim.key);
     }
     if (seen.fingerprint !== claim.fingerprint) {
-      throw new AppError('unprocessable', `Idempotency-Key ${claim.key} was already used with a different request`);
+      throw new AppError('idempotency_key_reused', `Idempotency-Key ${claim.key} was already used with a different request`, undefined, undefined, IDEMPOTENCY_KEY_PARAM);
     }
     if (seen.state !== 'done' || seen.response_body === null) throw inFlight(claim.key);
     return JSON.parse(seen.response_body) as StoredOutcome;
@@ -184,7 +195,7 @@ function isOutcome(body: string | null): boolean {
 /** The fixed lock of the build before owners (IDEMPOTENCY_LOCK_MS' default), honoured by it during a rolling upgrade. */
 const PREVIOUS_BUILD_LOCK_MS = 60_000;
 
-const inFlight = (key: string) => new AppError('idempotency_in_flight', `a request with Idempotency-Key ${key} is in progress`);
+const inFlight = (key: string) => new AppError('idempotency_in_flight', `a request with Idempotency-Key ${key} is in progress`, undefined, undefined, IDEMPOTENCY_KEY_PARAM);
 
 /** What retention removes of the idempotency store: records past their expiry, `keepMs` after (RETENTION_IDEMPOTENCY_MS). */
 export function idempotencyRetention({ db, dialect }: DatabaseHandle, keepMs: number): PurgeTarget {

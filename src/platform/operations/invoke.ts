@@ -4,6 +4,7 @@ import { requireScope } from '../auth/scopes.js';
 import type { Db } from '../db/schema.js';
 import { AppError, invalidInput } from '../core/errors.js';
 import { invalidFromIssues } from '../core/issues.js';
+import { assertDepth } from '../core/json-depth.js';
 import { assertNoNul } from '../core/nul-guard.js';
 import { type PublicDelivery, toPublicDelivery } from '../outbox/deliveries.service.js';
 import type { DeliverAfterCommit } from '../outbox/delivery-worker.js';
@@ -13,8 +14,16 @@ import { type Operation, type OperationInput, outputOf, type RequestParts, takes
 
 const NO_FIELDS = z.strictObject({});
 
-/** Where each part's problems are reported: the names REST clients know. */
-const PART_LABEL = { params: 'path', query: 'query', body: 'body' } as const;
+/** The door a call came through: its problems are told in its own words (REST's path/query/body, MCP's arguments). */
+export type Door = 'rest' | 'mcp';
+
+type Part = 'params' | 'query' | 'body';
+
+/** What each door calls each part of the input, and how it says a raw body is missing. */
+const DOOR_WORDS: Record<Door, { part: Record<Part, string>; missingRaw: (field: string) => string }> = {
+  rest: { part: { params: 'path', query: 'query', body: 'body' }, missingRaw: (field) => `send the ${field} as the request body` },
+  mcp: { part: { params: 'arguments', query: 'arguments', body: 'arguments' }, missingRaw: (field) => `invalid arguments: ${field}: the argument is required` },
+};
 
 export interface Invocation {
   outcome: StoredOutcome;
@@ -24,16 +33,16 @@ export interface Invocation {
 /** For the exactly-once suite: called after a write's transaction commits and before anything answers (a crash there). */
 export type AfterCommitHook = (op: Operation) => void;
 
-function validatePart(schema: z.ZodType, value: unknown, part: keyof typeof PART_LABEL): unknown {
+function validatePart(schema: z.ZodType, value: unknown, part: Part, door: Door): unknown {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw invalidFromIssues(parsed.error.issues, PART_LABEL[part]);
+  throw invalidFromIssues(parsed.error.issues, DOOR_WORDS[door].part[part]);
 }
 
 /** Path or query fields; an operation that takes none refuses any, and nothing sent to it is nothing to check. */
-function validateFields(schema: z.ZodType | undefined, value: Record<string, unknown>, part: 'params' | 'query'): Record<string, unknown> {
+function validateFields(schema: z.ZodType | undefined, value: Record<string, unknown>, part: 'params' | 'query', door: Door): Record<string, unknown> {
   if (schema === undefined && isEmpty(value)) return {};
-  return validatePart(schema ?? NO_FIELDS, value, part) as Record<string, unknown>;
+  return validatePart(schema ?? NO_FIELDS, value, part, door) as Record<string, unknown>;
 }
 
 function isEmpty(value: Record<string, unknown>): boolean {
@@ -42,10 +51,10 @@ function isEmpty(value: Record<string, unknown>): boolean {
 }
 
 /** A body-less operation takes nothing; an empty body (any content type) is nothing. */
-function validateBody(op: Operation, body: unknown): unknown {
-  if (op.body) return validatePart(op.body, body, 'body');
+function validateBody(op: Operation, body: unknown, door: Door): unknown {
+  if (op.body) return validatePart(op.body, body, 'body', door);
   if (op.rawBody) {
-    if (!Buffer.isBuffer(body) || body.length === 0) throw invalidInput(`send the ${op.rawBody.field} as the request body`);
+    if (!Buffer.isBuffer(body) || body.length === 0) throw invalidInput(DOOR_WORDS[door].missingRaw(op.rawBody.field), undefined, op.rawBody.field);
     return body;
   }
   const empty = body === undefined || body === null || (Buffer.isBuffer(body) && body.length === 0) || body === '';
@@ -56,8 +65,9 @@ function validateBody(op: Operation, body: unknown): unknown {
 /** A refusal below 500 as an outcome (so it replays); anything else is thrown on. */
 function refusalOf(err: unknown): StoredOutcome {
   if (err instanceof AppError && err.status < 500) {
-    const { code, message, details, headers } = err;
-    return { status: err.status, error: { code, message, ...(details === undefined ? {} : { details }), ...(headers === undefined ? {} : { headers }) } };
+    const { code, message, details, headers, param } = err;
+    const extras = { ...(details === undefined ? {} : { details }), ...(headers === undefined ? {} : { headers }), ...(param === undefined ? {} : { param }) };
+    return { status: err.status, error: { code, message, ...extras } };
   }
   throw err;
 }
@@ -83,16 +93,18 @@ export interface InvokerOptions {
 export class OperationInvoker {
   constructor(private readonly options: InvokerOptions) {}
 
-  async invoke(op: Operation, auth: AuthContext, raw: RequestParts, idempotencyKey: string | undefined): Promise<Invocation> {
+  async invoke(op: Operation, auth: AuthContext, raw: RequestParts, idempotencyKey: string | undefined, door: Door = 'rest'): Promise<Invocation> {
     // A key without the scope learns nothing about the input's shape: 403 comes before 400.
     if (typeof op.scope === 'string') requireScope(auth, op.scope);
+    // Before any walk of the input (schemas, the fingerprint): the same 400 with an idempotency key as without.
+    for (const part of ['params', 'query', 'body'] as const) if (!Buffer.isBuffer(raw[part])) assertDepth(raw[part], DOOR_WORDS[door].part[part]);
     assertNoNul(raw.params, 'path');
     assertNoNul(raw.query, 'query');
     if (!Buffer.isBuffer(raw.body)) assertNoNul(raw.body, 'body');
     const input: OperationInput = {
-      params: validateFields(op.params, raw.params, 'params'),
-      query: validateFields(op.query, raw.query, 'query'),
-      body: validateBody(op, raw.body),
+      params: validateFields(op.params, raw.params, 'params', door),
+      query: validateFields(op.query, raw.query, 'query', door),
+      body: validateBody(op, raw.body, door),
     };
     const present = (value: unknown): StoredOutcome => {
       const output = outputOf(op, value);
@@ -155,7 +167,12 @@ export class OperationInvoker {
   }
 }
 
+/** A stored refusal as the AppError the doors answer with. */
+export function refusalError({ error }: Extract<StoredOutcome, { error: unknown }>): AppError {
+  return new AppError(error.code, error.message, error.details, error.headers, error.param);
+}
+
 /** An error outcome as the AppError the doors answer with. */
 export function outcomeError(outcome: StoredOutcome): AppError | undefined {
-  return 'error' in outcome ? new AppError(outcome.error.code, outcome.error.message, outcome.error.details, outcome.error.headers) : undefined;
+  return 'error' in outcome ? refusalError(outcome) : undefined;
 }

@@ -36,7 +36,7 @@ function apiKeyDescription(scopes: ScopeCatalog): string {
 const REF_PREFIX = '#/components/schemas/';
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
 
-const INVALID_INPUT = 'The input is invalid: `details` lists each problem as `{ path, message }`.';
+const INVALID_INPUT = 'The input is invalid: `param` names the first field at fault, `details` lists each problem as `{ path, message }`.';
 
 /** Errors any call through a door can meet, whatever the operation. */
 const COMMON_ERRORS: Record<Audience, Partial<Record<ErrorCode, string>>> = {
@@ -68,7 +68,7 @@ const SECURITY: Record<Audience, Json[]> = { api: [{ bearerAuth: [] }], operator
 
 const KEYED_ERRORS: Partial<Record<ErrorCode, string>> = {
   idempotency_in_flight: 'A call with this Idempotency-Key is still running.',
-  unprocessable: 'The Idempotency-Key was already used with a different request.',
+  idempotency_key_reused: 'The Idempotency-Key was already used with a different request (`param`: `Idempotency-Key`).',
 };
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -188,7 +188,6 @@ function errorResponses(op: Operation): Record<string, Json> {
     ...(op.maxBodyBytes ? { payload_too_large: `The body is larger than ${op.maxBodyBytes / 1024} KB.` } : {}),
     ...(takesIdempotencyKey(op) ? KEYED_ERRORS : {}),
   };
-  // The operation's own wording wins over the generic one (its 422 says more than "key reused").
   for (const [code, text] of Object.entries(op.errors) as [ErrorCode, string][]) codes[code] = codes[code] ? `${text} ${codes[code]}` : text;
   const byStatus = new Map<number, { lines: string[]; counted: boolean }>();
   for (const [code, text] of Object.entries(codes) as [ErrorCode, string][]) {

@@ -3,7 +3,7 @@ import { type Actor, SYSTEM_ACTOR } from '../core/actor.js';
 import { recordAudit } from '../audit/audit.service.js';
 import type { Clock } from '../core/clock.js';
 import type { Db, Executor, Tx } from '../db/schema.js';
-import { conflict, invalidInput, notFound } from '../core/errors.js';
+import { AppError, invalidInput, notFound } from '../core/errors.js';
 import { decodeCursor, page } from '../core/pagination.js';
 import { newId } from '../core/ids.js';
 import type { OrgSettings, OrgSettingsGroup, StoredSettings } from './org-settings.js';
@@ -44,8 +44,8 @@ export class OrgsService {
   }
 
   async create(slug: string, name?: string, actor: Actor = SYSTEM_ACTOR): Promise<OrgView> {
-    if (!ORG_SLUG.test(slug)) throw invalidInput(`org slug must be ${ORG_SLUG_RULE}`);
-    if (await repo.findOrgBySlug(this.db, slug)) throw conflict(`org ${slug} already exists`);
+    if (!ORG_SLUG.test(slug)) throw invalidInput(`org slug must be ${ORG_SLUG_RULE}`, undefined, 'slug');
+    if (await repo.findOrgBySlug(this.db, slug)) throw new AppError('already_exists', `org ${slug} already exists`, undefined, undefined, 'slug');
     const row = { id: newId('org', this.clock.now()), slug, name: name ?? slug, created_at: this.clock.now().toISOString() };
     await this.db.transaction().execute(async (tx) => {
       await repo.insertOrg(tx, row);

@@ -48,7 +48,7 @@ describe.each(dialects)('operator API: orgs, keys, audit (%s)', (dialect) => {
     expect(created.statusCode, created.body).toBe(201);
     const org = created.json<{ org: Json }>().org;
     expect(org).toMatchObject({ slug: 'acme', name: 'Acme Tires', id: expect.stringMatching(/^org_/) as string });
-    expectError(await admin('POST', '/admin/v1/orgs', { slug: 'acme' }), 409, 'conflict');
+    expectError(await admin('POST', '/admin/v1/orgs', { slug: 'acme' }), 409, 'already_exists');
     for (const body of [{ slug: 'Bad Slug' }, { slug: '' }, {}, { slug: 'ok', extra: 1 }, { slug: 'ok', name: '' }, { slug: 7 }]) {
       expectError(await admin('POST', '/admin/v1/orgs', body), 400, 'invalid_input');
     }

@@ -3,6 +3,7 @@ import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
 import { clientKinds, listen, type McpTestClient } from '../../mcp/support/mcp-clients.js';
 import { expectError, itChecksAuth } from '../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
+import { toolErrorOf } from '../../support/operations.js';
 
 interface InventoryBody {
   ok: boolean;
@@ -174,8 +175,7 @@ describe.each(dialects)('inventory (%s)', (dialect) => {
       const payload = { rows: [{ sku: 'TIRE-1', qty: 1 }], warehouse: 'w' };
       const rest = expectError(await post(payload), 400, 'invalid_input');
       const viaMcp = error(await mcp.call('inventory_update', payload));
-      expect(viaMcp).toMatchObject({ code: 'invalid_input', status: 400, message: rest.error });
-      expect(viaMcp.details).toEqual(rest.details);
+      expect(viaMcp).toEqual(toolErrorOf(rest));
       const badRow = { rows: [{ sku: 'TIRE-\u200b1', qty: 1.5 }] };
       const restRow = expectError(await post(badRow), 400, 'invalid_input');
       expect(error(await mcp.call('inventory_update', badRow)).details).toEqual(restRow.details);
@@ -188,7 +188,7 @@ describe.each(dialects)('inventory (%s)', (dialect) => {
       const again = await mcp.call('inventory_update', args);
       expect(again.structuredContent).toEqual(first.structuredContent);
       expect(sim.events().filter((e) => e.type === 'inventory.updated')).toHaveLength(1);
-      expect(error(await mcp.call('inventory_update', { ...args, rows: [{ sku: 'TIRE-1', qty: 18 }] })).code).toBe('unprocessable');
+      expect(error(await mcp.call('inventory_update', { ...args, rows: [{ sku: 'TIRE-1', qty: 18 }] })).code).toBe('idempotency_key_reused');
     });
   });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 import { clientKinds, listen, type McpTestClient, type ToolResult } from '../../mcp/support/mcp-clients.js';
 import { fitments, priceList, visits } from './fixtures.js';
+import { toolErrorOf } from '../../support/operations.js';
 
 const kind = clientKinds[0];
 
@@ -84,11 +85,13 @@ describe.each(dialects)('dynamic objects over MCP (%s)', (dialect) => {
       status: 400,
       message: 'invalid filter: year: must be a whole number',
       details: [{ path: 'year', message: 'must be a whole number' }],
+      param: 'year',
+      doc_url: 'docs/errors.md#invalid_input',
     });
 
     const bad = await client.call('objects_write', { object: 'fitments', rows: [{ fitment_id: 'OK', make: 'x' }, { fitment_id: 'BAD', year: 'new' }] });
-    expect(textOf(bad)).toBe('unprocessable: 1 of 2 rows are invalid, nothing was written: row 1 make: is required; row 1 year: must be a whole number');
-    expect(errorOf(bad)).toMatchObject({ code: 'unprocessable', status: 422, details: [{ row: 1, field: 'make', message: 'is required' }, { row: 1, field: 'year', message: 'must be a whole number' }] });
+    expect(textOf(bad)).toBe('row_invalid: 1 of 2 rows are invalid, nothing was written: row 1 make: is required; row 1 year: must be a whole number');
+    expect(errorOf(bad)).toMatchObject({ code: 'row_invalid', status: 422, details: [{ row: 1, field: 'make', message: 'is required' }, { row: 1, field: 'year', message: 'must be a whole number' }] });
     const none = await client.call('objects_query', { object: 'fitments', filters: { fitment_id: 'OK' } });
     expect(rowsOf(none)).toEqual([]);
 
@@ -121,7 +124,8 @@ describe.each(dialects)('dynamic objects over MCP (%s)', (dialect) => {
     // A filter given flat, beside `object`, would otherwise be silently ignored.
     const flat = errorOf(await client.call('objects_query', { object: 'fitments', make: 'Audi' }));
     expect(flat).toMatchObject({ code: 'invalid_input', status: 400 });
-    expect(flat.details).toEqual([{ path: '', message: expect.stringContaining('"make"') as unknown }]);
+    expect(flat.details).toEqual([{ path: 'make', message: 'is unknown' }]);
+    expect(flat).toMatchObject({ param: 'make', message: 'invalid arguments: make: is unknown' });
     for (const reserved of ['limit', 'cursor']) {
       const err = errorOf(await client.call('objects_query', { object: 'fitments', filters: { [reserved]: '1' } }));
       expect(err.message).toBe('invalid arguments: filters: limit and cursor are arguments, not filters');
@@ -138,7 +142,7 @@ describe.each(dialects)('dynamic objects over MCP (%s)', (dialect) => {
     const key = (await h.key('acme', 'objects:fitments:write')).key;
     const viaRest = await h.request({ method: 'POST', url: '/v1/objects/fitments', key, payload: { rows, upsert: false } });
     expect(viaRest.statusCode).toBe(400);
-    expect(viaMcp).toEqual({ code: 'invalid_input', status: 400, message: viaRest.json<{ error: string }>().error, details: viaRest.json<{ details: unknown }>().details });
+    expect(viaMcp).toEqual(toolErrorOf(viaRest.json()));
     expect(rowsOf(await client.call('objects_query', { object: 'fitments', filters: { fitment_id: 'U1' } }))).toEqual([]);
   });
 
@@ -179,7 +183,7 @@ describe.each(dialects)('dynamic objects over MCP (%s)', (dialect) => {
     expect(await count()).toBe(1);
 
     const other = errorOf(await client.call('objects_write', { ...args, rows: [{ plate: 'IDEM-2' }] }));
-    expect(other.code).toBe('unprocessable');
+    expect(other.code).toBe('idempotency_key_reused');
     expect(await count()).toBe(1);
   });
 });

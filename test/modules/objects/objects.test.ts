@@ -142,7 +142,7 @@ describe.each(dialects)('dynamic objects over REST (%s)', (dialect) => {
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(again.body).toBe(first.body);
       expect(await plates('IK-1')).toBe(1);
-      expectError(await post([{ plate: 'IK-1', odometer: 2 }], `ik-1-${dialect}`), 422, 'unprocessable');
+      expectError(await post([{ plate: 'IK-1', odometer: 2 }], `ik-1-${dialect}`), 422, 'idempotency_key_reused');
       expect(await plates('IK-1')).toBe(1);
     });
 
@@ -163,9 +163,9 @@ describe.each(dialects)('dynamic objects over REST (%s)', (dialect) => {
 
     it('stores nothing replayable for a refused write: a 422 replays as the 422', async () => {
       const bad = await post([{ odometer: 1 }], `ik-bad-${dialect}`);
-      expectError(bad, 422, 'unprocessable');
+      expectError(bad, 422, 'row_invalid');
       const again = await post([{ odometer: 1 }], `ik-bad-${dialect}`);
-      expectError(again, 422, 'unprocessable');
+      expectError(again, 422, 'row_invalid');
       expect(again.headers['idempotent-replayed']).toBe('true');
     });
   });
@@ -226,7 +226,7 @@ describe.each(dialects)('dynamic objects over REST (%s)', (dialect) => {
         null,
       ];
       const res = await write('fitments', rows);
-      const body = expectError(res, 422, 'unprocessable');
+      const body = expectError(res, 422, 'row_invalid');
       expect(body.error).toBe(
         '6 of 7 rows are invalid, nothing was written: row 1 make: must be at most 40 characters; row 1 year: must be a whole number; ' +
           'row 1 load_index: must be a number; row 1 oe: must be true or false; row 1 released_on: must be a date as YYYY-MM-DD; ' +
@@ -259,7 +259,7 @@ describe.each(dialects)('dynamic objects over REST (%s)', (dialect) => {
     });
 
     it('refuses a value above the field maximum', async () => {
-      const body = expectError(await write('fitments', [{ fitment_id: 'N', make: 'x', year: 2101 }]), 422, 'unprocessable');
+      const body = expectError(await write('fitments', [{ fitment_id: 'N', make: 'x', year: 2101 }]), 422, 'row_invalid');
       expect(body.details).toEqual([{ row: 0, field: 'year', message: 'must be at most 2100' }]);
     });
 

@@ -71,7 +71,7 @@ describe.each(dialects)('objects define over many rows, in slices (%s)', (dialec
       const res = await write([{ plate: 'LATE-1' }]);
       expect(res.statusCode, res.body).toBe(200);
     });
-    await expect(attempt).rejects.toMatchObject({ code: 'conflict', message: expect.stringMatching(/^cannot redefine cars: 1 of 2601 existing rows do not fit .*colour: is required.*nothing changed$/) as unknown });
+    await expect(attempt).rejects.toMatchObject({ code: 'rows_do_not_fit', message: expect.stringMatching(/^cannot redefine cars: 1 of 2601 existing rows do not fit .*colour: is required.*nothing changed$/) as unknown });
     expect((await h.gateway.services.objects.showDefinition('slices-refuse', 'cars')).version).toBe(1);
     expect((await all()).find((r) => r.plate === 'LATE-1')).toEqual({ plate: 'LATE-1', vin: null, colour: null });
   });
@@ -95,7 +95,7 @@ describe.each(dialects)('objects define over many rows, in slices (%s)', (dialec
       expect((await other.write([{ plate: 'OTHER-ORG' }])).statusCode).toBe(200);
       const filtered = await query('&colour=red');
       expect(filtered.statusCode).toBe(409);
-      expect(filtered.json()).toMatchObject({ ok: false, code: 'conflict', error: expect.stringMatching(/object cars is being redefined: .*filters on colour answer once that is done; try again shortly/) as unknown });
+      expect(filtered.json()).toMatchObject({ ok: false, code: 'concurrent_change', error: expect.stringMatching(/object cars is being redefined: .*filters on colour answer once that is done; try again shortly/) as unknown });
       expect((await query('&plate=P-7')).json<{ rows: Row[] }>().rows).toEqual([car(7)]);
     });
     expect(seen).toEqual(['check', 'rewrite']);

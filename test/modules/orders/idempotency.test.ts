@@ -55,9 +55,9 @@ describe.each(dialects)('Idempotency-Key on POST /v1/* (%s)', (dialect) => {
 
   it('422 for the same key with a different body, or on another route', async () => {
     expect((await post('/v1/orders', orderPayload('PO-IDEM-2'), 'key-2')).statusCode).toBe(201);
-    const changed = expectError(await post('/v1/orders', orderPayload('PO-IDEM-2b'), 'key-2'), 422, 'unprocessable');
+    const changed = expectError(await post('/v1/orders', orderPayload('PO-IDEM-2b'), 'key-2'), 422, 'idempotency_key_reused');
     expect(changed.error).toContain('key-2');
-    expectError(await post('/v1/inventory', { rows: [{ sku: 'A', qty: 1 }] }, 'key-2'), 422, 'unprocessable');
+    expectError(await post('/v1/inventory', { rows: [{ sku: 'A', qty: 1 }] }, 'key-2'), 422, 'idempotency_key_reused');
     expect(await ordersWithPo('PO-IDEM-2b')).toBe(0);
   });
 
@@ -141,7 +141,7 @@ describe.each(dialects)('Idempotency-Key on POST /v1/* (%s)', (dialect) => {
     const noop = await patch('key-8c', 'processing');
     expect(noop.statusCode).toBe(200);
     expect(noop.json<{ order: OrderBody }>().order.delivery.status).toBe('delivered');
-    expectError(await patch('key-8b', 'cancelled'), 422, 'unprocessable');
+    expectError(await patch('key-8b', 'cancelled'), 422, 'idempotency_key_reused');
     const stored = await h.gateway.database.db.selectFrom('idempotency_keys').select(['key', 'state', 'status_code']).where('key', 'in', ['key-8a', 'key-8b', 'key-8c']).execute();
     expect(stored.map((r) => [r.key, r.state, Number(r.status_code)]).sort()).toEqual([
       ['key-8a', 'done', 200],
@@ -166,13 +166,13 @@ describe.each(dialects)('Idempotency-Key on POST /v1/* (%s)', (dialect) => {
     expect((await post('/v1/orders', payload, 'key-5')).headers['idempotent-replayed']).toBe('true');
     h.clock.advance(HOUR + 1);
     // Runs for real: the PO number now exists.
-    expectError(await post('/v1/orders', payload, 'key-5'), 409, 'conflict');
+    expectError(await post('/v1/orders', payload, 'key-5'), 409, 'already_exists');
   });
 
   it('replays client errors too, and a bad request is not run twice', async () => {
     expect((await post('/v1/orders', orderPayload('PO-IDEM-6'), undefined)).statusCode).toBe(201);
-    expectError(await post('/v1/orders', orderPayload('PO-IDEM-6'), 'key-6'), 409, 'conflict');
-    const replay = expectError(await post('/v1/orders', orderPayload('PO-IDEM-6'), 'key-6'), 409, 'conflict');
+    expectError(await post('/v1/orders', orderPayload('PO-IDEM-6'), 'key-6'), 409, 'already_exists');
+    const replay = expectError(await post('/v1/orders', orderPayload('PO-IDEM-6'), 'key-6'), 409, 'already_exists');
     expect(replay.error).toContain('PO-IDEM-6');
     expectError(await post('/v1/orders', { po_number: '' }, 'key-6b'), 400, 'invalid_input');
     expectError(await post('/v1/orders', { po_number: '' }, 'key-6b'), 400, 'invalid_input');

@@ -3,6 +3,7 @@ import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
 import { clientKinds, listen, type McpTestClient } from '../../mcp/support/mcp-clients.js';
 import { expectError, itChecksAuth } from '../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
+import { toolErrorOf } from '../../support/operations.js';
 import { type OrderBody, orderPayload, seedCatalog } from './orders-support.js';
 
 describe.each(dialects)('orders (%s)', (dialect) => {
@@ -119,7 +120,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
 
     it('refuses a PO number already used in the org with 409, but another org may use it', async () => {
       await createOk(orderPayload('PO-DUP'));
-      expectError(await create(orderPayload('PO-DUP')), 409, 'conflict');
+      expectError(await create(orderPayload('PO-DUP')), 409, 'already_exists');
       await createOk(orderPayload('PO-DUP'), otherOrg);
     });
 
@@ -127,11 +128,12 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       const unknown = expectError(
         await create(orderPayload(nextPo(), [{ sku: 'tire-225', quantity: 1, unit_price: '1' }, { sku: 'NOPE', quantity: 1, unit_price: '1' }])),
         422,
-        'unprocessable',
+        'unknown_sku',
       );
       expect(unknown.error).toContain('lines[1]');
-      expect(unknown.details).toEqual([{ path: 'lines.1.sku', index: 1, sku: 'NOPE', message: 'unknown sku NOPE' }]);
-      const inactive = expectError(await create(orderPayload(nextPo(), [{ sku: 'old-1', quantity: 1, unit_price: '1' }])), 422, 'unprocessable');
+      expect(unknown.details).toEqual([{ path: 'lines.1.sku', index: 1, sku: 'NOPE', code: 'unknown_sku', message: 'unknown sku NOPE' }]);
+      expect(unknown.param).toBe('lines[1].sku');
+      const inactive = expectError(await create(orderPayload(nextPo(), [{ sku: 'old-1', quantity: 1, unit_price: '1' }])), 422, 'inactive_sku');
       expect(inactive.error).toContain('lines[0]');
       expect(inactive.error).toContain('inactive');
     });
@@ -139,7 +141,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
     it('does not resolve SKUs against another org\'s catalog', async () => {
       const { key } = await h.key('globex', 'products:write');
       await h.request({ method: 'POST', url: '/v1/products', payload: { sku: 'GLOBEX-ONLY', name: 'g' }, key });
-      expectError(await create(orderPayload(nextPo(), [{ sku: 'GLOBEX-ONLY', quantity: 1, unit_price: '1' }])), 422, 'unprocessable');
+      expectError(await create(orderPayload(nextPo(), [{ sku: 'GLOBEX-ONLY', quantity: 1, unit_price: '1' }])), 422, 'unknown_sku');
     });
 
     const line = { sku: 'tire-225', quantity: 1, unit_price: '1' };
@@ -488,8 +490,8 @@ describe.each(dialects)('orders (%s)', (dialect) => {
         const last = sim.events().at(-1);
         expect(last).toMatchObject({ type: 'order.status_changed', data: { order_id: order.id, from, to } });
       } else {
-        const body = expectError(res, 409, 'conflict');
-        expect(body.details).toEqual({ status: from, allowed: allowed[from] });
+        const body = expectError(res, 409, 'invalid_transition');
+        expect(body.details).toEqual({ requested: to, status: from, allowed: allowed[from] });
         expect((await get(order.id)).json<{ order: OrderBody }>().order.status).toBe(from);
       }
     });
@@ -506,8 +508,8 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       expect(sim.events()).toHaveLength(events);
       for (const status of ['processing', 'shipped', 'delivered', 'cancelled']) {
         const other = await orderIn(status);
-        const body = expectError(await ack(other.id), 409, 'conflict');
-        expect(body.details).toEqual({ status, allowed: allowed[status] });
+        const body = expectError(await ack(other.id), 409, 'invalid_transition');
+        expect(body.details).toEqual({ requested: 'confirmed', status, allowed: allowed[status] });
       }
       expectError(await ack('PO-NEVER'), 404, 'not_found');
     });
@@ -620,7 +622,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       const moved = orderOf(await mcp().call('orders_set_status', { id_or_po_number: order.id, status: 'processing' }));
       expect(moved).toMatchObject({ status: 'processing', delivery: { status: 'delivered' } });
       const refused = toolError(await mcp().call('orders_set_status', { id_or_po_number: order.id, status: 'confirmed' }));
-      expect(refused).toMatchObject({ code: 'conflict', status: 409, details: { status: 'processing', allowed: ['shipped', 'cancelled'] } });
+      expect(refused).toMatchObject({ code: 'invalid_transition', status: 409, details: { status: 'processing', allowed: ['shipped', 'cancelled'] } });
       const missing = toolError(await mcp().call('orders_get', { id_or_po_number: 'PO-NEVER' }));
       expect(missing).toMatchObject({ code: 'not_found', status: 404 });
       const list = await mcp().call('orders_list', { status: 'processing', limit: 5 });
@@ -634,14 +636,13 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       const payload = { ...orderPayload(nextPo()), priority: 'high' };
       const rest = expectError(await create(payload), 400, 'invalid_input');
       const viaMcp = toolError(await mcp().call('orders_create', payload));
-      expect(viaMcp).toMatchObject({ code: 'invalid_input', status: 400, message: rest.error });
-      expect(viaMcp.details).toEqual(rest.details);
+      expect(viaMcp).toEqual(toolErrorOf(rest));
+      expect(viaMcp).toMatchObject({ param: 'priority', message: 'invalid arguments: priority: is unknown' });
 
       const order = await createOk();
       const restGet = expectError(await h.request({ method: 'GET', url: `/v1/orders/${order.id}?expand=lines`, key: rw }), 400, 'invalid_input');
       const mcpGet = toolError(await mcp().call('orders_get', { id_or_po_number: order.id, expand: 'lines' }));
-      expect(mcpGet).toMatchObject({ code: 'invalid_input', message: restGet.error });
-      expect(mcpGet.details).toEqual(restGet.details);
+      expect(mcpGet).toEqual(toolErrorOf(restGet));
 
       const restAck = expectError(await h.request({ method: 'POST', url: `/v1/orders/${order.id}/ack?force=1`, key: rw }), 400, 'invalid_input');
       const mcpAck = toolError(await mcp().call('orders_ack', { id_or_po_number: order.id, force: 1 }));
@@ -665,7 +666,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       const again = orderOf(await mcp().call('orders_create', args));
       expect(again).toEqual(first);
       const changed = toolError(await mcp().call('orders_create', { ...args, notes: 'different' }));
-      expect(changed.code).toBe('unprocessable');
+      expect(changed.code).toBe('idempotency_key_reused');
       const count = await h.gateway.database.db
         .selectFrom('orders')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -705,7 +706,7 @@ describe.each(dialects)('orders (%s)', (dialect) => {
       const me = await h.org('acme');
       await expect(
         ediOrder(me.id, { po_number: '', ship_to: 'x', lines: [{ sku: 'TIRE-225', quantity: 0, unit_price: '1' }] }),
-      ).rejects.toMatchObject({ status: 422, code: 'unprocessable' });
+      ).rejects.toMatchObject({ status: 422, code: 'order_invalid' });
     });
   });
 });

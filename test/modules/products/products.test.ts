@@ -49,7 +49,7 @@ describe.each(dialects)('products (%s)', (dialect) => {
 
   it('refuses a duplicate SKU case-insensitively with 409', async () => {
     expect((await create({ sku: 'DUP-1', name: 'a' })).statusCode).toBe(201);
-    expectError(await create({ sku: 'dup-1', name: 'b' }), 409, 'conflict');
+    expectError(await create({ sku: 'dup-1', name: 'b' }), 409, 'already_exists');
   });
 
   it('derives stock_status with the default thresholds', async () => {

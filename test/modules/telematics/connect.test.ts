@@ -70,13 +70,13 @@ describe.each(dialects)('POST /connect (%s)', (dialect) => {
       await connectOk(token);
       const used = await post({ connect_token: token, provider: 'vendor1_livelink', credentials: credentialsFor(PROVIDERS[0] as Provider) });
       expect(used.statusCode).toBe(409);
-      expect(used.json()).toMatchObject({ ok: false, status: 409, code: 'conflict' });
+      expect(used.json()).toMatchObject({ ok: false, status: 409, code: 'token_used' });
 
       const old = await issue();
       h.clock.advance(15 * 60 * 1000);
       const expired = await post({ connect_token: old, provider: 'vendor1_livelink', credentials: credentialsFor(PROVIDERS[0] as Provider) });
       expect(expired.statusCode).toBe(410);
-      expect(expired.json()).toMatchObject({ ok: false, status: 410, code: 'gone' });
+      expect(expired.json()).toMatchObject({ ok: false, status: 410, code: 'token_expired' });
     });
 
     it('checks the token before the provider: an unknown token with an unknown provider is 404', async () => {

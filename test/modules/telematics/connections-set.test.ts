@@ -119,14 +119,14 @@ describe.each(dialects)('connections set, service (%s)', (dialect) => {
     expect(listed.json<{ connections: Connection[] }>().connections.map((c) => c.id)).toContain(id);
 
     const twice = await rejection(connections().setPolling(id, { pause: true }));
-    expect(twice.code).toBe('conflict');
+    expect(twice.code).toBe('connection_not_active');
     expect(twice.message).toBe(`connection ${id} is already paused`);
 
     const resumed = await connections().setPolling(id, { resume: true });
     expect(resumed).toMatchObject({ status: 'active', next_poll_at: null });
     expect((await run(id)).statusCode).toBe(200);
     const again = await rejection(connections().setPolling(id, { resume: true }));
-    expect(again.code).toBe('conflict');
+    expect(again.code).toBe('connection_not_active');
     expect(again.message).toMatch(/is active, not paused: only a paused connection can be resumed/);
   });
 
@@ -143,7 +143,7 @@ describe.each(dialects)('connections set, service (%s)', (dialect) => {
     sim.setMode('vendor1_livelink', { kind: 'reject' });
     expect((await run(refused)).statusCode).toBe(409);
     const reauth = await rejection(connections().setPolling(refused, { pause: true, intervalSeconds: 3600 }));
-    expect(reauth.code).toBe('conflict');
+    expect(reauth.code).toBe('connection_not_active');
     expect(reauth.message).toBe(`connection ${refused} is reauth_required: only an active connection can be paused`);
     expect((await read(refused)).poll_interval_s).toBe(300);
     // The interval alone can be set whatever the status.

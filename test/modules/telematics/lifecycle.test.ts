@@ -118,7 +118,7 @@ describe.each(dialects)('telematics connection lifecycle (%s)', (dialect) => {
     const listed = await rig.h.request({ method: 'GET', url: '/v1/telematics/connections?status=disconnected', key: rig.key });
     expect(listed.json<{ connections: Connection[] }>().connections.map((c) => c.id)).toContain(connection_id);
     // Final: no reconnect token for it.
-    await expect(rig.h.gateway.services.connectTokens.issue({ org: 'acme', connection: connection_id })).rejects.toMatchObject({ code: 'conflict' });
+    await expect(rig.h.gateway.services.connectTokens.issue({ org: 'acme', connection: connection_id })).rejects.toMatchObject({ code: 'connection_not_active' });
   });
 
   it('a reconnect token issued before the disconnect is refused and not spent', async () => {

@@ -337,7 +337,7 @@ describe.each(dialects)('OAuth consent (%s)', (dialect) => {
       expect(await listed(id)).toMatchObject({ status: 'reauth_required' });
       // No further use: a conflict, not another vendor call.
       const calls = tokenCalls(provider);
-      await expect(h.gateway.services.oauthConsent.accessToken(org.id, id)).rejects.toMatchObject({ code: 'conflict' });
+      await expect(h.gateway.services.oauthConsent.accessToken(org.id, id)).rejects.toMatchObject({ code: 'connection_not_active' });
       expect(tokenCalls(provider)).toBe(calls);
     });
 
@@ -356,7 +356,7 @@ describe.each(dialects)('OAuth consent (%s)', (dialect) => {
 
   it('accessToken of a pending or unknown connection is refused, and another org cannot reach it', async () => {
     const c = await connect('vendor11_operations_center');
-    await expect(h.gateway.services.oauthConsent.accessToken(org.id, c.id)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(h.gateway.services.oauthConsent.accessToken(org.id, c.id)).rejects.toMatchObject({ code: 'connection_not_active' });
     await expect(h.gateway.services.oauthConsent.accessToken(org.id, 'con_unknown')).rejects.toMatchObject({ code: 'not_found' });
     const other = await h.org('other-org');
     const id = await consented('vendor12_fieldops');

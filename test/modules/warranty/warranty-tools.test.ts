@@ -89,12 +89,14 @@ describe.each(dialects)('warranty claims over MCP (%s)', (dialect) => {
     const forbidden = await client.call('warranty_claims_update', { id_or_number: claim.id, status: 'denied' });
     expect(forbidden.isError).toBe(true);
     const message = `claim ${claim.claim_number} cannot move from approved to denied (allowed: closed)`;
-    expect(textOf(forbidden)).toBe(`conflict: ${message}`);
+    expect(textOf(forbidden)).toBe(`invalid_transition: ${message}`);
     expect(forbidden.structuredContent).toEqual({
-      code: 'conflict',
+      code: 'invalid_transition',
       status: 409,
       message,
       details: { status: 'approved', requested: 'denied', allowed: ['closed'] },
+      param: 'status',
+      doc_url: 'docs/errors.md#invalid_transition',
     });
     const rest = await h.request({
       method: 'PATCH',
@@ -178,7 +180,7 @@ describe.each(dialects)('warranty claims over MCP (%s)', (dialect) => {
     expect(rest.json<ClaimOut>().claim).toEqual(claimOf(first));
 
     const reused = await client.call('warranty_claims_create', { description: 'Something else', idempotency_key: 'agent-claim-1' });
-    expect(reused.structuredContent).toMatchObject({ code: 'unprocessable', status: 422 });
+    expect(reused.structuredContent).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
     expect(await countClaims(client)).toBe(1);
     expect(claimOf(await client.call('warranty_claims_create', { description: 'next' })).claim_number).toBe('WC-000002');
   });
@@ -194,6 +196,6 @@ describe.each(dialects)('warranty claims over MCP (%s)', (dialect) => {
     expect(claimOf(again)).toEqual(claimOf(first));
     expect(claimOf(again).history.map((e) => e.to)).toEqual(['submitted', 'closed']);
     const unkeyed = await client.call('warranty_claims_update', { id_or_number: claim.id, status: 'closed' });
-    expect(unkeyed.structuredContent).toMatchObject({ code: 'conflict', details: { status: 'closed', requested: 'closed', allowed: [] } });
+    expect(unkeyed.structuredContent).toMatchObject({ code: 'invalid_transition', details: { status: 'closed', requested: 'closed', allowed: [] } });
   });
 });

@@ -166,9 +166,10 @@ describe.each(dialects)('warranty claims (%s)', (dialect) => {
     it('refuses an SKU outside the catalog and keeps numbering gap-free', async () => {
       const org = await h.key('sku-org', 'warranty:read,warranty:write');
       await newClaim({ description: 'first' }, org.key);
-      const body = expectError(await create({ description: 'x', sku: 'NOT-IN-CATALOG' }, org.key), 400, 'invalid_input');
-      expect(body.error).toBe('sku NOT-IN-CATALOG is not in your catalog');
-      expect(body.details).toEqual([{ path: 'sku', message: 'sku NOT-IN-CATALOG is not in your catalog' }]);
+      const body = expectError(await create({ description: 'x', sku: 'NOT-IN-CATALOG' }, org.key), 422, 'unknown_sku');
+      expect(body.error).toBe('unknown sku NOT-IN-CATALOG: it is not in your catalog');
+      expect(body.details).toEqual([{ path: 'sku', message: 'unknown sku NOT-IN-CATALOG: it is not in your catalog' }]);
+      expect(body.param).toBe('sku');
       expect((await newClaim({ description: 'second' }, org.key)).claim_number).toBe('WC-000002');
     });
 
@@ -212,7 +213,7 @@ describe.each(dialects)('warranty claims (%s)', (dialect) => {
 
     it.each(pairs.filter(([from, to]) => !ALLOWED[from].includes(to)))('refuses %s -> %s with 409 and the allowed next states', async (from, to) => {
       const claim = await claimIn(from);
-      const body = expectError(await patch(claim.id, { status: to }), 409, 'conflict');
+      const body = expectError(await patch(claim.id, { status: to }), 409, 'invalid_transition');
       expect(body.details).toEqual({ status: from, requested: to, allowed: ALLOWED[from] });
       expect(body.error).toContain(`cannot move from ${from} to ${to}`);
       const after = claimOf(await h.request({ method: 'GET', url: `/v1/warranty-claims/${claim.id}`, key: rw }));
@@ -265,10 +266,10 @@ describe.each(dialects)('warranty claims (%s)', (dialect) => {
       const claim = await newClaim();
       const closed = claimOf(await patch(claim.id, { status: 'closed', resolution: 'Customer withdrew' }));
       expect(closed).toMatchObject({ status: 'closed', resolution: 'Customer withdrew' });
-      const body = expectError(await patch(claim.id, { resolution: 'Changed later' }), 409, 'conflict');
+      const body = expectError(await patch(claim.id, { resolution: 'Changed later' }), 409, 'invalid_transition');
       expect(body.error).toMatch(/closed: its resolution can no longer change/);
       expect(body.details).toEqual({ status: 'closed', allowed: [] });
-      expectError(await patch(claim.id, { status: 'closed', resolution: 'x' }), 409, 'conflict');
+      expectError(await patch(claim.id, { status: 'closed', resolution: 'x' }), 409, 'invalid_transition');
       expect(claimOf(await h.request({ method: 'GET', url: `/v1/warranty-claims/${claim.id}`, key: rw })).resolution).toBe('Customer withdrew');
     });
 
@@ -464,7 +465,7 @@ describe.each(dialects)('warranty claims (%s)', (dialect) => {
       expect(await claimCount(org.key)).toBe(1);
       expect(await createdEvents('idem-org')).toBe(1);
 
-      const reused = expectError(await keyed('POST', '/v1/warranty-claims', { description: 'Another claim' }, org.key, 'claim-retry-1'), 422, 'unprocessable');
+      const reused = expectError(await keyed('POST', '/v1/warranty-claims', { description: 'Another claim' }, org.key, 'claim-retry-1'), 422, 'idempotency_key_reused');
       expect(reused.error).toContain('claim-retry-1');
       expect((await newClaim({ description: 'next' }, org.key)).claim_number).toBe('WC-000002');
       expect(await claimCount(org.key)).toBe(2);
@@ -483,7 +484,7 @@ describe.each(dialects)('warranty claims (%s)', (dialect) => {
       expect(claimOf(again)).toEqual(claimOf(first));
       expect(claimOf(again).history).toHaveLength(2);
       // Without the key the same move is what it is: a second move from approved to approved.
-      const body = expectError(await patch(claim.id, move), 409, 'conflict');
+      const body = expectError(await patch(claim.id, move), 409, 'invalid_transition');
       expect(body.details).toEqual({ status: 'approved', requested: 'approved', allowed: ['closed'] });
     });
 

@@ -52,7 +52,7 @@ describe.each(dialects)('writes that arrive together (%s)', (dialect) => {
       const created = mine.filter((a) => a.res.statusCode === 201);
       expect(created, po).toHaveLength(1);
       for (const other of mine.filter((a) => a.res.statusCode !== 201)) {
-        expectError(other.res, 409, 'conflict');
+        expectError(other.res, 409, 'already_exists');
       }
       expect(await orderCount(po), po).toBe(1);
       const stored = await h.request({ method: 'GET', url: `/v1/orders/${po}`, key });

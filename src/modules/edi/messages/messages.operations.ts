@@ -122,11 +122,13 @@ export function ediOperations(edi: EdiService): Operation[] {
         invalid_input:
           'An interchange that is not X12 (it must start with ISA) is kept as an EDI message and refused with `details` ' +
           '`{ message_id, errors }`; a missing or empty one, with no details. Other invalid input as for every operation:',
-        unprocessable:
-          'No transaction set was accepted, an unreadable ISA, a sender that is not your trading partner or a receiver that is ' +
-          'not your organisation: `details` carry `message_id` and `errors` (position, segment_id, element, code), plus ' +
-          '`partner`, `acknowledgments`, `reply` and `documents` once the interchange was processed (the 997s still apply).',
-        conflict: 'This partner already sent an interchange with this ISA13 and other content: send a changed interchange with a new ISA13.',
+        interchange_rejected:
+          'No transaction set was accepted: `details` carry `message_id` and `errors` (position, segment_id, element, code), plus ' +
+          '`partner`, `acknowledgments`, `reply` and `documents` (the 997s still apply).',
+        interchange_invalid: 'An unreadable ISA, or a body of too many interchanges: `details` carry `message_id` and `errors`.',
+        unknown_partner: 'The sender (ISA05/ISA06) is not your trading partner: `details` carry `message_id` and `errors`.',
+        wrong_receiver: 'The receiver (ISA07/ISA08) is not your organisation\'s interchange id: `details` carry `message_id` and `errors`.',
+        duplicate_control_number: 'This partner already sent an interchange with this ISA13 and other content: send a changed interchange with a new ISA13.',
         payload_too_large: 'The interchange is over 10 MB.',
       },
       // Makes orders and sends 855s (and hub events) out; the same interchange again gets the stored answer and changes

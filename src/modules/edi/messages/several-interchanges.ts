@@ -34,7 +34,7 @@ export function combine(messageId: string, entries: readonly InterchangeEntry[])
   if (taken.length > 0) return { kind: 'ok', body: { ...together, partner: first } };
   const codes = new Set(refused.map((e) => e.error?.code));
   const [only] = codes;
-  const code: ErrorCode = codes.size === 1 && only !== undefined && only in ERROR_STATUS ? (only as ErrorCode) : 'unprocessable';
+  const code: ErrorCode = codes.size === 1 && only !== undefined && only in ERROR_STATUS ? (only as ErrorCode) : 'interchange_rejected';
   const reasons = refused.slice(0, 3).map((e) => `interchange ${echoText(e.control_number ?? '?')}: ${e.error?.message ?? ''}`);
   const message = `${refused.length} of ${entries.length} interchanges in the body were refused (${reasons.join('; ')}${refused.length > 3 ? '; ...' : ''})`;
   return failure(code, message, together);

@@ -1,5 +1,5 @@
 import type { Clock } from '../../../platform/core/clock.js';
-import { unprocessable } from '../../../platform/core/errors.js';
+import { AppError } from '../../../platform/core/errors.js';
 import { roundUnits, unitsFromDecimalText } from '../../../platform/core/money.js';
 import type { OrderStatus } from '../../orders/order-status.js';
 import type { OrderData, ShipmentInput } from '../../orders/orders.schemas.js';
@@ -119,7 +119,7 @@ function missingFor(document: RequiringDocument, body: Body, profile: DocumentPr
 function refuseThin(partner: TradingPartner, missing: readonly Missing[]): Error {
   const documents = [...new Set(missing.map((m) => m.document))];
   const segments = documents.map((d) => `${missing.filter((m) => m.document === d).map((m) => m.segment).join(', ')} in its ${d}`).join(' and ');
-  return unprocessable(`partner ${partner.name} requires ${segments}: send ${[...new Set(missing.map((m) => m.needs))].join(', ')}`, missing);
+  return new AppError('partner_requirements_unmet', `partner ${partner.name} requires ${segments}: send ${[...new Set(missing.map((m) => m.needs))].join(', ')}`, missing, undefined, /^shipment(\.\w+)?/.exec(missing[0]?.needs ?? '')?.[0]);
 }
 
 function shipmentData(shipment: ShipmentInput | undefined, lines: ReadonlyMap<number, OutboundLine>, profile: DocumentProfile): ShipmentData {

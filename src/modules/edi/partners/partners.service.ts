@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
-import { conflict, invalidInput, notFound } from '../../../platform/core/errors.js';
+import { AppError, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { newId } from '../../../platform/core/ids.js';
 import { invalidFromMessages } from '../../../platform/core/issues.js';
 import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
@@ -288,9 +288,9 @@ export class EdiPartnersService {
       throw invalidInput(`org ${org.slug} has no EDI interchange id yet: pass --our-isa <qualifier>/<id>`);
     }
     if (await repo.findPartnerByIsa(this.db, org.id, input.isa.qualifier, input.isa.id)) {
-      throw conflict(`org ${org.slug} already has a partner with interchange id ${input.isa.qualifier}/${input.isa.id}`);
+      throw new AppError('already_exists', `org ${org.slug} already has a partner with interchange id ${input.isa.qualifier}/${input.isa.id}`);
     }
-    if (await repo.findPartnerByName(this.db, org.id, input.name)) throw conflict(`org ${org.slug} already has a partner named ${input.name}`);
+    if (await repo.findPartnerByName(this.db, org.id, input.name)) throw new AppError('already_exists', `org ${org.slug} already has a partner named ${input.name}`);
     const row: repo.PartnerRow = {
       id: newId('tp', this.clock.now()),
       org_id: org.id,
@@ -330,7 +330,7 @@ export class EdiPartnersService {
     const profile = await repo.findProfile(this.db, org.id);
     if (profile === undefined) throw invalidInput(`org ${org.slug} has no EDI interchange id yet: create a partner with --our-isa <qualifier>/<id> first`);
     const taken = (profile.isa_qualifier === qualifier && profile.isa_id === id) || (await repo.isExtraInterchangeId(this.db, org.id, qualifier, id));
-    if (taken) throw conflict(`org ${org.slug} already has interchange id ${qualifier}/${id}`);
+    if (taken) throw new AppError('already_exists', `org ${org.slug} already has interchange id ${qualifier}/${id}`);
     const at = this.clock.now().toISOString();
     await repo.insertInterchangeId(this.db, org.id, qualifier, id, at);
     return { org: org.slug, isa: `${qualifier}/${id}`, main: false, created_at: at };

@@ -6,7 +6,7 @@ import { sha256Hex } from '../../../platform/auth/api-key.js';
 import { invalidFromIssues } from '../../../platform/core/issues.js';
 import type { Clock } from '../../../platform/core/clock.js';
 import type { Db } from '../../../platform/db/schema.js';
-import { conflict, invalidInput, notFound } from '../../../platform/core/errors.js';
+import { AppError, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { freeText } from '../../../platform/core/text-rules.js';
 import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
 import * as repo from './connect-tokens.repository.js';
@@ -39,9 +39,9 @@ interface IssuedConnectToken {
 /** The provider a token may be fixed to: a known one that can be connected here. */
 function checkProvider(id: string): string {
   const provider = findProvider(id);
-  if (provider === undefined) throw invalidInput(`unknown provider '${id}'; valid providers: ${PROVIDER_IDS.join(', ')}`);
+  if (provider === undefined) throw invalidInput(`unknown provider '${id}'; valid providers: ${PROVIDER_IDS.join(', ')}`, undefined, 'provider');
   // A token fixed to a provider nobody can connect could never be used; the fleet is told the same at POST /connect.
-  if (provider.group === 'stub') throw invalidInput(`${id} cannot be connected through the gateway yet: contact the vendor`);
+  if (provider.group === 'stub') throw new AppError('provider_not_connectable', `${id} cannot be connected through the gateway yet: contact the vendor`, undefined, undefined, 'provider');
   return provider.id;
 }
 
@@ -65,9 +65,9 @@ export class ConnectTokensService {
       const existing = await connections.findConnection(this.db, org.id, input.connection);
       if (existing === undefined) throw notFound(`connection ${input.connection}`);
       // Disconnected is final: its credentials are gone and the row is the record; the fleet links the account anew.
-      if (existing.status === 'disconnected') throw conflict(`connection ${existing.id} was disconnected: issue a token without \`connection\` to link the account anew`);
+      if (existing.status === 'disconnected') throw new AppError('connection_not_active', `connection ${existing.id} was disconnected: issue a token without \`connection\` to link the account anew`);
       if (provider !== null && provider !== existing.provider) {
-        throw invalidInput(`connection ${existing.id} is a ${existing.provider} connection: a token to reconnect it cannot be for ${provider}`);
+        throw invalidInput(`connection ${existing.id} is a ${existing.provider} connection: a token to reconnect it cannot be for ${provider}`, undefined, 'provider');
       }
       // A reconnect replaces the credentials of the same account kind, so the token is fixed to its provider.
       provider = existing.provider;

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { sha256Hex } from '../../../platform/auth/api-key.js';
 import type { Clock } from '../../../platform/core/clock.js';
 import type { Db, Tx } from '../../../platform/db/schema.js';
-import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../../platform/core/errors.js';
+import { AppError, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { newId } from '../../../platform/core/ids.js';
 import { invalidFromIssues } from '../../../platform/core/issues.js';
 import { maskHint } from '../../../platform/secrets/mask.js';
@@ -34,8 +34,8 @@ const CREDENTIALS_SCHEMA: Record<Provider['credentials'], z.ZodType<Credentials>
 /** Spec section 7's token checks, in its order: unknown 404, used 409, expired 410. */
 function checkUsable(token: tokens.ConnectTokenRow | undefined, now: Date): tokens.ConnectTokenRow {
   if (token === undefined) throw notFound('connect token');
-  if (token.used_at !== null) throw conflict('this connect token was already used; ask for a new one');
-  if (token.expires_at <= now.toISOString()) throw new AppError('gone', 'this connect token has expired (tokens live 15 minutes); ask for a new one');
+  if (token.used_at !== null) throw new AppError('token_used', 'this connect token was already used; ask for a new one', undefined, undefined, 'token');
+  if (token.expires_at <= now.toISOString()) throw new AppError('token_expired', 'this connect token has expired (tokens live 15 minutes); ask for a new one', undefined, undefined, 'token');
   return token;
 }
 
@@ -99,12 +99,12 @@ export class ConnectService {
     const tokenHash = sha256Hex(body.connect_token);
     const token = checkUsable(await tokens.findConnectToken(this.db, tokenHash), this.clock.now());
     const provider = findProvider(body.provider);
-    if (provider === undefined) throw invalidInput(`unknown provider '${body.provider}'; valid providers: ${PROVIDER_IDS.join(', ')}`);
+    if (provider === undefined) throw invalidInput(`unknown provider '${body.provider}'; valid providers: ${PROVIDER_IDS.join(', ')}`, undefined, 'provider');
     if (token.provider !== null && token.provider !== provider.id) {
       throw invalidInput(token.connection_id === null ? `this connect token is for ${token.provider}, not ${provider.id}` : `this connect token reconnects a ${token.provider} connection, not ${provider.id}`);
     }
     if (provider.group === 'stub') {
-      throw unprocessable(`${provider.id} cannot be connected through the gateway yet: contact the vendor to link this account; your connect token is still valid`);
+      throw new AppError('provider_not_connectable', `${provider.id} cannot be connected through the gateway yet: contact the vendor to link this account; your connect token is still valid`, undefined, undefined, 'provider');
     }
     const { fleet_id: givenFleetId, ...sent } = body.credentials ?? {};
     const credentials = credentialsFor(provider, body.credentials === undefined ? undefined : sent);
@@ -200,7 +200,7 @@ export class ConnectService {
     const existing = await connections.findConnection(this.db, token.org_id, connectionId);
     if (existing === undefined) throw notFound(`connection ${connectionId}`);
     // Disconnected after this token was issued: the token is not spent, the fleet asks for one that links anew.
-    if (existing.status === 'disconnected') throw conflict(`connection ${connectionId} was disconnected; ask for a new connect token to link the account anew`);
+    if (existing.status === 'disconnected') throw new AppError('connection_not_active', `connection ${connectionId} was disconnected; ask for a new connect token to link the account anew`);
     const oauth = provider.auth === 'oauth_authorization_code';
     const adapter = oauth ? this.oauthAdapterOf(provider, endpoint) : undefined;
     const firstPoll = oauth ? null : await this.verify(provider, endpoint, account, connectionId);
@@ -306,7 +306,7 @@ export class ConnectService {
       const now = this.clock.now();
       if (!(await tokens.consumeConnectToken(tx, tokenHash, now.toISOString()))) {
         checkUsable(await tokens.findConnectToken(tx, tokenHash), now);
-        throw conflict('this connect token was already used; ask for a new one');
+        throw new AppError('token_used', 'this connect token was already used; ask for a new one', undefined, undefined, 'token');
       }
       await write(tx);
     });

@@ -93,7 +93,7 @@ export class OAuthConsentService {
   async accessToken(orgId: string, connectionId: string): Promise<string> {
     const row = await repo.findConnection(this.db, orgId, connectionId);
     if (row === undefined) throw notFound(`connection ${connectionId}`);
-    if (row.oauth_tokens_ciphertext === null || row.status !== 'active') throw new AppError('conflict', `connection ${connectionId} has no active OAuth consent (${statusOf(row, this.clock.now())})`);
+    if (row.oauth_tokens_ciphertext === null || row.status !== 'active') throw new AppError('connection_not_active', `connection ${connectionId} has no active OAuth consent (${statusOf(row, this.clock.now())})`);
     const tokens = JSON.parse(await this.vault.decrypt(row.oauth_tokens_ciphertext, row.id)) as OAuthTokens;
     const now = this.clock.now();
     const fresh = tokens.expires_at === undefined || Date.parse(tokens.expires_at) - now.getTime() > REFRESH_AHEAD_MS;

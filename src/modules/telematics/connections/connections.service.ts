@@ -3,7 +3,7 @@ import { recordAudit } from '../../../platform/audit/audit.service.js';
 import type { Clock } from '../../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
 import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
-import { conflict, invalidInput, notFound } from '../../../platform/core/errors.js';
+import { AppError, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { decodeCursor, page, sincePage, sinceWindowOf } from '../../../platform/core/pagination.js';
 import { z } from 'zod';
 import * as repo from './connections.repository.js';
@@ -157,9 +157,9 @@ export class ConnectionsService {
     const status = statusOf(row, now);
     if (intervalSeconds !== undefined) checkInterval(intervalSeconds, row.provider, this.endpoints);
     if (pause && status !== 'active') {
-      throw conflict(status === 'paused' ? `connection ${id} is already paused` : `connection ${id} is ${status}: only an active connection can be paused`);
+      throw new AppError('connection_not_active', status === 'paused' ? `connection ${id} is already paused` : `connection ${id} is ${status}: only an active connection can be paused`);
     }
-    if (resume && status !== 'paused') throw conflict(`connection ${id} is ${status}, not paused: only a paused connection can be resumed`);
+    if (resume && status !== 'paused') throw new AppError('connection_not_active', `connection ${id} is ${status}, not paused: only a paused connection can be resumed`);
     const update: Parameters<typeof repo.updatePolling>[3] = { updated_at: now.toISOString() };
     if (pause) update.status = 'paused';
     if (resume) {
@@ -171,7 +171,7 @@ export class ConnectionsService {
       if (!resume) update.next_poll_at = nextPollAfterIntervalChange(row, intervalSeconds, now);
     }
     // Decided on the status read above: a poll that marked it reauth_required meanwhile wins, and this call says so.
-    if (!(await repo.updatePolling(this.db, row.id, row.status, update))) throw conflict(`connection ${id} changed while it was being updated; run the command again`);
+    if (!(await repo.updatePolling(this.db, row.id, row.status, update))) throw new AppError('concurrent_change', `connection ${id} changed while it was being updated; run the command again`);
     return this.getForOperator(row.id);
   }
 
@@ -185,7 +185,7 @@ export class ConnectionsService {
     if (row === undefined) throw notFound(`connection ${id}`);
     const now = this.clock.now().toISOString();
     await this.db.transaction().execute(async (tx) => {
-      if (!(await repo.clearCursors(tx, row.id, now))) throw conflict(`a poll of connection ${id} is running: reset its cursors when it has finished`);
+      if (!(await repo.clearCursors(tx, row.id, now))) throw new AppError('concurrent_change', `a poll of connection ${id} is running: reset its cursors when it has finished`);
       await deleteMarks(tx, row.org_id, row.id);
       await recordAudit(tx, this.clock, actor, { action: 'connection.cursors_reset', target: row.id, orgId: row.org_id });
     });

@@ -2,7 +2,7 @@ import type { Clock } from '../../../platform/core/clock.js';
 import { leaseOwnerId } from '../../../platform/core/ids.js';
 import type { Db, Tx } from '../../../platform/db/schema.js';
 import type { Settle } from '../../../platform/operations/operation.js';
-import { AppError, conflict, notFound } from '../../../platform/core/errors.js';
+import { AppError, notFound } from '../../../platform/core/errors.js';
 import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
 import type { SecretVault } from '../../../platform/secrets/vault.js';
 import { DEFAULT_RATE_LIMIT } from '../../../platform/ratelimit/rate-limiter.js';
@@ -98,8 +98,8 @@ export class PollService {
     try {
       return await this.pollClaimed(row, settle);
     } catch (err) {
-      if (err instanceof VendorRejectedError) throw conflict(`${row.provider} refused the stored credentials; the connection now needs reconnecting (reauth_required)`);
-      if (err instanceof VendorBudgetError) throw new AppError('conflict', `connection ${id} cannot be polled yet: ${err.message}`, undefined, { 'retry-after': String(err.waitSeconds) });
+      if (err instanceof VendorRejectedError) throw new AppError('connection_not_active', `${row.provider} refused the stored credentials; the connection now needs reconnecting (reauth_required)`);
+      if (err instanceof VendorBudgetError) throw new AppError('poll_budget_exhausted', `connection ${id} cannot be polled yet: ${err.message}`, undefined, { 'retry-after': String(err.waitSeconds) });
       throw vendorError(err, row.provider);
     }
   }
@@ -164,9 +164,9 @@ export class PollService {
     if (row === undefined) throw notFound(`connection ${id}`);
     const now = this.clock.now();
     const why = notPollable(row, now);
-    if (why !== undefined) throw conflict(`connection ${id} cannot be polled: ${why}`);
+    if (why !== undefined) throw new AppError('connection_not_active', `connection ${id} cannot be polled: ${why}`);
     if (!(await repo.claimLease(this.db, id, this.owner, now.toISOString(), new Date(now.getTime() + this.leaseMs).toISOString()))) {
-      throw conflict(`a poll of connection ${id} is already running`);
+      throw new AppError('concurrent_change', `a poll of connection ${id} is already running`);
     }
     return row;
   }

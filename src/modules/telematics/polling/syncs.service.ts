@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Clock } from '../../../platform/core/clock.js';
-import { AppError, conflict, invalidInput, notFound, unprocessable } from '../../../platform/core/errors.js';
+import { AppError, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { newId } from '../../../platform/core/ids.js';
 import { decodeCursor, page } from '../../../platform/core/pagination.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
@@ -91,11 +91,11 @@ export class SyncService {
     const provider = findProvider(connection.provider);
     const reader = provider === undefined ? undefined : readerFor(provider);
     if (reader?.series === undefined || reader.history === undefined) {
-      throw unprocessable(`${connection.provider} keeps no history the gateway can read: only ISO 15143-3 feeds can be replayed`);
+      throw new AppError('history_unavailable', `${connection.provider} keeps no history the gateway can read: only ISO 15143-3 feeds can be replayed`);
     }
     if (provider === undefined || this.endpoints.of(provider) === undefined) throw new AppError('unavailable', `${connection.provider} is not configured on this gateway`);
     const why = notPollable(connection, now);
-    if (why !== undefined) throw conflict(`connection ${connectionId} cannot be read: ${why}`);
+    if (why !== undefined) throw new AppError('connection_not_active', `connection ${connectionId} cannot be read: ${why}`);
     const row: repo.SyncRow = {
       id: newId('syn', now),
       org_id: orgId,
@@ -140,7 +140,7 @@ export class SyncService {
   async cancel(tx: Tx, orgId: string, connectionId: string, syncId: string): Promise<Sync> {
     const row = await repo.findSync(tx, orgId, connectionId, syncId);
     if (row === undefined) throw notFound(`sync ${syncId} of connection ${connectionId}`);
-    if (!(await repo.cancelSync(tx, orgId, syncId, this.clock.now().toISOString()))) throw conflict(`sync ${syncId} already ended (${row.status})`);
+    if (!(await repo.cancelSync(tx, orgId, syncId, this.clock.now().toISOString()))) throw new AppError('invalid_transition', `sync ${syncId} already ended (${row.status})`, { status: row.status, requested: 'cancelled', allowed: [] });
     await repo.deleteMachines(tx, syncId);
     const cancelled = await repo.findSync(tx, orgId, connectionId, syncId);
     if (cancelled === undefined) throw notFound(`sync ${syncId} of connection ${connectionId}`);

@@ -35,9 +35,9 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
   afterAll(() => h.close());
 
   const ok = (body: string | Buffer): Promise<SubmitBody> => submitOk(h, key, body);
-  const unprocessable = async (body: string): Promise<Unprocessable> => {
+  const unprocessable = async (body: string, code = 'interchange_rejected'): Promise<Unprocessable> => {
     const res = await submit(h, key, body);
-    const error = expectError(res, 422, 'unprocessable');
+    const error = expectError(res, 422, code);
     return error.details as Unprocessable;
   };
   const ack = (result: SubmitBody, i = 0) => ({ interchange: readBack(result.reply?.x12 ?? '').interchange, body: replySet(result, i) });
@@ -297,7 +297,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     });
 
     it('an unreadable ISA: 422 naming it, no 997', async () => {
-      const details = await unprocessable('ISA*00*          *00*    ');
+      const details = await unprocessable('ISA*00*          *00*    ', 'interchange_invalid');
       expect(details.errors[0]).toMatchObject({ code: 'TA105:023', segment_id: 'ISA', position: 1 });
       expect(details.acknowledgments).toBeUndefined();
       expect((await message(details.message_id)).status).toBe('rejected');
@@ -393,7 +393,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
   describe('trading partner and receiver', () => {
     it('an unknown sender: 422 naming the qualifier/id, no 997', async () => {
       const text = withIsa(readEdiFixture('po-4010-single.x12'), 'BUYERCO        ', 'STRANGER');
-      const details = await unprocessable(text);
+      const details = await unprocessable(text, 'unknown_partner');
       expect(details.errors).toEqual([expect.objectContaining({ code: 'unknown_partner', segment_id: 'ISA', element: 6, value: 'STRANGER' })]);
       const error = expectError(await submit(h, key, text), 422);
       expect(error.error).toContain('ZZ/STRANGER');
@@ -403,7 +403,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
 
     it('a receiver other than the org\'s own interchange id: 422', async () => {
       const text = withIsa(readEdiFixture('po-4010-single.x12'), 'TIREGATEWAY    ', 'SOMEONEELSE');
-      const error = expectError(await submit(h, key, text), 422, 'unprocessable');
+      const error = expectError(await submit(h, key, text), 422, 'wrong_receiver');
       expect(error.error).toContain('ZZ/SOMEONEELSE');
       expect((error.details as Unprocessable).errors).toEqual([expect.objectContaining({ code: 'wrong_receiver', element: 8 })]);
     });
@@ -412,7 +412,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       await h.org('globex');
       await h.gateway.services.ediPartners.create({ org: 'globex', name: 'Stranger', isa: 'ZZ/STRANGER', ourIsa: 'ZZ/TIREGATEWAY' });
       const text = withIsa(readEdiFixture('po-4010-single.x12'), 'BUYERCO        ', 'STRANGER');
-      const details = await unprocessable(text);
+      const details = await unprocessable(text, 'unknown_partner');
       expect(details.errors[0]?.code).toBe('unknown_partner');
     });
   });
@@ -440,7 +440,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
     it('the same ISA13 with different bytes: 409', async () => {
       const text = readEdiFixture('po-4010-single.x12').replaceAll('000000101', '000000141').replace('PO-1001', 'PO-1041');
       await ok(text);
-      const error = expectError(await submit(h, key, text.replace('PO-1041', 'PO-1042')), 409, 'conflict');
+      const error = expectError(await submit(h, key, text.replace('PO-1041', 'PO-1042')), 409, 'duplicate_control_number');
       const stored = await message((error.details as { message_id: string }).message_id);
       expect(stored.status).toBe('conflict');
       expectError(await h.request({ method: 'GET', url: '/v1/orders/PO-1042', key }), 404);

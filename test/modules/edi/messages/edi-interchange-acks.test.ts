@@ -59,7 +59,7 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
   it('rejects an interchange-level error with a TA1 R and its note code, ISA14 0 or not', async () => {
     const body = variant(803, 'PO-T803').replace('IEA*1*000000803', 'IEA*1*000000999');
     const res = await submit(h, key, body);
-    const details = expectError(res, 422, 'unprocessable').details as SubmitBody;
+    const details = expectError(res, 422, 'interchange_rejected').details as SubmitBody;
     expect(details.interchange_ack).toMatchObject({ code: 'R', note: '001' });
     expect(ta1Segment(details.reply?.x12)).toEqual(['TA1', '000000803', '260601', '1200', 'R', '001']);
     expect(details.acknowledgments.map((a) => a.code)).toEqual(['R']);
@@ -68,7 +68,7 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
   it('answers a reused ISA13 with other bytes with a 409 carrying a TA1 R 025; the same bytes again get the stored answer', async () => {
     const first = await ok(variant(804, 'PO-T804', true));
     const res = await submit(h, key, variant(804, 'PO-T804-CHANGED', true));
-    const details = expectError(res, 409, 'conflict').details as { original_message_id: string; interchange_ack: NonNullable<SubmitBody['interchange_ack']>; reply: NonNullable<SubmitBody['reply']> };
+    const details = expectError(res, 409, 'duplicate_control_number').details as { original_message_id: string; interchange_ack: NonNullable<SubmitBody['interchange_ack']>; reply: NonNullable<SubmitBody['reply']> };
     expect(details.original_message_id).toBe(first.message_id);
     expect(details.interchange_ack).toMatchObject({ code: 'R', note: '025' });
     expect(ta1Segment(details.reply.x12)).toEqual(['TA1', '000000804', '260601', '1200', 'R', '025']);
@@ -81,7 +81,7 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
     const result = await ok(withTa1(variant(805, 'PO-T805'), 'GS*'));
     expect(result.documents).toMatchObject([{ status: 'accepted', po_number: 'PO-T805' }]);
     const res = await submit(h, key, withTa1(variant(806, 'PO-T806'), 'IEA*'));
-    const details = expectError(res, 422, 'unprocessable').details as SubmitBody & { errors: { code: string; segment_id?: string }[] };
+    const details = expectError(res, 422, 'interchange_rejected').details as SubmitBody & { errors: { code: string; segment_id?: string }[] };
     expect(details.errors).toContainEqual(expect.objectContaining({ code: 'TA105:024', segment_id: 'TA1' }));
   });
 
@@ -103,7 +103,7 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
     expect(readBack(result.reply?.x12 ?? '').interchange.senderId).toBe('OTHERID');
     expect(result.reply?.x12).toMatch(/^ISA\*00\* {10}\*00\* {10}\*ZZ\*OTHERID {8}\*ZZ\*BUYERCO/);
     const nobody = await submit(h, key, variant(810, 'PO-T810').replace('*ZZ*TIREGATEWAY    *', '*ZZ*NOBODY         *'));
-    expect(expectError(nobody, 422, 'unprocessable').error).toMatch(/not this organisation's interchange id ZZ\/TIREGATEWAY/);
+    expect(expectError(nobody, 422, 'wrong_receiver').error).toMatch(/not this organisation's interchange id ZZ\/TIREGATEWAY/);
     expect((await partners.listInterchangeIds('acme')).map((v) => v.isa)).toEqual(['ZZ/TIREGATEWAY', 'ZZ/OTHERID']);
   });
 
@@ -111,9 +111,9 @@ describe.each(dialects)('POST /v1/edi: TA1, fallback notes, further interchange 
     const partners = h.gateway.services.ediPartners;
     await expect(partners.addInterchangeId('acme', 'NOSLASH')).rejects.toMatchObject({ code: 'invalid_input' });
     await expect(partners.addInterchangeId('acme', 'ZZ/WAY-TOO-LONG-AN-ID-1')).rejects.toMatchObject({ code: 'invalid_input' });
-    await expect(partners.addInterchangeId('acme', 'ZZ/TIREGATEWAY')).rejects.toMatchObject({ code: 'conflict' });
+    await expect(partners.addInterchangeId('acme', 'ZZ/TIREGATEWAY')).rejects.toMatchObject({ code: 'already_exists' });
     await partners.addInterchangeId('acme', 'ZZ/THIRDID');
-    await expect(partners.addInterchangeId('acme', 'ZZ/THIRDID')).rejects.toMatchObject({ code: 'conflict' });
+    await expect(partners.addInterchangeId('acme', 'ZZ/THIRDID')).rejects.toMatchObject({ code: 'already_exists' });
     await expect(partners.addInterchangeId('nope', 'ZZ/THIRDID')).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Operation } from '../../../../src/platform/operations/operation.js';
 import { expectError } from '../../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../../support/harness.js';
+import { toolErrorOf } from '../../../support/operations.js';
 import { clientKinds, listen, type McpTestClient } from '../../../mcp/support/mcp-clients.js';
 import { readEdiFixture, seedEdiCatalog, seedPartners, submit, type SubmitBody } from '../edi-support.js';
 
@@ -117,7 +118,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
       const rest = expectError(await h.request({ method: 'GET', url: '/v1/edi/messages/msg_any?bogus=1', key }), 400, 'invalid_input');
       const get = await mcp.call('edi_messages_get', { id: 'msg_any', bogus: 1 });
       expect(get.isError).toBe(true);
-      expect(get.structuredContent).toEqual({ code: 'invalid_input', status: 400, message: rest.error, details: rest.details });
+      expect(get.structuredContent).toEqual(toolErrorOf(rest));
       const before = await inboundCount();
       const sub = await mcp.call('edi_submit', { x12: interchange(3002), bogus: 'x' });
       expect(sub.isError).toBe(true);
@@ -130,7 +131,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
       for (const args of [{}, { x12: '' }]) {
         const res = await mcp.call('edi_submit', args);
         expect(res.isError).toBe(true);
-        expect(res.structuredContent).toMatchObject({ code: 'invalid_input', status: 400, message: 'send the x12 as the request body' });
+        expect(res.structuredContent).toMatchObject({ code: 'invalid_input', status: 400, param: 'x12', message: 'invalid arguments: x12: the argument is required' });
       }
       expect(await inboundCount()).toBe(before);
       const notX12 = await mcp.call('edi_submit', { x12: 'hello' });
@@ -152,7 +153,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
       expect(again.json()).toEqual(first.json());
       // Replayed from the key: not even a `duplicate` entry in the message log.
       expect(await inboundCount()).toBe(inbound);
-      expectError(await keyed(interchange(3102), 'edi-rest-1'), 422, 'unprocessable');
+      expectError(await keyed(interchange(3102), 'edi-rest-1'), 422, 'idempotency_key_reused');
     });
 
     it('MCP: idempotency_key replays, and is the same key as REST Idempotency-Key', async () => {
@@ -173,10 +174,10 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
 
     it('a keyed 422 replays with its details', async () => {
       const text = readEdiFixture('missing-beg.x12').replaceAll('000001010', '000003301');
-      const first = expectError(await keyed(text, 'edi-422'), 422, 'unprocessable');
+      const first = expectError(await keyed(text, 'edi-422'), 422, 'interchange_rejected');
       const again = await keyed(text, 'edi-422');
       expect(again.headers['idempotent-replayed']).toBe('true');
-      const replayed = expectError(again, 422, 'unprocessable');
+      const replayed = expectError(again, 422, 'interchange_rejected');
       expect(replayed.details).toEqual(first.details);
     });
   });
@@ -207,7 +208,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
       const text = readEdiFixture('missing-beg.x12').replaceAll('000001010', '000003501');
       const orders = await orderCount();
       await crash(text, 'edi-crash-422');
-      const retry = expectError(await keyed(text, 'edi-crash-422'), 422, 'unprocessable');
+      const retry = expectError(await keyed(text, 'edi-crash-422'), 422, 'interchange_rejected');
       const details = retry.details as SubmitBody;
       expect(details.documents.map((d) => d.status)).toEqual(['rejected']);
       expect(await orderCount()).toBe(orders);

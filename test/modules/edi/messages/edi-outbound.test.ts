@@ -236,7 +236,7 @@ describe.each(dialects)('outbound 855/856/810 (%s)', (dialect) => {
   it('generates in the status change\'s transaction: a refused change leaves no document', async () => {
     const text = readEdiFixture('po-4010-single.x12').replaceAll('000000101', '000000171').replace('PO-1001', 'PO-1071');
     const orderId = (await submit(h, key, text)).json<SubmitBody>().documents[0]?.order_id ?? '';
-    expectError(await h.request({ method: 'PATCH', url: '/v1/orders/PO-1071/status', payload: { status: 'delivered' }, key }), 409, 'conflict');
+    expectError(await h.request({ method: 'PATCH', url: '/v1/orders/PO-1071/status', payload: { status: 'delivered' }, key }), 409, 'invalid_transition');
     expect(await documentsOf(orderId)).toEqual([]);
   });
 });

@@ -33,7 +33,7 @@ describe.each(dialects)('POST /v1/edi with partner traffic (%s)', (dialect) => {
   const ok = (body: string | Buffer): Promise<SubmitBody> => submitOk(h, key, body);
   const unprocessable = async (body: string | Buffer): Promise<{ details: Unprocessable; size: number; message: string }> => {
     const res = await submit(h, key, body);
-    const error = expectError(res, 422, 'unprocessable');
+    const error = expectError(res, 422, 'interchange_rejected');
     return { details: error.details as Unprocessable, size: res.body.length, message: String(error.error) };
   };
 

@@ -67,7 +67,7 @@ describe.each(dialects)('POST /v1/edi: one reply interchange, codes per version,
 
   it('strict (the default): a broken relational rule on an element the gateway does not read rejects the set', async () => {
     await setValidation('strict');
-    const details = expectError(await submit(h, key, interchange(9505, [{ control: '956', sets: [set850('0001', 'PO-L956', ['REF*DP'])] }])), 422, 'unprocessable').details as SubmitBody;
+    const details = expectError(await submit(h, key, interchange(9505, [{ control: '956', sets: [set850('0001', 'PO-L956', ['REF*DP'])] }])), 422, 'interchange_rejected').details as SubmitBody;
     expect(replySet(details)).toEqual(['AK1*PO*956', 'AK2*850*0001', 'AK3*REF*3**8', 'AK4*2*127*2', 'AK5*R*5', 'AK9*R*1*1*0']);
     expect(await orderExists('PO-L956')).toBe(false);
   });

@@ -104,10 +104,10 @@ describe.each(dialects)('856/810/855 a retailer\'s guide accepts (%s)', (dialect
     const orderId = await newPo('RT-REQ');
     await moveOk('RT-REQ', { status: 'confirmed' });
     await moveOk('RT-REQ', { status: 'processing' });
-    const bare = expectError(await move('RT-REQ', { status: 'shipped' }), 422, 'unprocessable');
+    const bare = expectError(await move('RT-REQ', { status: 'shipped' }), 422, 'partner_requirements_unmet');
     expect(bare.error).toMatch(/BuyerCo requires TD1, TD5, REF-BM, MAN/);
     expect((bare.details as { segment: string }[]).map((d) => d.segment)).toEqual(['TD1', 'TD5', 'REF-BM', 'MAN']);
-    const partial = expectError(await move('RT-REQ', { status: 'shipped', shipment: { carrier: 'UPSN', bill_of_lading: 'B1' } }), 422, 'unprocessable');
+    const partial = expectError(await move('RT-REQ', { status: 'shipped', shipment: { carrier: 'UPSN', bill_of_lading: 'B1' } }), 422, 'partner_requirements_unmet');
     expect((partial.details as { segment: string; needs: string }[]).map((d) => d.needs)).toEqual(['shipment.weight', 'shipment.packs (with their SSCC-18)']);
     const order = (await h.request({ method: 'GET', url: '/v1/orders/RT-REQ', key })).json<{ order: { status: string } }>().order;
     expect(order.status).toBe('processing');
@@ -434,7 +434,7 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
 
   it("855: a missing schedule date refuses the confirmation and sends nothing; the profile's lead days then fill it", async () => {
     const orderId = await newPo('SP-855', 'SPARSE', /^(DTM|N1\*BY|N1\*BT|N3\*PO Box|N4\*Bentonville)/);
-    const refused = expectError(await move('SP-855', { status: 'confirmed' }), 422, 'unprocessable');
+    const refused = expectError(await move('SP-855', { status: 'confirmed' }), 422, 'partner_requirements_unmet');
     expect(refused.error).toMatch(/partner Sparse requires ACK-068 in its 855: send .*DTM\*010.*--lead-days/);
     expect(refused.details).toEqual([{ document: '855', segment: 'ACK-068', needs: expect.stringMatching(/lead-days/) as unknown }]);
     expect(await statusOf('SP-855')).toBe('submitted');
@@ -452,7 +452,7 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
     const orderId = await newPo('SP-856', 'SPARSE', /^DTM/);
     await moveOk('SP-856', { status: 'confirmed' });
     await moveOk('SP-856', { status: 'processing' });
-    const refused = expectError(await move('SP-856', { status: 'shipped' }), 422, 'unprocessable');
+    const refused = expectError(await move('SP-856', { status: 'shipped' }), 422, 'partner_requirements_unmet');
     expect(refused.error).toMatch(/requires TD5 in its 856: send shipment.carrier \(or a default SCAC/);
     expect(await statusOf('SP-856')).toBe('processing');
     expect(await sent(orderId, '856')).toEqual([]);
@@ -470,7 +470,7 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
     await moveOk('BB-NOSAC', { status: 'confirmed' });
     await moveOk('BB-NOSAC', { status: 'processing' });
     const { charges: _charges, ...noCharges } = shipment;
-    const refused = expectError(await move('BB-NOSAC', { status: 'shipped', shipment: noCharges }), 422, 'unprocessable');
+    const refused = expectError(await move('BB-NOSAC', { status: 'shipped', shipment: noCharges }), 422, 'partner_requirements_unmet');
     expect(refused.error).toMatch(/partner BigBox requires SAC in its 810: send shipment.charges/);
     expect(refused.details).toEqual([{ document: '810', segment: 'SAC', needs: 'shipment.charges (freight is code D240)' }]);
     expect(await statusOf('BB-NOSAC')).toBe('processing');
@@ -481,7 +481,7 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
     await moveOk('SP-810', { status: 'processing' });
     await moveOk('SP-810', { status: 'shipped', shipment: { carrier: 'FDEG', tracking_number: 'T-1' } });
     await h.gateway.services.ediPartners.setProfile('acme', 'Sparse', { require810: 'N1-BT,CAD' });
-    const noBillTo = expectError(await move('SP-810', { status: 'delivered' }), 422, 'unprocessable');
+    const noBillTo = expectError(await move('SP-810', { status: 'delivered' }), 422, 'partner_requirements_unmet');
     expect(noBillTo.error).toMatch(/requires N1-BT in its 810: send a bill-to: N1\*BT in the partner's 850 or in the partner profile/);
     expect(await statusOf('SP-810')).toBe('shipped');
     expect(await sent(sparse, '810')).toEqual([]);

@@ -161,7 +161,7 @@ describe.each(dialects)('POST /v1/edi with several interchanges in one body (%s)
 
   it('every interchange refused: the body is refused with the code they share', async () => {
     const stranger = (n: number) => interchange(n, `PO-M${n}`).replace('ZZ*BUYERCO        ', 'ZZ*STRANGER       ');
-    const error = expectError(await submit(h, key, `${stranger(861)}${stranger(862)}`), 422, 'unprocessable');
+    const error = expectError(await submit(h, key, `${stranger(861)}${stranger(862)}`), 422, 'unknown_partner');
     expect(String(error.error)).toContain('2 of 2 interchanges');
     expect((error.details as SeveralBody).interchanges?.map((e) => e.status)).toEqual([422, 422]);
   });
@@ -169,7 +169,7 @@ describe.each(dialects)('POST /v1/edi with several interchanges in one body (%s)
   it(`refuses a body of more than ${MAX_INTERCHANGES_PER_BODY} interchanges before taking any`, async () => {
     const many = Array.from({ length: MAX_INTERCHANGES_PER_BODY + 1 }, (_, i) => interchange(100_000 + i, `PO-X${i}`)).join('');
     const res = await submit(h, key, many);
-    const error = expectError(res, 422, 'unprocessable');
+    const error = expectError(res, 422, 'interchange_invalid');
     expect(String(error.error)).toContain(`more than ${MAX_INTERCHANGES_PER_BODY} interchanges`);
     expect(await orderExists('PO-X0')).toBe(false);
   });

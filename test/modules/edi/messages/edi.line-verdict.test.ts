@@ -58,7 +58,7 @@ describe.each(dialects)('850 lines judged by the orders service (%s)', (dialect)
   });
 
   it('refuses an exponent as price or quantity: the 997 rejects the set, no order is made', async () => {
-    const details = expectError(await submit850('PO-LV-EXP', ['1*EA*1e2**VP*TIRE-225', '1e3*EA*1**VP*TIRE-225']), 422, 'unprocessable').details as SubmitBody;
+    const details = expectError(await submit850('PO-LV-EXP', ['1*EA*1e2**VP*TIRE-225', '1e3*EA*1**VP*TIRE-225']), 422, 'interchange_rejected').details as SubmitBody;
     expect(details.documents[0]?.errors?.map((e) => [e.code, e.segment_id, e.element])).toEqual([
       ['AK403:6', 'PO1', 4],
       ['AK403:6', 'PO1', 2],

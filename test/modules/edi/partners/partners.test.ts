@@ -56,8 +56,8 @@ describe.each(dialects)('trading partners (%s)', (dialect) => {
   });
 
   it('refuses a second partner with the same interchange id or name in the org, not in another org', async () => {
-    await refused(partners().create({ org: 'acme', name: 'Other', isa: 'ZZ/BUYERCO' }), 'conflict', /ZZ\/BUYERCO/);
-    await refused(partners().create({ org: 'acme', name: 'BuyerCo', isa: 'ZZ/OTHER' }), 'conflict', /named BuyerCo/);
+    await refused(partners().create({ org: 'acme', name: 'Other', isa: 'ZZ/BUYERCO' }), 'already_exists', /ZZ\/BUYERCO/);
+    await refused(partners().create({ org: 'acme', name: 'BuyerCo', isa: 'ZZ/OTHER' }), 'already_exists', /named BuyerCo/);
     const elsewhere = await partners().create({ org: 'globex', name: 'BuyerCo', isa: 'ZZ/BUYERCO', ourIsa: 'ZZ/GLOBEXGW' });
     expect(elsewhere.our_isa).toBe('ZZ/GLOBEXGW');
   });
@@ -98,7 +98,7 @@ describe.each(dialects)('trading partners (%s)', (dialect) => {
     await partners().create({ org: 'initech', name: 'BuyerCo', isa: 'ZZ/BUYERCO', ourIsa: 'ZZ/TIREGATEWAY' });
     await partners().create({ org: 'initech', name: 'Second', isa: 'ZZ/SECOND', ourIsa: 'ZZ/INITECH' });
     const res = await submit(h, key, readEdiFixture('po-4010-single.x12'));
-    const error = expectError(res, 422, 'unprocessable');
+    const error = expectError(res, 422, 'wrong_receiver');
     expect(error.error).toMatch(/not this organisation's interchange id ZZ\/INITECH/);
   });
 });

@@ -234,7 +234,7 @@ describe.each(dialects)('telematics marks (%s)', (dialect) => {
     // A poll holding the connection would store marks moved from the old ones.
     const until = new Date(rig.clock.now().getTime() + MIN).toISOString();
     await h.gateway.database.db.updateTable('telematics_connections').set({ lease_owner: 'poll-elsewhere', lease_until: until }).where('id', '=', id).execute();
-    expectError(await reset(id), 409, 'conflict');
+    expectError(await reset(id), 409, 'concurrent_change');
     await h.gateway.database.db.updateTable('telematics_connections').set({ lease_owner: null, lease_until: null }).where('id', '=', id).execute();
     expect((await read(id)).cursors.machines).toBe(machines);
     expect(machines).toBe(5);

@@ -30,7 +30,7 @@ export async function answerResend(deps: IntakeDeps, received: Received, resend:
       const ta1 = { code: 'R' as const, noteCode: TA1_NOTES.duplicateControlNumber };
       const reply = await sendTa1(tx, received, partner, envelope.isa, ours, ta1, controlNumber);
       const details = { message_id: received.messageId, original_message_id: seen.message_id, interchange_ack: { code: ta1.code, note: ta1.noteCode }, reply };
-      return settle(deps, tx, received, { status: 'conflict', ...settled }, errors, failure('conflict', message, details));
+      return settle(deps, tx, received, { status: 'conflict', ...settled }, errors, failure('duplicate_control_number', message, details));
     });
   }
   const original = await messages.findMessage(deps.db, received.orgId, seen.message_id);

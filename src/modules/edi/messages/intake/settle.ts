@@ -52,17 +52,17 @@ export function settleRefusal(deps: IntakeDeps, received: Received, refusal: Ref
     }
     case 'unreadable_isa': {
       const errors = refusal.issues.map(toEdiError);
-      return settle(deps, deps.db, received, { status: 'rejected' }, errors, failure('unprocessable', summarize(errors.length, errors, 'the interchange header (ISA)'), details(errors)));
+      return settle(deps, deps.db, received, { status: 'rejected' }, errors, failure('interchange_invalid', summarize(errors.length, errors, 'the interchange header (ISA)'), details(errors)));
     }
     case 'unknown_partner': {
       const message = `unknown trading partner ${refusal.sender} (ISA05/ISA06)`;
       const errors: EdiError[] = [{ code: 'unknown_partner', message, level: 'interchange', position: 1, segment_id: 'ISA', element: 6, value: refusal.senderId }];
-      return settle(deps, deps.db, received, { status: 'rejected', partner_id: null, ...identity }, errors, failure('unprocessable', message, details(errors)));
+      return settle(deps, deps.db, received, { status: 'rejected', partner_id: null, ...identity }, errors, failure('unknown_partner', message, details(errors)));
     }
     case 'wrong_receiver': {
       const message = `ISA07/ISA08 ${refusal.receiver} is not this organisation's interchange id ${refusal.ours}`;
       const errors: EdiError[] = [{ code: 'wrong_receiver', message, level: 'interchange', position: 1, segment_id: 'ISA', element: 8, value: refusal.receiverId }];
-      return settle(deps, deps.db, received, { status: 'rejected', partner_id: refusal.partner.id, ...identity }, errors, failure('unprocessable', message, details(errors)));
+      return settle(deps, deps.db, received, { status: 'rejected', partner_id: refusal.partner.id, ...identity }, errors, failure('wrong_receiver', message, details(errors)));
     }
   }
 }
@@ -91,7 +91,7 @@ export function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checke
   const taken = accepted || (documents.length === 0 && issues.length === 0);
   const answer: StoredAnswer = taken
     ? { kind: 'ok', body: result }
-    : failure('unprocessable', `no transaction set was accepted: ${summarize(issues.length, result.errors ?? [], `interchange ${envelope.controlNumber}`)}`, result);
+    : failure('interchange_rejected', `no transaction set was accepted: ${summarize(issues.length, result.errors ?? [], `interchange ${envelope.controlNumber}`)}`, result);
   const settled: Settled = { status, partner_id: partner.id, control_number: envelope.controlNumber, type: setTypes(envelope), lease_owner: null };
   return settle(deps, tx, received, settled, listErrors(issues), answer);
 }

@@ -13,7 +13,7 @@ export async function takeSeveral(deps: IntakeDeps, received: Received, raw: Buf
   if (body.tooMany) {
     const message = `the body carries more than ${MAX_INTERCHANGES_PER_BODY} interchanges; send at most ${MAX_INTERCHANGES_PER_BODY} in one request`;
     const errors: EdiError[] = [{ code: 'too_many_interchanges', message, level: 'interchange' }];
-    return settle(deps, deps.db, received, { status: 'rejected' }, errors, failure('unprocessable', message, { message_id: received.messageId, errors }));
+    return settle(deps, deps.db, received, { status: 'rejected' }, errors, failure('interchange_invalid', message, { message_id: received.messageId, errors }));
   }
   const entries: InterchangeEntry[] = [];
   const partnerIds = new Set<string | null>();
