@@ -44,9 +44,9 @@ describe.each(dialects)('lists a partner syncs by time (%s)', (dialect) => {
     await send('POST', '/v1/products', { sku: 'SYNC-B', name: 'Sync B', stock_qty: 5 });
     step();
     await send('POST', '/v1/products', { sku: 'SYNC-C', name: 'Sync C', stock_qty: 5, status: 'inactive' });
-    await send('POST', '/v1/orders', { po_number: 'PO-S1', ship_to: 'Dealer 1, Main St', lines: [{ sku: 'TIRE-225', quantity: 1, unit_price: 10 }] });
+    await send('POST', '/v1/orders', { po_number: 'PO-S1', ship_to: 'Dealer 1, Main St', lines: [{ sku: 'TIRE-225', quantity: 1, unit_price: '10' }] });
     step();
-    await send('POST', '/v1/orders', { po_number: 'PO-S2', ship_to: 'Dealer 2, Main St', lines: [{ sku: 'TIRE-225', quantity: 1, unit_price: 10 }] });
+    await send('POST', '/v1/orders', { po_number: 'PO-S2', ship_to: 'Dealer 2, Main St', lines: [{ sku: 'TIRE-225', quantity: 1, unit_price: '10' }] });
     step();
     await send('PATCH', '/v1/products/SYNC-A', { status: 'discontinued' });
     await send('PATCH', '/v1/orders/PO-S1/status', { status: 'confirmed' });

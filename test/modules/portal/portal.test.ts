@@ -179,18 +179,25 @@ describe.each(dialects)('dealer portal routes (%s)', (dialect) => {
       ['a description over 4000 characters', { description: 'x'.repeat(4001) }, 'description'],
       ['an sku with a space', { sku: 'PILOT 225' }, 'sku'],
       ['an sku over 64 characters', { sku: 'S'.repeat(65) }, 'sku'],
-      ['an sku outside the catalog', { sku: 'NOPE-1' }, 'sku'],
       ['a quantity of 0', { quantity: 0 }, 'quantity'],
       ['a fractional quantity', { quantity: 1.5 }, 'quantity'],
       ['a quantity over 1000000', { quantity: 1_000_001 }, 'quantity'],
       ['a dot_number with punctuation', { dot_number: 'DOT-U2LL' }, 'dot_number'],
       ['a dot_number dated in the future', { dot_number: 'DOT U2LL LMLR 5199' }, 'dot_number'],
-      ['an unknown field', { price: 10 }, ''],
+      ['an unknown field', { price: 10 }, 'price'],
       ['a null sku', { sku: null }, 'sku'],
     ])('refuses %s with 400 naming the field, and files nothing', async (_label, fields, path) => {
       const before = await h.gateway.database.db.selectFrom('warranty_claims').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
       const body = expectError(await call('/api/portal/v1/warranty-claims', { method: 'POST', payload: JSON.parse(JSON.stringify(claim(fields))) as Json }), 400, 'invalid_input');
       expect(body.details).toEqual([expect.objectContaining({ path, message: expect.any(String) as string })]);
+      const after = await h.gateway.database.db.selectFrom('warranty_claims').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      expect(Number(after.n)).toBe(Number(before.n));
+    });
+
+    it('refuses an sku outside the catalog with 422 unknown_sku naming the field, and files nothing', async () => {
+      const before = await h.gateway.database.db.selectFrom('warranty_claims').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+      const body = expectError(await call('/api/portal/v1/warranty-claims', { method: 'POST', payload: JSON.parse(JSON.stringify(claim({ sku: 'NOPE-1' }))) as Json }), 422, 'unknown_sku');
+      expect(body.param).toBe('sku');
       const after = await h.gateway.database.db.selectFrom('warranty_claims').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
       expect(Number(after.n)).toBe(Number(before.n));
     });

@@ -51,7 +51,7 @@ describe.each(dialects)('connect tokens (%s)', (dialect) => {
   it.each([
     [{ org: 'nope' }, 'not_found', /org nope not found/],
     [{ org: 'acme', provider: 'vendor99' }, 'invalid_input', /unknown provider 'vendor99'; valid providers: vendor1_livelink, .*vendor21_360/],
-    [{ org: 'acme', provider: 'vendor20_tireview' }, 'invalid_input', /contact the vendor/],
+    [{ org: 'acme', provider: 'vendor20_tireview' }, 'provider_not_connectable', /contact the vendor/],
     [{ org: 'acme', label: 'x'.repeat(101) }, 'invalid_input', /label must be at most 100 characters/],
     [{ org: 'acme', label: 'a\u0000b' }, 'invalid_input', /label/],
     [{ org: 'acme', label: '   ' }, 'invalid_input', /label must not be empty/],

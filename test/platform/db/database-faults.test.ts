@@ -16,7 +16,7 @@ function expectUnavailable(res: Reply): void {
   expect(res.headers['retry-after']).toBe('1');
   const body = res.json<Record<string, unknown>>();
   expect(body).toMatchObject({ ok: false, status: 503, code: 'unavailable', error: 'the database is busy or unreachable; retry shortly', request_id: expect.any(String) as string });
-  expect(Object.keys(body).sort()).toEqual(['code', 'error', 'ok', 'request_id', 'status']);
+  expect(Object.keys(body).sort()).toEqual(['code', 'doc_url', 'error', 'ok', 'request_id', 'status']);
 }
 
 async function counts(h: Harness): Promise<{ orders: number; lines: number; outbox: number; idempotency: number }> {

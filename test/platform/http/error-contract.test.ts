@@ -47,7 +47,7 @@ describe.each(dialects)('errors a client can branch on (%s)', (dialect) => {
 
   const post = (url: string, payload: unknown, idempotencyKey?: string) =>
     h.request({ method: 'POST', url, key, payload: payload as Record<string, unknown>, ...(idempotencyKey ? { headers: { 'idempotency-key': idempotencyKey } } : {}) });
-  const order = (po: string, sku: string) => ({ po_number: po, ship_to: 'Depot 1', lines: [{ sku: 'TIRE-1', quantity: 1, unit_price: 10 }, { sku, quantity: 1, unit_price: 10 }] });
+  const order = (po: string, sku: string) => ({ po_number: po, ship_to: 'Depot 1', lines: [{ sku: 'TIRE-1', quantity: 1, unit_price: '10' }, { sku, quantity: 1, unit_price: '10' }] });
 
   it('every error body matches the Error schema of its code, with a doc_url to its anchor', async () => {
     const bodies = [

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { typedQuery } from '../../../../src/platform/operations/query-string.js';
 import type { Operation } from '../../../../src/platform/operations/operation.js';
 import { expectError } from '../../../support/auth-checks.js';
 import { dialects, type Harness, startHarness } from '../../../support/harness.js';
@@ -59,7 +60,7 @@ describe.each(dialects)('EDI operations: definitions, bad input, idempotency (%s
       for (const name of ['edi_submit', 'edi_messages_list', 'edi_messages_get', 'edi_partners_list', 'edi_partners_get']) {
         const op = operation(name);
         if (op.params) expect(op.params.safeParse(op.example.params ?? {}).error, name).toBeUndefined();
-        if (op.query) expect(op.query.safeParse(op.example.query ?? {}).error, name).toBeUndefined();
+        if (op.query) expect(op.query.safeParse(typedQuery(op.query, op.example.query ?? {})).error, name).toBeUndefined();
         expect(op.output.safeParse(op.example.response).error, name).toBeUndefined();
       }
       const op = operation('edi_submit');
