@@ -10,7 +10,7 @@ export interface EventBody {
   id: string;
   type: string;
   created_at: string;
-  data: unknown;
+  data: Record<string, unknown>;
 }
 
 /** A delivery's id: one per event and endpoint, the same when an event is queued again (a replayed reading). */
@@ -29,7 +29,7 @@ interface Planned {
 function plan(input: DeliveryInput): Planned | undefined {
   const type = webhookTypeOf(input.type);
   if (type === undefined) return undefined;
-  const hub = JSON.parse(input.payload) as { id: string; occurred_at: string; data: unknown };
+  const hub = JSON.parse(input.payload) as { id: string; occurred_at: string; data: Record<string, unknown> };
   const body: EventBody = { id: hub.id, type, created_at: hub.occurred_at, data: hub.data };
   return { orgId: input.orgId, body, text: JSON.stringify(body) };
 }

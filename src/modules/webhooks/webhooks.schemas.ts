@@ -103,6 +103,6 @@ export const eventSchema = z
     id: z.string().describe('event id, `evt_…`: the `webhook-id` of its deliveries'),
     type: z.string(),
     created_at: z.string(),
-    data: z.unknown().describe('the resource as the REST API shows it'),
+    data: z.record(z.string(), z.unknown()).describe('the resource as the REST API shows it (see each type in GET /v1/webhook-event-types)'),
   })
   .meta({ id: 'WebhookEvent', description: 'An event as its webhooks carry it (the POSTed body).' });
