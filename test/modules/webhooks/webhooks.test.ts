@@ -37,8 +37,9 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
   beforeAll(async () => {
     receiver = await startReceiver();
     other = await startReceiver();
-    // Receivers on loopback need the operator's allow list; a short grace period lets the rotation test pass its end.
-    h = await startHarness(dialect, { clock, env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_SECRET_GRACE_MS: '60000' } });
+    // Receivers on loopback need the operator's allow list; short periods let the tests pass a grace period's end, the last
+    // attempt and an endpoint's disabling.
+    h = await startHarness(dialect, { clock, env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_SECRET_GRACE_MS: '60000', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_DISABLE_AFTER_MS: '120000' } });
     await seedEdiCatalog(h, 'org-a');
     await seedEdiCatalog(h, 'org-b');
     keyA = (await h.key('org-a', ALL_SCOPES)).key;
@@ -251,6 +252,31 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
     expect(delivered.statusCode).toBe(409);
     expect((await call(keyA, 'POST', `/v1/webhook-endpoints/${endpoint.id}/deliveries/whd_nosuch/retry`)).statusCode).toBe(404);
     await deleteAll(keyA);
+  });
+
+  it('records a delivery failed after the last attempt, and disables an endpoint failing every attempt for too long', async () => {
+    const { endpoint } = await createEndpoint(keyA, { url: receiver.url, event_types: ['inventory.updated'] });
+    receiver.status = 503;
+    const test = (await call(keyA, 'POST', `/v1/webhook-endpoints/${endpoint.id}/test`)).json<{ delivery: DeliveryOut }>().delivery;
+    await drain();
+    const retrying = (await call(keyA, 'GET', `/v1/webhook-endpoints/${endpoint.id}`)).json<{ endpoint: { enabled: boolean; failing_since: string | null } }>().endpoint;
+    expect(retrying).toMatchObject({ enabled: true, failing_since: clock.now().toISOString() });
+    for (const step of [60_000, 70_000]) {
+      clock.advance(step);
+      await drain();
+    }
+    const [failed] = (await call(keyA, 'GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json<{ deliveries: DeliveryOut[] }>().deliveries;
+    expect(failed).toMatchObject({ id: test.id, status: 'failed', attempt_count: 3 });
+    expect(failed?.attempts.map((a) => a.status_code)).toEqual([503, 503, 503]);
+    expect(receiver.received).toHaveLength(3);
+    const disabled = (await call(keyA, 'GET', `/v1/webhook-endpoints/${endpoint.id}`)).json<{ endpoint: { enabled: boolean; disabled_reason: string } }>().endpoint;
+    expect(disabled.enabled).toBe(false);
+    expect(disabled.disabled_reason).toContain('every attempt has failed since');
+    // Disabled: the org's next events are not queued to it; enabling it again clears the reason.
+    await call(keyA, 'POST', '/v1/inventory', { rows: [{ sku: 'TIRE-225', qty: 4 }] });
+    expect((await call(keyA, 'GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json<{ deliveries: DeliveryOut[] }>().deliveries).toHaveLength(1);
+    const enabled = (await call(keyA, 'PATCH', `/v1/webhook-endpoints/${endpoint.id}`, { enabled: true })).json<{ endpoint: { enabled: boolean; disabled_reason: string | null } }>().endpoint;
+    expect(enabled).toMatchObject({ enabled: true, disabled_reason: null });
   });
 
   it("keeps endpoints, deliveries and events to their org: another org's ids are 404", async () => {
