@@ -15,6 +15,7 @@ import { registerRetentionCommands } from './retention.commands.js';
 import { registerSecretsCommands } from './secrets.commands.js';
 import { registerTelematicsCommands } from './telematics.commands.js';
 import { registerVendorSimCommand } from './vendor-sim.command.js';
+import { registerWebhooksCommands } from './webhooks.commands.js';
 import { allPages, print, run, table, type OutputOptions } from './output.js';
 import { serve } from './serve.js';
 
@@ -154,6 +155,7 @@ export function registerCommands(program: Command): void {
   registerAuditCommands(program, withGateway);
   registerTelematicsCommands(program, withGateway);
   registerDeliveriesCommands(program, withGateway);
+  registerWebhooksCommands(program, withGateway);
   registerSecretsCommands(program, withGateway);
   registerRetentionCommands(program, withGateway);
   registerHubSimCommand(program);

@@ -7,7 +7,7 @@ import { type Answer, type Call, callMcp, callRest, listTools, mcpArgsOf, toolEr
 import { routeTable } from '../support/routes.js';
 
 /** Fields whose values differ between two successful creates by construction. */
-const VOLATILE = new Set(['id', 'source', 'created_at', 'updated_at', 'sku', 'po_number', 'claim_number', 'number', 'delivery_id', 'message_id', 'order_id', 'at', 'changed_at', 'control_number', 'x12', 'fitment_id', 'stored_at', 'written_at', 'connection_id']);
+const VOLATILE = new Set(['id', 'source', 'created_at', 'updated_at', 'sku', 'po_number', 'claim_number', 'number', 'delivery_id', 'message_id', 'order_id', 'at', 'changed_at', 'control_number', 'x12', 'fitment_id', 'stored_at', 'written_at', 'connection_id', 'secret', 'event_id', 'endpoint_id']);
 
 /** The structure of a payload with the values that identify one record blanked out. */
 function shapeOf(value: unknown): unknown {

@@ -64,6 +64,12 @@ describe.each(dialects)('every keyed write, exactly once across a crash (%s)', (
         'telematics_syncs_cancel',
         'warranty_claims_create',
         'warranty_claims_update',
+        'webhook_deliveries_retry',
+        'webhook_endpoints_create',
+        'webhook_endpoints_delete',
+        'webhook_endpoints_rotate_secret',
+        'webhook_endpoints_test',
+        'webhook_endpoints_update',
       ].sort(),
     );
   });

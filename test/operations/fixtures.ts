@@ -105,6 +105,32 @@ async function newSync(h: Harness, org: string): Promise<{ connection_id: string
   return { connection_id: connectionId, sync_id: sync.id };
 }
 
+/** A public https URL (a documentation address: nothing answers there), so no fixture call reaches out. */
+const WEBHOOK_URL = 'https://203.0.113.10/hooks';
+
+/** A webhook endpoint of `org`, disabled so nothing is ever sent to its URL; returns its id. */
+async function newEndpoint(h: Harness, org: string): Promise<string> {
+  const key = await seedOrg(h, org);
+  const id = ((await post(h, key, '/v1/webhook-endpoints', { url: WEBHOOK_URL, event_types: ['*'] })).endpoint as { id: string }).id;
+  const res = await h.request({ method: 'PATCH', url: `/v1/webhook-endpoints/${id}`, payload: { enabled: false }, key });
+  if (res.statusCode !== 200) throw new Error(`disabling a webhook endpoint: ${res.body}`);
+  return id;
+}
+
+/** A pending delivery (a test event, not yet sent) of a new endpoint of `org`. */
+async function newWebhookDelivery(h: Harness, org: string): Promise<{ endpoint_id: string; delivery_id: string }> {
+  const endpointId = await newEndpoint(h, org);
+  const res = await h.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpointId}/test`, key: await seedOrg(h, org) });
+  if (res.statusCode !== 202) throw new Error(`a webhook test event: ${res.body}`);
+  return { endpoint_id: endpointId, delivery_id: res.json<{ delivery: { id: string } }>().delivery.id };
+}
+
+/** An event of `org` (an inventory report's), as the events API lists it. */
+async function newEvent(h: Harness, org: string): Promise<string> {
+  const res = await post(h, await seedOrg(h, org), '/v1/inventory', { rows: [{ sku: 'TIRE-225', qty: 5 }] });
+  return res.delivery_id as string;
+}
+
 export const FIXTURES: Record<string, Fixture> = {
   products_list: async (h, org) => (await newProduct(h, org), { query: { limit: '5' } }),
   products_get: async (h, org) => ({ params: { sku: await newProduct(h, org) } }),
@@ -147,6 +173,20 @@ export const FIXTURES: Record<string, Fixture> = {
   telematics_syncs_list: async (h, org) => ({ params: { connection_id: (await newSync(h, org)).connection_id }, query: { limit: '5' } }),
   telematics_syncs_get: async (h, org) => ({ params: await newSync(h, org) }),
   telematics_syncs_cancel: async (h, org) => ({ params: await newSync(h, org) }),
+
+  // A rare type, so the endpoint the create fixture leaves behind is hardly ever sent anything.
+  webhook_endpoints_create: async (h, org) => (await seedOrg(h, org), { body: { url: WEBHOOK_URL, event_types: ['telematics.sync.failed'], description: 'Fixture' } }),
+  webhook_endpoints_list: async (h, org) => (await newEndpoint(h, org), { query: { limit: '5' } }),
+  webhook_endpoints_get: async (h, org) => ({ params: { endpoint_id: await newEndpoint(h, org) } }),
+  webhook_endpoints_update: async (h, org) => ({ params: { endpoint_id: await newEndpoint(h, org) }, body: { description: 'Updated' } }),
+  webhook_endpoints_delete: async (h, org) => ({ params: { endpoint_id: await newEndpoint(h, org) } }),
+  webhook_endpoints_rotate_secret: async (h, org) => ({ params: { endpoint_id: await newEndpoint(h, org) } }),
+  webhook_endpoints_test: async (h, org) => ({ params: { endpoint_id: await newEndpoint(h, org) } }),
+  webhook_deliveries_list: async (h, org) => ({ params: { endpoint_id: (await newWebhookDelivery(h, org)).endpoint_id }, query: { limit: '5' } }),
+  webhook_deliveries_retry: async (h, org) => ({ params: await newWebhookDelivery(h, org) }),
+  events_list: async (h, org) => (await newEvent(h, org), { query: { limit: '5' } }),
+  events_get: async (h, org) => ({ params: { event_id: await newEvent(h, org) } }),
+  webhook_event_types_list: async (h, org) => (await seedOrg(h, org), {}),
 
   edi_submit: async (h, org) => ({ body: await newInterchange(h, org) }),
   edi_messages_list: async (h, org) => (await newMessage(h, org), { query: { limit: '5' } }),

@@ -135,6 +135,9 @@ describe.each(dialects)('every read operation finds its rows through an index (%
     );
   });
 
+  /** Reads answered from the code (a catalog), with no database at all. */
+  const FROM_CODE = new Set(['webhook_event_types_list']);
+
   it('covers the read operations', () => {
     expect(reads.length).toBeGreaterThan(10);
   });
@@ -154,6 +157,7 @@ describe.each(dialects)('every read operation finds its rows through an index (%
         const statements = capture.stop().filter((s) => /^\s*select\b/i.test(s.sql));
         // The example's values may name nothing in this org (a 404 still ran its statements); the fixture's call must succeed.
         expect(answer.status, `${op.name}: ${JSON.stringify(answer.payload).slice(0, 300)}`).toBeLessThan(variant === call ? 300 : 500);
+        if (FROM_CODE.has(op.name)) continue;
         expect(statements.length, `${op.name} ran no SELECT while captured`).toBeGreaterThan(0);
         for (const statement of statements) {
           checked++;

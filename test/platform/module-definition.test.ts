@@ -80,7 +80,7 @@ describe.each(dialects)('modules declare settings and services (%s)', (dialect) 
     );
     expect(() => buildServices([productsModule, productsModule], pieces, platform)).toThrow('module products provides services.products again');
     expect(Object.keys(buildServices(MODULES, pieces, platform)).sort()).toEqual(
-      ['apiKeys', 'audit', 'connect', 'connectTokens', 'connections', 'deliveries', 'edi', 'ediPartners', 'inventory', 'oauthConsent', 'objects', 'orders', 'orgs', 'poller', 'polling', 'portal', 'portalKeys', 'products', 'syncWorker', 'syncs', 'warranty'],
+      ['apiKeys', 'audit', 'connect', 'connectTokens', 'connections', 'deliveries', 'edi', 'ediPartners', 'inventory', 'oauthConsent', 'objects', 'orders', 'orgs', 'poller', 'polling', 'portal', 'portalKeys', 'products', 'syncWorker', 'syncs', 'warranty', 'webhooks'],
     );
   });
 });

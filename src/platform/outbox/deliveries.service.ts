@@ -60,6 +60,16 @@ export class DeliveriesService {
     return new Map((await repo.findStates(db, ids)).map((s) => [s.id, toPublicDelivery(s)]));
   }
 
+  /** The deliveries that exist among `ids`, by id (a module's view of its own deliveries); `db` may be the caller's transaction. */
+  async views(db: Executor, ids: readonly string[]): Promise<Map<string, DeliveryView>> {
+    return new Map((await repo.findViews(db, ids)).map((row) => [row.id, toView(row)]));
+  }
+
+  /** Makes one of the org's rejected or waiting deliveries due now, attempts reset, in the caller's transaction. */
+  async retryIn(db: Executor, orgId: string, id: string): Promise<boolean> {
+    return (await repo.requeue(db, { id, orgId, onlyRejected: false })) > 0;
+  }
+
   async list(opts: { status?: OutboxStatus; orgSlug?: string; limit: number }): Promise<DeliveryView[]> {
     const orgId = opts.orgSlug === undefined ? undefined : (await this.orgs.bySlug(opts.orgSlug)).id;
     const rows = await repo.listDeliveries(this.db, {

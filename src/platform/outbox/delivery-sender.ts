@@ -1,5 +1,7 @@
 import type { ClaimedDelivery } from './outbox.repository.js';
 
+export type { ClaimedDelivery };
+
 /** What one send achieved, per delivery. Ids in none of the lists are retried. */
 export interface SendOutcome {
   delivered: string[];

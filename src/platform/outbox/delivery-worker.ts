@@ -107,6 +107,11 @@ export class DeliveryWorker implements DeliverAfterCommit {
     }
   }
 
+  /** Adds the sender of a destination a module owns (webhook endpoints), before `start`. */
+  addSender(sender: DeliverySender): void {
+    this.options.senders.push(sender);
+  }
+
   /** Whether any destination can be delivered to (a destination without a sender, the hub without HUB_URL, waits in the outbox). */
   get active(): boolean {
     return this.options.senders.length > 0;

@@ -218,6 +218,16 @@ export async function listDeliveries(db: Executor, o: ListOptions): Promise<Omit
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(o.limit).execute();
 }
 
+/** The deliveries among `ids`, as listDeliveries shows them. */
+export async function findViews(db: Executor, ids: readonly string[]): Promise<Omit<OutboxRow, 'payload'>[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('outbox')
+    .select(['id', 'org_id', 'destination', 'target', 'type', 'content_type', 'status', 'attempts', 'next_attempt_at', 'lease_owner', 'lease_until', 'last_error', 'created_at', 'delivered_at'])
+    .where('id', 'in', [...ids])
+    .execute();
+}
+
 /** Makes rejected (or waiting) deliveries due again with a fresh backoff; delivered and in-flight ones are left alone. */
 export async function requeue(db: Executor, where: { id?: string; orgId?: string; onlyRejected: boolean }): Promise<number> {
   let query = db.updateTable('outbox').set({ status: 'queued', attempts: 0, next_attempt_at: DUE_NOW, lease_owner: null, lease_until: null });

@@ -1,7 +1,7 @@
 import type { DatabaseHandle } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { PurgeTarget } from '../db/retention.js';
-import type { Tx } from '../db/schema.js';
+import type { Db, Tx } from '../db/schema.js';
 import { newId } from '../core/ids.js';
 import { purgeDelivered } from './outbox.repository.js';
 import { DUE_NOW } from './outbox.tables.js';
@@ -91,6 +91,7 @@ export function sendAfterCommit(tx: Tx, unit: AfterCommit): void {
  * no-ops).
  */
 async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
+  await tellQueued(tx, [input]);
   const unit = afterCommitOf.get(tx);
   const lease = unit?.leaseFor(input.destination);
   await insertDelivery.result(tx, deliveryRow(input, lease));
@@ -100,10 +101,29 @@ async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
 
 /** enqueueDelivery for many, a few multi-row statements in the caller's transaction. */
 export async function enqueueDeliveries(tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> {
+  await tellQueued(tx, inputs);
   for (let i = 0; i < inputs.length; i += DELIVERY_CHUNK) {
     const rows = inputs.slice(i, i + DELIVERY_CHUNK).map((input) => deliveryRow(input));
     await tx.insertInto('outbox').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
   }
+}
+
+/** Told, in the transaction that queues them, of the hub events written there (webhooks fan out to an org's endpoints). */
+export type HubEventsListener = (tx: Tx, events: readonly DeliveryInput[]) => Promise<void>;
+
+// Keyed by the database's adapter, which its transactions share: each gateway in a process hears only its own database.
+const hubEventsListeners = new WeakMap<object, HubEventsListener>();
+
+/** `listener` hears every hub event queued in a transaction of `db`, inside that transaction. */
+export function onHubEventsQueued(db: Db, listener: HubEventsListener): void {
+  hubEventsListeners.set(db.getExecutor().adapter, listener);
+}
+
+async function tellQueued(tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> {
+  const listener = hubEventsListeners.get(tx.getExecutor().adapter);
+  if (listener === undefined) return;
+  const events = inputs.filter((input) => input.destination === HUB_DESTINATION);
+  if (events.length > 0) await listener(tx, events);
 }
 
 /**

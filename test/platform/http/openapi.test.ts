@@ -30,7 +30,14 @@ interface Document {
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 /** Operations the spec defines with no request body ("Payload in: none"). */
-const BODILESS = new Set(['POST /v1/orders/:id_or_po_number/ack', 'POST /v1/telematics/connections/:connection_id/run', 'POST /v1/telematics/connections/:connection_id/syncs/:sync_id/cancel']);
+const BODILESS = new Set([
+  'POST /v1/orders/:id_or_po_number/ack',
+  'POST /v1/telematics/connections/:connection_id/run',
+  'POST /v1/telematics/connections/:connection_id/syncs/:sync_id/cancel',
+  'POST /v1/webhook-endpoints/:endpoint_id/rotate-secret',
+  'POST /v1/webhook-endpoints/:endpoint_id/test',
+  'POST /v1/webhook-endpoints/:endpoint_id/deliveries/:delivery_id/retry',
+]);
 const root = new URL('../../../', import.meta.url).pathname;
 const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 

@@ -1,0 +1,73 @@
+import { createHash } from 'node:crypto';
+import type { Tx } from '../../platform/db/schema.js';
+import { type DeliveryInput, enqueueDeliveries } from '../../platform/outbox/outbox.js';
+import { subscribes, webhookTypeOf } from './catalog.js';
+import { WEBHOOK_DESTINATION } from './webhook-sender.js';
+import * as repo from './webhooks.repository.js';
+
+/** The body of a webhook and of GET /v1/events/{id}: `{ id, type, created_at, data }`. */
+export interface EventBody {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** A delivery's id: one per event and endpoint, the same when an event is queued again (a replayed reading). */
+export function deliveryIdOf(eventId: string, endpointId: string): string {
+  return `whd_${createHash('sha256').update(`${eventId}|${endpointId}`).digest('hex').slice(0, 26)}`;
+}
+
+/** What each queued hub event becomes for its org's webhooks: an event row, and one outbox row per subscribed endpoint. */
+interface Planned {
+  orgId: string;
+  body: EventBody;
+  text: string;
+}
+
+/** Hub events as the hub payload carries them; webhooks re-shape them into their own body. */
+function plan(input: DeliveryInput): Planned | undefined {
+  const type = webhookTypeOf(input.type);
+  if (type === undefined) return undefined;
+  const hub = JSON.parse(input.payload) as { id: string; occurred_at: string; data: Record<string, unknown> };
+  const body: EventBody = { id: hub.id, type, created_at: hub.occurred_at, data: hub.data };
+  return { orgId: input.orgId, body, text: JSON.stringify(body) };
+}
+
+/** Queues `body` to each endpoint in `tx`: the delivery rows of the org's view and the outbox rows the worker sends. */
+export async function queueToEndpoints(tx: Tx, orgId: string, body: EventBody, text: string, endpointIds: readonly string[]): Promise<string[]> {
+  const deliveries = endpointIds.map((endpointId) => ({ id: deliveryIdOf(body.id, endpointId), org_id: orgId, endpoint_id: endpointId, event_id: body.id, type: body.type, created_at: body.created_at }));
+  await repo.insertDeliveries(tx, deliveries);
+  const rows: DeliveryInput[] = deliveries.map((d) => ({
+    id: d.id,
+    orgId,
+    destination: WEBHOOK_DESTINATION,
+    target: d.endpoint_id,
+    type: body.type,
+    contentType: 'application/json',
+    payload: text,
+    createdAt: body.created_at,
+  }));
+  await enqueueDeliveries(tx, rows);
+  return deliveries.map((d) => d.id);
+}
+
+/**
+ * Runs in the transaction that queued the hub events (the change's own): the org's events are kept for the events API
+ * and queued to every enabled endpoint subscribed to their type, so a change and its webhooks commit together.
+ */
+export async function fanOut(tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> {
+  const planned = inputs.map(plan).filter((p): p is Planned => p !== undefined);
+  if (planned.length === 0) return;
+  await repo.insertEvents(tx, planned.map((p) => ({ id: p.body.id, org_id: p.orgId, type: p.body.type, created_at: p.body.created_at, body: p.text })));
+  const endpointsByOrg = new Map<string, { id: string; types: string[] }[]>();
+  for (const p of planned) {
+    let endpoints = endpointsByOrg.get(p.orgId);
+    if (endpoints === undefined) {
+      endpoints = (await repo.enabledEndpoints(tx, p.orgId)).map((e) => ({ id: e.id, types: JSON.parse(e.event_types) as string[] }));
+      endpointsByOrg.set(p.orgId, endpoints);
+    }
+    const subscribed = endpoints.filter((e) => subscribes(e.types, p.body.type)).map((e) => e.id);
+    if (subscribed.length > 0) await queueToEndpoints(tx, p.orgId, p.body, p.text, subscribed);
+  }
+}

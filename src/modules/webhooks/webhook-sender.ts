@@ -1,0 +1,177 @@
+import { performance } from 'node:perf_hooks';
+import { Agent } from 'undici';
+import type { Clock } from '../../platform/core/clock.js';
+import { newId } from '../../platform/core/ids.js';
+import type { Db } from '../../platform/db/schema.js';
+import type { ClaimedDelivery, DeliverySender, SendOutcome } from '../../platform/outbox/delivery-sender.js';
+import type { SecretVault } from '../../platform/secrets/vault.js';
+import { type TargetPolicy, UnsafeTarget } from './safe-target.js';
+import { signedHeaders } from './signature.js';
+import * as repo from './webhooks.repository.js';
+import type { WebhooksSettings } from './webhooks.settings.js';
+
+/** The outbox destination of webhook deliveries: `target` is the endpoint id, `payload` the JSON body. */
+export const WEBHOOK_DESTINATION = 'webhook';
+
+/** Deliveries sent at once, in parallel: a batch takes one timeout at most and stays inside its lease. */
+const WEBHOOK_MAX_BATCH = 20;
+/** What is read of a receiver's answer; the rest is dropped. */
+const RESPONSE_CAP_BYTES = 64 * 1024;
+const SNIPPET_CHARS = 500;
+
+type Attempt =
+  | { kind: 'delivered'; statusCode: number; snippet: string }
+  | { kind: 'retry' | 'rejected'; reason: string; statusCode: number | null; snippet: string | null }
+  /** Not tried at all (endpoint gone or disabled): no attempt is recorded and the endpoint's health is untouched. */
+  | { kind: 'skipped'; reason: string };
+
+/** Reads up to the cap of a response body, then stops reading. */
+async function readCapped(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_CAP_BYTES) break;
+  }
+  return Buffer.concat(chunks).subarray(0, RESPONSE_CAP_BYTES).toString('utf8');
+}
+
+/**
+ * Sends webhook deliveries to their endpoints, signed per the Standard Webhooks spec with the event id as `webhook-id`
+ * (the same on every redelivery), and records each attempt where the org sees it.
+ */
+export class WebhookSender implements DeliverySender {
+  readonly destination = WEBHOOK_DESTINATION;
+  readonly maxBatch = WEBHOOK_MAX_BATCH;
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly vault: SecretVault,
+    private readonly policy: TargetPolicy,
+    private readonly settings: WebhooksSettings,
+  ) {
+    // No redirects are followed (undici's request never does); each socket's address is checked as it connects.
+    this.agent = new Agent({ keepAliveTimeout: 30_000, connect: { lookup: policy.connectLookup() } });
+  }
+
+  async send(_batchId: string, batch: ClaimedDelivery[]): Promise<SendOutcome> {
+    const refs = new Map((await repo.deliveriesByIds(this.db, batch.map((row) => row.id))).map((ref) => [ref.id, ref]));
+    const endpoints = new Map((await repo.endpointsByIds(this.db, [...new Set([...refs.values()].map((ref) => ref.endpoint_id))])).map((e) => [e.id, e]));
+    const now = this.clock.now();
+    const results = await Promise.all(
+      batch.map(async (row) => {
+        const ref = refs.get(row.id);
+        const endpoint = ref === undefined ? undefined : endpoints.get(ref.endpoint_id);
+        const started = performance.now();
+        const attempt: Attempt =
+          ref === undefined || endpoint === undefined || endpoint.org_id !== row.org_id
+            ? { kind: 'skipped', reason: 'the endpoint was deleted' }
+            : endpoint.enabled !== 1
+              ? { kind: 'skipped', reason: 'the endpoint is disabled' }
+              : await this.post(row, ref.event_id, endpoint, now);
+        return { row, endpoint, attempt, durationMs: Math.round(performance.now() - started) };
+      }),
+    );
+    await repo.insertAttempts(
+      this.db,
+      results.flatMap(({ row, attempt, durationMs }) =>
+        attempt.kind === 'skipped'
+          ? []
+          : [{
+              id: newId('wha', now),
+              org_id: row.org_id,
+              delivery_id: row.id,
+              attempted_at: now.toISOString(),
+              status_code: attempt.statusCode,
+              duration_ms: durationMs,
+              error: attempt.kind === 'delivered' ? null : attempt.reason,
+              response_snippet: attempt.snippet,
+            }],
+      ),
+    );
+    await this.recordHealth(results, now);
+    const outcome: SendOutcome = { delivered: [], duplicates: 0, rejected: [], retry: null };
+    const retryIds: string[] = [];
+    let retryReason = '';
+    for (const { row, attempt } of results) {
+      if (attempt.kind === 'delivered') outcome.delivered.push(row.id);
+      else if (attempt.kind === 'skipped' || attempt.kind === 'rejected') outcome.rejected.push({ id: row.id, reason: attempt.reason });
+      else if (row.attempts >= this.settings.WEBHOOK_MAX_ATTEMPTS) outcome.rejected.push({ id: row.id, reason: `failed after ${row.attempts} attempts: ${attempt.reason}` });
+      else {
+        retryIds.push(row.id);
+        retryReason ||= attempt.reason;
+      }
+    }
+    if (retryIds.length > 0) outcome.retry = { ids: retryIds, reason: retryReason };
+    return outcome;
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  /** An endpoint that answered clears its failing mark; one that has failed every attempt since too long ago is disabled. */
+  private async recordHealth(results: readonly { endpoint: repo.EndpointRow | undefined; attempt: Attempt }[], now: Date): Promise<void> {
+    const byEndpoint = new Map<string, { endpoint: repo.EndpointRow; ok: boolean; reason: string }>();
+    for (const { endpoint, attempt } of results) {
+      if (endpoint === undefined || attempt.kind === 'skipped') continue;
+      const seen = byEndpoint.get(endpoint.id) ?? { endpoint, ok: false, reason: '' };
+      if (attempt.kind === 'delivered') seen.ok = true;
+      else seen.reason ||= attempt.reason;
+      byEndpoint.set(endpoint.id, seen);
+    }
+    const at = now.toISOString();
+    for (const { endpoint, ok, reason } of byEndpoint.values()) {
+      if (ok) {
+        if (endpoint.failing_since !== null) await repo.updateEndpoint(this.db, endpoint.org_id, endpoint.id, { failing_since: null });
+      } else if (endpoint.failing_since === null) {
+        await repo.updateEndpoint(this.db, endpoint.org_id, endpoint.id, { failing_since: at });
+      } else if (now.getTime() - Date.parse(endpoint.failing_since) >= this.settings.WEBHOOK_DISABLE_AFTER_MS) {
+        const why = `disabled by the gateway at ${at}: every attempt has failed since ${endpoint.failing_since} (last: ${reason})`;
+        await repo.updateEndpoint(this.db, endpoint.org_id, endpoint.id, { enabled: 0, disabled_reason: why, updated_at: at });
+      }
+    }
+  }
+
+  private async secretsOf(endpoint: repo.EndpointRow, now: Date): Promise<string[]> {
+    const current = await this.vault.decrypt(endpoint.secret_ciphertext, endpoint.id);
+    const previousValid = endpoint.previous_secret_ciphertext !== null && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now.toISOString();
+    return previousValid && endpoint.previous_secret_ciphertext !== null ? [current, await this.vault.decrypt(endpoint.previous_secret_ciphertext, endpoint.id)] : [current];
+  }
+
+  private async post(row: ClaimedDelivery, eventId: string, endpoint: repo.EndpointRow, now: Date): Promise<Attempt> {
+    let target: URL;
+    try {
+      ({ url: target } = await this.policy.resolve(endpoint.url));
+    } catch (err) {
+      if (err instanceof UnsafeTarget) return { kind: 'rejected', reason: `unsafe target: ${err.message}`, statusCode: null, snippet: null };
+      throw err;
+    }
+    const timeoutMs = this.settings.WEBHOOK_TIMEOUT_MS;
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const res = await this.agent.request({
+        origin: target.origin,
+        path: `${target.pathname}${target.search}`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'tire-gateway-webhooks', ...signedHeaders(await this.secretsOf(endpoint, now), eventId, now, row.payload) },
+        body: row.payload,
+        signal,
+      });
+      const snippet = (await readCapped(res.body)).trim().slice(0, SNIPPET_CHARS);
+      const { statusCode } = res;
+      if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode, snippet };
+      const reason = `endpoint answered ${statusCode}`;
+      const transient = statusCode === 408 || statusCode === 429 || statusCode >= 500;
+      return { kind: transient ? 'retry' : 'rejected', reason, statusCode, snippet };
+    } catch (err) {
+      if (signal.aborted) return { kind: 'retry', reason: `endpoint did not answer within ${timeoutMs} ms`, statusCode: null, snippet: null };
+      const cause = err instanceof Error && err.cause instanceof UnsafeTarget ? err.cause : err;
+      if (cause instanceof UnsafeTarget) return { kind: 'rejected', reason: `unsafe target: ${cause.message}`, statusCode: null, snippet: null };
+      return { kind: 'retry', reason: `endpoint unreachable: ${err instanceof Error ? err.message : String(err)}`, statusCode: null, snippet: null };
+    }
+  }
+}
