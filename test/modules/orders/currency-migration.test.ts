@@ -1,13 +1,14 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ordersModule } from '../../../src/modules/orders/index.js';
 import { MODULES } from '../../../src/modules/index.js';
 import { migrateToLatest } from '../../../src/platform/db/migrate.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 import type { OrderBody } from './orders-support.js';
 
-// The gateway as it was before orders had a currency: every module's migrations but 0030_orders_currency.
-const BEFORE = MODULES.map((m) => (m === ordersModule ? { ...m, migrations: Object.fromEntries(Object.entries(m.migrations ?? {}).filter(([name]) => name !== '0030_orders_currency')) } : m));
+// The gateway as it was before orders had a currency: every module's migrations before 0030_orders_currency.
+const CURRENCY = '0030_orders_currency';
+const BEFORE = MODULES.map((m) => ({ ...m, migrations: Object.fromEntries(Object.entries(m.migrations ?? {}).filter(([name]) => name < CURRENCY)) }));
+const FROM_CURRENCY = MODULES.flatMap((m) => Object.keys(m.migrations ?? {})).filter((name) => name >= CURRENCY).sort();
 
 describe.each(dialects)('0030_orders_currency on a database with orders (%s)', (dialect) => {
   let h: Harness;
@@ -25,7 +26,8 @@ describe.each(dialects)('0030_orders_currency on a database with orders (%s)', (
     await sql`insert into order_lines (order_id, line_no, org_id, sku, product_name, quantity, unit_price, line_total)
       values (${'ord_old'}, ${1}, ${org.id}, ${'TIRE-225'}, ${'Touring'}, ${4}, ${1299900}, ${5199600})`.execute(db);
 
-    expect(await migrateToLatest(db, MODULES)).toEqual(['0030_orders_currency']);
+    expect(FROM_CURRENCY[0]).toBe(CURRENCY);
+    expect(await migrateToLatest(db, MODULES)).toEqual(FROM_CURRENCY);
 
     const { key } = await h.key('acme', 'orders:read');
     const res = await h.request({ method: 'GET', url: '/v1/orders/PO-OLD', key });

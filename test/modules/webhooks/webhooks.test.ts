@@ -79,7 +79,7 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
   /** One change of every kind the catalog carries from the REST API: 5 events. */
   const makeEvents = async (key: string) => {
     const poNumber = `PO-WH-${dialect}-${++po}`;
-    const order = await call(key, 'POST', '/v1/orders', { po_number: poNumber, ship_to: 'Dealer 12, 1 Main St', lines: [{ sku: 'TIRE-225', quantity: 4, unit_price: 129.99 }] });
+    const order = await call(key, 'POST', '/v1/orders', { po_number: poNumber, ship_to: 'Dealer 12, 1 Main St', lines: [{ sku: 'TIRE-225', quantity: 4, unit_price: '129.99' }] });
     expect(order.statusCode, order.body).toBe(201);
     expect((await call(key, 'PATCH', `/v1/orders/${poNumber}/status`, { status: 'confirmed' })).statusCode).toBe(200);
     expect((await call(key, 'POST', '/v1/inventory', { rows: [{ sku: 'TIRE-225', qty: 9 }] })).statusCode).toBeLessThan(300);
