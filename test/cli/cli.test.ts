@@ -56,8 +56,9 @@ describe('./bin/gateway', () => {
   });
 
   it('sets per-org stock thresholds', async () => {
-    const out = json<Record<string, number>>(await gateway('settings', 'set', '--org', 'acme', 'stock.low_threshold=12', 'stock.backorder_threshold=1', '--json'));
-    expect(out).toEqual({ 'stock.low_threshold': 12, 'stock.backorder_threshold': 1 });
+    const out = json<Record<string, number | string>>(await gateway('settings', 'set', '--org', 'acme', 'stock.low_threshold=12', 'stock.backorder_threshold=1', '--json'));
+    // The org's whole settings: the thresholds set, and the order currency at its default.
+    expect(out).toEqual({ 'stock.low_threshold': 12, 'stock.backorder_threshold': 1, 'orders.currency': 'USD' });
     expect((await gateway('settings', 'set', '--org', 'acme', 'stock.low_threshold=abc')).code).toBe(1);
     expect((await gateway('settings', 'set', '--org', 'acme', 'nonsense')).code).toBe(1);
     expect(json<Record<string, number>>(await gateway('settings', 'show', '--org', 'acme', '--json'))).toEqual(out);

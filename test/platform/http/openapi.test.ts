@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { type Harness, startHarness } from '../../support/harness.js';
 import { routeTable } from '../../support/routes.js';
 import { takesIdempotencyKey } from '../../../src/platform/operations/operation.js';
+import { typedQuery } from '../../../src/platform/operations/query-string.js';
 
 interface Operation {
   operationId?: string;
@@ -140,7 +141,7 @@ describe('OpenAPI document', () => {
       expect(envelope.safeParse({ ok: true, ...example.response }).error?.issues, `${op.name} response`).toBeUndefined();
       expect(op.output.strict().safeParse(example.response).success, `${op.name} response has fields the schema does not`).toBe(true);
       if (op.params) expect(op.params.safeParse(example.params ?? {}).error?.issues, `${op.name} params`).toBeUndefined();
-      if (op.query) expect(op.query.safeParse(example.query ?? {}).error?.issues, `${op.name} query`).toBeUndefined();
+      if (op.query) expect(op.query.safeParse(typedQuery(op.query, example.query ?? {})).error?.issues, `${op.name} query`).toBeUndefined();
       if (op.body) expect(op.body.safeParse(example.body).error?.issues, `${op.name} body`).toBeUndefined();
       if (op.rawBody) expect(typeof example.body, `${op.name} raw body`).toBe('string');
       const documented = doc.paths[openApiPath(op.path)]?.[op.method.toLowerCase()];

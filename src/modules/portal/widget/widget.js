@@ -285,7 +285,8 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
       const wait = seconds > 0 ? `Please try again in ${seconds} second${seconds === 1 ? '' : 's'}.` : 'Please try again in a moment.';
       return new PortalError('rate_limited', 'Too many requests right now.', wait);
     }
-    if (response.status === 400) return new PortalError('invalid_input', message || 'Some fields need attention.', '', { details });
+    // 400: the input's form; 422: well formed but refused (unknown_sku): both name the field in details.
+    if (response.status === 400 || response.status === 422) return new PortalError('invalid_input', message || 'Some fields need attention.', '', { details });
     return new PortalError('server', 'Something went wrong on our side.', `Please try again later${body && body.request_id ? ` (reference ${body.request_id})` : ''}.`);
   }
 

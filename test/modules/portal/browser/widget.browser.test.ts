@@ -146,8 +146,8 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
     await claim.getByLabel('Number of tires').fill('2');
     await claim.getByLabel('What happened?').fill('Sidewall bulge on the front left tire after 3,000 miles of highway driving.');
     await claim.getByRole('button', { name: 'Submit claim' }).click();
-    await claim.locator('[role="alert"]').getByText('sku NOPE-999 is not in your catalog').waitFor();
-    expect(await errorOf('Tire SKU')).toBe('sku NOPE-999 is not in your catalog');
+    await claim.locator('[role="alert"]').getByText('unknown sku NOPE-999: it is not in your catalog').waitFor();
+    expect(await errorOf('Tire SKU')).toBe('unknown sku NOPE-999: it is not in your catalog');
 
     await claim.getByLabel('Tire SKU').fill('MICH-225-45R17-PS4');
     await claim.getByRole('button', { name: 'Submit claim' }).click();

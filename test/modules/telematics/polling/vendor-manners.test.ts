@@ -143,7 +143,7 @@ describe.each(dialects)('vendor manners (%s)', (dialect) => {
     const row = await h.gateway.database.db.selectFrom('telematics_connections').select('org_id').where('id', '=', connection_id).executeTakeFirstOrThrow();
     const second = await createGateway(h.config, { clock: h.clock, ...(h.databaseSchema ? { databaseSchema: h.databaseSchema } : {}), redisKeyPrefix: h.redisKeyPrefix, migrate: false });
     try {
-      await expect(second.services.polling.run(row.org_id, connection_id, async () => {})).rejects.toMatchObject({ code: 'concurrent_change', message: expect.stringMatching(/per 900 s/) as unknown });
+      await expect(second.services.polling.run(row.org_id, connection_id, async () => {})).rejects.toMatchObject({ code: 'poll_budget_exhausted', message: expect.stringMatching(/per 900 s/) as unknown });
       expect(sim.requests('vendor7_consite').filter((q) => q.path.endsWith('/Fleet/1'))).toHaveLength(1);
     } finally {
       await second.close();
