@@ -59,6 +59,14 @@ describe('links in README.md and docs/', () => {
     expect(broken).toEqual([]);
   });
 
+  it('the README states what package.json requires, and the toolchain better-sqlite3 may need', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const { engines } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    expect(engines.node).toMatch(/^>=\d+\.\d+$/);
+    expect(readme).toContain(`Node ${engines.node.slice(2)} or newer`);
+    for (const tool of ['`python3`', '`make`', '`g++`']) expect(readme).toContain(tool);
+  });
+
   it('the README opens with the quickstart, before any reference', () => {
     const headings = [...readFileSync(join(ROOT, 'README.md'), 'utf8').matchAll(/^## (.+)$/gm)].map((m) => m[1]);
     expect(headings[0]).toBe('Quickstart');
