@@ -5,6 +5,7 @@ import type { Gateway } from './gateway.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { toolOf } from './mcp/operation-tools.js';
 import { API_VERSION } from './platform/core/api-version.js';
+import { PACKAGE } from './platform/core/package-info.js';
 import { apiKeyAuth } from './platform/http/api-auth.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/http/error-handler.js';
 import { registerApiDocs } from './platform/operations/openapi-routes.js';
@@ -17,7 +18,7 @@ import { ConnectionCap } from './platform/http/connection-cap.js';
 import { metricsAuth } from './platform/http/metrics-auth.js';
 import { publicGuard } from './platform/http/public-guard.js';
 import { PORTAL_CORS, portalKeyAuth } from './platform/http/portal-auth.js';
-import { registerPages } from './platform/http/html-page.js';
+import { registerHomePage, registerPages } from './platform/http/html-page.js';
 import { registerStaticFiles } from './platform/http/static-files.js';
 import { corsPreflight, type CorsOptions } from './platform/http/origin.js';
 import { httpMetricsOf, registerMetricsRoute } from './platform/core/metrics.js';
@@ -126,7 +127,16 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   const served = gateway.operations.filter((entry) => audienceOf(entry.operation) !== 'operator' || config.GATEWAY_ADMIN_TOKEN !== undefined);
   const operations = served.map((entry) => entry.operation);
   const of = (audience: Audience) => operations.filter((op) => audienceOf(op) === audience);
-  await registerApiDocs(app, { title: config.SERVICE_NAME, version: API_VERSION, operations: served, tags: gateway.tags, pages: gateway.pages, scopes: gateway.scopes });
+  await registerApiDocs(app, {
+    title: config.SERVICE_NAME,
+    version: PACKAGE.version,
+    apiVersion: API_VERSION,
+    operations: served,
+    tags: gateway.tags,
+    pages: gateway.pages,
+    scopes: gateway.scopes,
+  });
+  registerHomePage(app, { name: config.SERVICE_NAME, version: PACKAGE.version });
   registerPages(app, gateway.pages);
   registerStaticFiles(app, gateway.files);
   await app.register(async (api) => {
@@ -165,7 +175,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
       tools: of('api').filter((op) => !op.absent?.mcp).map((op) => toolOf(op, gateway.invoker)),
       authenticate: apiKeyAuth({ verifier: gateway.verifier, limiter: gateway.limiter, defaultLimitPerMinute: config.RATE_LIMIT_PER_MINUTE, source: 'mcp' }),
       allowedOrigins: config.ALLOWED_ORIGINS,
-      serverInfo: { name: config.SERVICE_NAME, version: API_VERSION },
+      serverInfo: { name: config.SERVICE_NAME, title: 'Tire gateway', version: PACKAGE.version, description: 'The integration gateway of a tire and equipment platform' },
     }),
   );
 

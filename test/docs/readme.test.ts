@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiTable } from '../../src/platform/operations/api-table.js';
 import { type Harness, startHarness } from '../support/harness.js';
 
-const README = new URL('../../README.md', import.meta.url);
+const API_DOC = new URL('../../docs/api.md', import.meta.url);
 const START = '<!-- api-table:start (generated from the operation list; test/docs/readme.test.ts) -->';
 const END = '<!-- api-table:end -->';
 
-describe('README', () => {
+describe('docs/api.md', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness('sqlite');
@@ -15,10 +15,10 @@ describe('README', () => {
   afterAll(() => h.close());
 
   it('shows the API table the operation list generates', () => {
-    const text = readFileSync(README, 'utf8');
+    const text = readFileSync(API_DOC, 'utf8');
     const start = text.indexOf(START);
     const end = text.indexOf(END);
-    expect(start, `README lacks the marker ${START}`).toBeGreaterThan(-1);
+    expect(start, `docs/api.md lacks the marker ${START}`).toBeGreaterThan(-1);
     const shown = text.slice(start + START.length, end).trim();
     const generated = apiTable(h.gateway.operations.map((e) => e.operation));
     expect(shown, `paste this between the markers:\n${generated}`).toBe(generated);

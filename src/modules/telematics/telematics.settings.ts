@@ -5,7 +5,7 @@ import { PROVIDERS } from './providers/catalog.js';
 /** Up to a day: a device clock further off than that is wrong, not skewed. */
 const skewSeconds = z.coerce.number().int().min(0).max(86_400);
 
-/** The telematics module's settings from the environment: vendors, their budgets and the poller (README, Configuration). */
+/** The telematics module's settings from the environment: vendors, their budgets and the poller (docs/configuration.md). */
 const telematicsEnv = z.object({
   /** A JSON file with a `providers` section: base URLs and OAuth clients per telematics provider. */
   PROVIDERS_CONFIG: z.string().optional(),

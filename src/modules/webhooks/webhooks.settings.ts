@@ -3,7 +3,7 @@ import { type Environment, parseEnv } from '../../config.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The webhooks module's settings from the environment (README, Configuration). */
+/** The webhooks module's settings from the environment (docs/configuration.md). */
 const webhooksEnv = z.object({
   /** Hosts a webhook URL may name over http and whatever they resolve to (loopback receivers of tests and the demo), comma-separated. */
   WEBHOOK_ALLOWED_HOSTS: z

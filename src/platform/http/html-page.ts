@@ -43,6 +43,22 @@ const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
+/** GET /: what answers here, and where its description, its docs and its health check are. */
+export function registerHomePage(app: FastifyInstance, gateway: { name: string; version: string }): void {
+  const name = escapeHtml(gateway.name);
+  const page = [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${name} ${escapeHtml(gateway.version)}</title>`,
+    '<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color:#1b1b1b}</style>',
+    `</head><body><main><h1>${name} <small>${escapeHtml(gateway.version)}</small></h1>`,
+    '<p>The integration gateway of a tire and equipment platform: REST under <code>/v1</code>, MCP at <code>/mcp</code>, the dealer portal under <code>/api/portal/v1</code>.</p>',
+    '<ul><li><a href="/docs">API reference</a> (/docs)</li><li><a href="/openapi.json">OpenAPI document</a> (/openapi.json)</li>',
+    '<li><a href="/healthz">Health check</a> (/healthz)</li></ul></main></body></html>',
+  ].join('\n');
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.headers({ ...PAGE_HEADERS, 'cache-control': 'no-cache' }).send(page));
+}
+
 /** Each query value as one string (a repeated parameter is refused by being ignored: only a single value counts). */
 function singleValues(query: unknown): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};

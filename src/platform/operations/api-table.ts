@@ -11,7 +11,7 @@ const ACCESS = {
 } as const;
 
 /**
- * The README's API table, generated from the operation list (a test keeps README in step): one row per operation,
+ * The API table of docs/api.md, generated from the operation list (a test keeps docs/api.md in step): one row per operation,
  * with its REST route, MCP tool name, scope and where to find its example.
  */
 export function apiTable(operations: readonly Operation[]): string {

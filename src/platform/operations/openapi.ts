@@ -3,6 +3,7 @@ import type { ScopeCatalog } from '../auth/scopes.js';
 import { errorEnvelope } from '../http/envelope.js';
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.js';
 import { type Audience, audienceOf, type Operation, scopeText, takesIdempotencyKey } from './operation.js';
+import { errorExample } from './error-examples.js';
 import { portableSchema } from './portable-schema.js';
 
 type Json = Record<string, unknown>;
@@ -189,17 +190,18 @@ function errorResponses(op: Operation): Record<string, Json> {
     ...(takesIdempotencyKey(op) ? KEYED_ERRORS : {}),
   };
   for (const [code, text] of Object.entries(op.errors) as [ErrorCode, string][]) codes[code] = codes[code] ? `${text} ${codes[code]}` : text;
-  const byStatus = new Map<number, { lines: string[]; counted: boolean }>();
+  const byStatus = new Map<number, { lines: string[]; codes: ErrorCode[]; counted: boolean }>();
   for (const [code, text] of Object.entries(codes) as [ErrorCode, string][]) {
     const status = ERROR_STATUS[code];
-    const entry = byStatus.get(status) ?? { lines: [], counted: false };
+    const entry = byStatus.get(status) ?? { lines: [], codes: [], counted: false };
     entry.lines.push(`\`${code}\`: ${text}`);
+    entry.codes.push(code);
     entry.counted ||= !BEFORE_RATE_LIMIT.has(code);
     byStatus.set(status, entry);
   }
   const limited = audienceOf(op) !== 'operator';
   const out: Record<string, Json> = {};
-  for (const [status, { lines, counted }] of [...byStatus].sort(([a], [b]) => a - b)) {
+  for (const [status, { lines, codes: atStatus, counted }] of [...byStatus].sort(([a], [b]) => a - b)) {
     const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id'), ...(limited && counted ? rateHeaders() : {}) };
     if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
     if (status === 405) headers.Allow = headerRef('Allow');
@@ -207,7 +209,7 @@ function errorResponses(op: Operation): Record<string, Json> {
     out[String(status)] = {
       description: lines.join(' '),
       headers,
-      content: { 'application/json': { schema: { $ref: `${REF_PREFIX}Error` } } },
+      content: { 'application/json': { schema: { $ref: `${REF_PREFIX}Error` }, examples: Object.fromEntries(atStatus.map((code) => [code, { summary: code, value: errorExample(code, op) }])) } },
     };
   }
   return out;
@@ -268,6 +270,14 @@ export function buildOpenApiDocument(opts: OpenApiOptions & { tagOf: (op: Operat
     const path = openApiPath(op.path);
     paths[path] = { ...(paths[path] ?? {}), [op.method.toLowerCase()]: operationObject(op, opts.tagOf(op), schemas) };
   }
+  const schemes: Record<string, Json> = {
+    bearerAuth: { type: 'http', scheme: 'bearer', description: apiKeyDescription(opts.scopes) },
+    adminToken: { type: 'http', scheme: 'bearer', description: "The operator's (the hub's) GATEWAY_ADMIN_TOKEN, for /admin/v1 only." },
+    portalKey: { type: 'apiKey', in: 'header', name: 'X-Portal-Key', description: 'A dealer site\'s browser-safe portal key (`pk_portal_dealer_…`), for /api/portal/v1 only.' },
+  };
+  // Only the schemes some served operation takes: the admin token is offered only where /admin/v1 exists.
+  const used = new Set(opts.operations.flatMap((op) => SECURITY[audienceOf(op)].flatMap((requirement) => Object.keys(requirement))));
+  used.add('bearerAuth');
   return {
     openapi: '3.1.0',
     info: {
@@ -281,11 +291,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions & { tagOf: (op: Operat
     security: [{ bearerAuth: [] }],
     paths,
     components: {
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: apiKeyDescription(opts.scopes) },
-        adminToken: { type: 'http', scheme: 'bearer', description: "The operator's (the hub's) GATEWAY_ADMIN_TOKEN, for /admin/v1 only." },
-        portalKey: { type: 'apiKey', in: 'header', name: 'X-Portal-Key', description: 'A dealer site\'s browser-safe portal key (`pk_portal_dealer_…`), for /api/portal/v1 only.' },
-      },
+      securitySchemes: Object.fromEntries(Object.entries(schemes).filter(([name]) => used.has(name))),
       parameters: {
         IdempotencyKey: {
           name: 'Idempotency-Key',

@@ -171,7 +171,7 @@ function endpointOf(provider: Provider, baseUrl: string, s: ProviderSettings, co
 
 /**
  * Where each provider is reached and how it is spoken to: PROVIDERS_CONFIG's `providers` section, then PROVIDER_<ID>_<SETTING>
- * from the environment over it (README, Configuration); VENDOR_SIM_URL points every provider at `<url>/<provider>`
+ * from the environment over it (docs/configuration.md); VENDOR_SIM_URL points every provider at `<url>/<provider>`
  * whatever else is set. A provider without a base URL is not connectable on this gateway.
  */
 export class ProviderEndpoints {
