@@ -30,7 +30,8 @@ describe('backup and restore of the embedded SQLite database', () => {
   });
 
   async function call(path: string, token: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-    const res = await fetch(`${serve!.url}${path}`, {
+    if (serve === undefined) throw new Error('serve is not running');
+    const res = await fetch(`${serve.url}${path}`, {
       method: body === undefined ? 'GET' : 'POST',
       headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -83,7 +84,7 @@ describe('backup and restore of the embedded SQLite database', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/a gateway is running on .*stop every serve process first/);
 
-    await serve!.kill('SIGTERM');
+    await serve?.kill('SIGTERM');
     serve = undefined;
     const restored = await cli('restore', file);
     expect(restored.code, restored.stderr).toBe(0);
@@ -104,7 +105,6 @@ describe('backup and restore of the embedded SQLite database', () => {
     serve = await startServe(env);
     const order = await call(`/v1/orders/${before[0]}`, key);
     expect(order.status).toBe(200);
-    // eslint-disable-next-line no-console -- the run's record
     console.log(`backup under load: ${answered.length} orders answered, ${before.length} before the backup (all restored), ${after.length} after it (none restored)`);
   }, 120_000);
 

@@ -77,6 +77,12 @@ describe.skipIf(!hasRedis)('Redis lost and back under two serve processes (redis
     await h?.close();
   });
 
+  function serveAt(i: number): ServeProcess {
+    const serve = serves[i];
+    if (serve === undefined) throw new Error(`no serve process ${i}`);
+    return serve;
+  }
+
   async function get(serve: ServeProcess, key: string): Promise<number> {
     const res = await fetch(`${serve.url}/v1/products?limit=1`, { headers: { authorization: `Bearer ${key}` } });
     await res.arrayBuffer();
@@ -88,7 +94,7 @@ describe.skipIf(!hasRedis)('Redis lost and back under two serve processes (redis
   async function burst(key: string, n: number, only?: ServeProcess): Promise<Record<number, number>> {
     const counts: Record<number, number> = {};
     for (let i = 0; i < n; i++) {
-      const status = await get(only ?? serves[i % serves.length]!, key);
+      const status = await get(only ?? serveAt(i % serves.length), key);
       counts[status] = (counts[status] ?? 0) + 1;
     }
     return counts;
@@ -106,12 +112,12 @@ describe.skipIf(!hasRedis)('Redis lost and back under two serve processes (redis
     await h.org('acme');
     const before = await h.key('acme', 'products:read', { rateLimit: LIMIT });
     expect(await burst(before.key, LIMIT + 4)).toEqual({ 200: LIMIT, 429: 4 });
-    expect(await metric(serves[0]!, 'gateway_redis_up')).toBe(1);
+    expect(await metric(serveAt(0), 'gateway_redis_up')).toBe(1);
 
     const revoked = await h.key('acme', 'products:read');
     for (const serve of serves) expect(await get(serve, revoked.key)).toBe(200);
 
-    await killRedis(redis!);
+    if (redis) await killRedis(redis);
     redis = undefined;
     // The first requests after the kill, before any process may have noticed: answered all the same.
     expect((await burst(before.key, 4))[500]).toBeUndefined();
@@ -122,12 +128,12 @@ describe.skipIf(!hasRedis)('Redis lost and back under two serve processes (redis
     for (const serve of serves) expect(await burst(during.key, share + 2, serve)).toEqual({ 200: share, 429: 2 });
     for (const serve of serves) expect(await metric(serve, 'gateway_redis_fallback_total')).toBeGreaterThan(0);
 
-    const revoke = await fetch(`${serves[0]!.url}/admin/v1/keys/${revoked.id}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` } });
+    const revoke = await fetch(`${serveAt(0).url}/admin/v1/keys/${revoked.id}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` } });
     statuses.push(revoke.status);
     expect(revoke.status).toBe(200);
-    expect(await get(serves[0]!, revoked.key)).toBe(401);
+    expect(await get(serveAt(0), revoked.key)).toBe(401);
     // The other process missed the message (no Redis): its cache lets the key go within KEY_CACHE_TTL_MS.
-    await waitFor(async () => (await get(serves[1]!, revoked.key)) === 401, { what: 'the revocation to reach the second process by the TTL', timeoutMs: 15_000 });
+    await waitFor(async () => (await get(serveAt(1), revoked.key)) === 401, { what: 'the revocation to reach the second process by the TTL', timeoutMs: 15_000 });
 
     redis = await startRedis(redisPort);
     await waitFor(redisUpOnAll(1), { what: 'both processes to report gateway_redis_up 1', timeoutMs: 15_000 });
@@ -140,7 +146,6 @@ describe.skipIf(!hasRedis)('Redis lost and back under two serve processes (redis
       expect(log.split('\n').filter((l) => l.includes('Redis unavailable')).length).toBe(1);
       expect(log.split('\n').filter((l) => l.includes('Redis available again')).length).toBe(1);
     }
-    // eslint-disable-next-line no-console -- the run's record, as the scale test prints its own
     console.log(`redis loss: ${statuses.length} requests, 5xx: 0; limit ${LIMIT} shared before and after, ${share} per process while down`);
   }, 90_000);
 });
