@@ -43,12 +43,16 @@ export class RedisHealth {
     this.client.off('ready', this.onReady);
   }
 
-  /** Whether to send this hit to Redis: not while disconnected, and only a probe a second after a failed command. */
-  shouldTry(nowMs: number): boolean {
+  /**
+   * Whether to send this hit to Redis: not while disconnected, and only a probe a second after a failed command. On the
+   * real clock, not the limiter's: tests move that one by hand, and an outage is measured in real time.
+   */
+  shouldTry(): boolean {
     if (this.client.status !== 'ready') return false;
     if (!this.down) return true;
-    if (nowMs - this.lastProbeMs < PROBE_EVERY_MS) return false;
-    this.lastProbeMs = nowMs;
+    const now = Date.now();
+    if (now - this.lastProbeMs < PROBE_EVERY_MS) return false;
+    this.lastProbeMs = now;
     return true;
   }
 
@@ -103,7 +107,7 @@ export class RedisWithFallbackStore implements RateLimitStore {
   }
 
   hit(key: string, limit: number, windowMs: number, nowMs: number): RateLimitDecision | Promise<RateLimitDecision> {
-    if (!this.health.shouldTry(nowMs)) return this.locally(key, limit, windowMs, nowMs);
+    if (!this.health.shouldTry()) return this.locally(key, limit, windowMs, nowMs);
     const shared = this.redis.hit(key, limit, windowMs, nowMs);
     return Promise.resolve(shared).then(
       (decision) => {
