@@ -50,6 +50,8 @@ const envSchema = z.object({
   /** Open connections (requests in flight, behind TRUST_PROXY) one client address may hold; 0: no cap. */
   MAX_CONNECTIONS_PER_IP: z.coerce.number().int().min(0).max(100_000).default(128),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** With REDIS_URL: the `serve` processes sharing the limits; while Redis is down each admits limit / this (1: the full limit). */
+  RATE_LIMIT_INSTANCES: z.coerce.number().int().min(1).max(1000).default(1),
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(2000),
   /** Browser origins that may POST /connect (exact scheme + host + port, comma-separated; no wildcard). */
   CONNECT_ALLOWED_ORIGINS: z

@@ -139,7 +139,10 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const delivery = createDeliveryWorker(config, database, clock, metrics, log.child({ name: 'delivery-worker' }));
   const instances = new InstanceLiveness(db, database.dialect, { ttlMs: config.INSTANCE_TTL_MS, log: log.child({ name: 'instances' }) });
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
-    createRateLimitStore(config.REDIS_URL, opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
+    createRateLimitStore(config.REDIS_URL, {
+      ...(opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
+      fallback: { instances: config.RATE_LIMIT_INSTANCES, log: log.child({ name: 'redis' }), metrics },
+    }),
   );
   // Key revocations reach every instance's verifier through this channel (REDIS_URL), in the same namespace as the counters.
   const keyChanges = await startOrExplain('Redis at REDIS_URL', () => Promise.all([rateLimitStore.close(), database.close()]).then(() => undefined), () =>

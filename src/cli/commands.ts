@@ -5,6 +5,7 @@ import { MODULES } from '../modules/index.js';
 import { CLI_ACTOR } from '../platform/core/actor.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { registerAuditCommands } from './audit.commands.js';
+import { registerBackupCommands } from './backup.commands.js';
 import { registerDeliveriesCommands } from './deliveries.commands.js';
 import { registerDemoCommand } from './demo.command.js';
 import { registerHubSimCommand } from './hub-sim.command.js';
@@ -158,6 +159,7 @@ export function registerCommands(program: Command): void {
   registerWebhooksCommands(program, withGateway);
   registerSecretsCommands(program, withGateway);
   registerRetentionCommands(program, withGateway);
+  registerBackupCommands(program);
   registerHubSimCommand(program);
   registerVendorSimCommand(program);
   registerDemoCommand(program);

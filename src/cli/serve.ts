@@ -28,6 +28,8 @@ export function describeDatabase(url: string): string {
 export async function serve(config: Config): Promise<void> {
   const gateway = await createGateway(config);
   const app = await buildApp(gateway);
+  // In gateway_instances from the start, not from its first claim: `restore` refuses a database a live process uses.
+  await gateway.instances.start();
   let stopping = false;
   const address = await app.listen({ port: config.PORT, host: config.HOST });
   // Straight to stdout: the logger is buffered and would hold this line back until shutdown.

@@ -65,8 +65,15 @@ function parse(message: string): KeyChange | undefined {
 /** KeyChanges over Redis at `redisUrl` (two connections: a subscribed one can send nothing else), or in-process only without it. */
 export async function createKeyChanges(redisUrl: string | undefined, opts: { channel: string; log: Logger }): Promise<KeyChanges> {
   if (redisUrl === undefined || redisUrl === '') return new KeyChanges();
-  const connect = async (): Promise<Redis> => {
-    const client = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2_000 });
+  // The publisher fails fast while Redis is down (a revocation answers at once; others fall back to the TTL); the
+  // subscriber keeps the default queue, through which ioredis subscribes again after a reconnect.
+  const connect = async (publisher: boolean): Promise<Redis> => {
+    const client = new Redis(redisUrl, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2_000,
+      ...(publisher ? { enableOfflineQueue: false, commandTimeout: 500 } : {}),
+    });
     let lastError: Error | undefined;
     client.on('error', (err: Error) => {
       lastError = err;
@@ -79,10 +86,10 @@ export async function createKeyChanges(redisUrl: string | undefined, opts: { cha
     }
     return client;
   };
-  const publisher = await connect();
+  const publisher = await connect(true);
   const opened: Redis[] = [publisher];
   try {
-    const subscriber = await connect();
+    const subscriber = await connect(false);
     opened.push(subscriber);
     await subscriber.subscribe(opts.channel);
     return new KeyChanges({ publisher, subscriber, channel: opts.channel, log: opts.log });

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Clock } from '../core/clock.js';
 import { MemoryRateLimitStore } from './memory-store.js';
+import { type RedisFallbackOptions, RedisHealth, RedisWithFallbackStore } from './redis-fallback.js';
 import type { RateLimitDecision, RateLimitStore } from './ratelimit.types.js';
 import { RedisRateLimitStore } from './redis-store.js';
 import { windowSecondsOf } from './sliding-window.js';
@@ -60,13 +61,15 @@ interface RateLimitStoreOptions {
   keyPrefix?: string;
   /** Receives ioredis connection errors; without a listener ioredis prints every reconnect failure. */
   onError?: (err: Error) => void;
+  /** For a client built from a URL: how it degrades while Redis is down (per-process share, log, metrics). */
+  fallback?: RedisFallbackOptions;
 }
 
 /**
  * Redis store when given a URL (e.g. process.env.REDIS_URL) or client, in-process store otherwise.
  * A client built from a URL is owned (closed with the store), connected before this resolves (a Redis that
  * cannot be reached fails start-up), and afterwards fails fast when disconnected, so an outage turns into
- * degraded decisions instead of queued, stalled requests.
+ * per-process decisions (redis-fallback.ts) instead of queued, stalled requests.
  */
 export async function createRateLimitStore(redisUrlOrClient?: string | Redis, opts: RateLimitStoreOptions = {}): Promise<RateLimitStore> {
   const keyPrefix = opts.keyPrefix ?? 'gw:rl:';
@@ -91,5 +94,7 @@ export async function createRateLimitStore(redisUrlOrClient?: string | Redis, op
     client.disconnect();
     throw lastError ?? err;
   }
-  return new RedisRateLimitStore(client, keyPrefix, true);
+  const shared = new RedisRateLimitStore(client, keyPrefix, true);
+  const fallback = opts.fallback ?? { instances: 1 };
+  return new RedisWithFallbackStore(shared, new RedisHealth(client, fallback.log, fallback.metrics), fallback);
 }

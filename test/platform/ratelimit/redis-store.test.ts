@@ -5,6 +5,7 @@ import { ManualClock } from '../../../src/platform/core/clock.js';
 import { MemoryRateLimitStore } from '../../../src/platform/ratelimit/memory-store.js';
 import type { RateLimitDecision } from '../../../src/platform/ratelimit/ratelimit.types.js';
 import { createRateLimitStore, RateLimiter } from '../../../src/platform/ratelimit/rate-limiter.js';
+import { RedisWithFallbackStore } from '../../../src/platform/ratelimit/redis-fallback.js';
 import { RedisRateLimitStore } from '../../../src/platform/ratelimit/redis-store.js';
 import { RedisHarness, testRedisUrl } from './store-cases.js';
 
@@ -77,7 +78,8 @@ describe.skipIf(testRedisUrl === '')('RedisRateLimitStore against a live server'
 
   it('builds an owned client from a URL, connected before it resolves', async () => {
     const store = await createRateLimitStore(testRedisUrl, { keyPrefix: `${redis.prefix}factory:` });
-    expect(store).toBeInstanceOf(RedisRateLimitStore);
+    // Shared through Redis, with an in-process fallback for while it is down (redis-loss.process.test.ts).
+    expect(store).toBeInstanceOf(RedisWithFallbackStore);
     const limiter = new RateLimiter(store, new ManualClock(new Date(T0)));
     expect(await limiter.check('k', 5)).toEqual({ allowed: true, limit: 5, remaining: 4, resetSeconds: 72, retryAfterSeconds: 0, windowSeconds: 60 });
     await limiter.close();
