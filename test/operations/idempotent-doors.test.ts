@@ -61,7 +61,7 @@ describe.each(dialects)('Idempotency-Key on the operator and portal doors (%s)',
     return fixture(h, 'owner');
   }
   async function call(op: Operation, args: Call, idempotencyKey?: string): Promise<Answer> {
-    const keyed = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
+    const keyed: Record<string, string> = idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey };
     if (audienceOf(op) === 'operator') return callRest(h, op, args, undefined, { ...ADMIN, ...keyed });
     const res = await h.request({
       method: op.method,
