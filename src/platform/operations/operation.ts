@@ -155,6 +155,11 @@ interface OperationSpec<
   /** Error codes this operation returns beyond the ones every authenticated call can (400, 401, 403, 415, 429). */
   errors: Partial<Record<ErrorCode, string>>;
   example: OperationExample;
+  /**
+   * Refusals that need no body (a rule scope checked against a stored definition), run by the REST door before it reads
+   * the body, so a caller without the right is answered at once and the connection closed. The handler checks again.
+   */
+  beforeBody?: (auth: AuthContext, params: z.output<P>) => Promise<void>;
   /** The success answer holds a secret shown once: replays with the same Idempotency-Key answer this instead. */
   shownOnce?: (output: z.output<O>) => SecretShownOnce;
   mcp?: McpShape;
