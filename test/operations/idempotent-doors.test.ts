@@ -15,13 +15,13 @@ const ADMIN = { authorization: `Bearer ${HARNESS_ADMIN_TOKEN}` };
 
 /** For every write of the operator door: a call that succeeds for org `owner` (seeded). */
 const OPERATOR_FIXTURES: Record<string, Fixture> = {
-  orgs_create: async () => ({ body: { slug: `org-${unique()}`, name: 'Idempotent Tires' } }),
-  keys_create: async () => ({ body: { org: 'owner', scopes: ['products:read'], name: 'hub sync' } }),
+  orgs_create: () => Promise.resolve({ body: { slug: `org-${unique()}`, name: 'Idempotent Tires' } }),
+  keys_create: () => Promise.resolve({ body: { org: 'owner', scopes: ['products:read'], name: 'hub sync' } }),
   keys_revoke: async (h) => ({ params: { id: (await h.key('owner', 'products:read')).id } }),
   keys_rotate: async (h) => ({ params: { id: (await h.key('owner', 'products:read')).id }, body: {} }),
-  portal_keys_create: async () => ({ body: { org: 'owner', dealer: 'Springfield Tire', origins: ['https://dealer.example'] } }),
+  portal_keys_create: () => Promise.resolve({ body: { org: 'owner', dealer: 'Springfield Tire', origins: ['https://dealer.example'] } }),
   portal_keys_revoke: async (h) => ({ params: { id: (await h.gateway.services.portalKeys.create({ org: 'owner', dealer: 'D', origins: ['https://dealer.example'] })).id } }),
-  connect_tokens_create: async () => ({ body: { org: 'owner', label: 'North yard' } }),
+  connect_tokens_create: () => Promise.resolve({ body: { org: 'owner', label: 'North yard' } }),
   telematics_connections_reset_cursors: async (h, org) => ({ params: { connection_id: await newConnection(h, org) }, body: { org } }),
 };
 
@@ -135,14 +135,14 @@ describe.each(dialects)('Idempotency-Key on the operator and portal doors (%s)',
     const retry = await admin('POST', '/admin/v1/keys', body, 'issue-1');
     expectError(retry, 409, 'secret_shown_once');
     expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(retry.json().details).toEqual({ id: created.id });
+    expect(retry.json<{ details: unknown }>().details).toEqual({ id: created.id });
     expect(retry.json<{ error: string }>().error).toContain(`POST /admin/v1/keys/${created.id}/revoke`);
     expect(retry.body).not.toContain(created.key);
     expect(await keysOfOwner()).toBe(count + 1);
     // The same key with another request is refused; without a key, each call issues its own.
     const reused = await admin('POST', '/admin/v1/keys', { ...body, name: 'other' }, 'issue-1');
     expectError(reused, 422, 'idempotency_key_reused');
-    expect(reused.json().param).toBe('Idempotency-Key');
+    expect(reused.json<{ param: string }>().param).toBe('Idempotency-Key');
     expectError(await admin('POST', '/admin/v1/keys', body, 'has space'), 400, 'invalid_input');
     expect((await admin('POST', '/admin/v1/keys', body)).statusCode).toBe(201);
     expect((await admin('POST', '/admin/v1/keys', body)).statusCode).toBe(201);
@@ -151,18 +151,18 @@ describe.each(dialects)('Idempotency-Key on the operator and portal doors (%s)',
     const rotated = (await admin('POST', `/admin/v1/keys/${created.id}/rotate`, {}, 'rotate-1')).json<{ key: { id: string; key: string } }>().key;
     const rotateAgain = await admin('POST', `/admin/v1/keys/${created.id}/rotate`, {}, 'rotate-1');
     expectError(rotateAgain, 409, 'secret_shown_once');
-    expect(rotateAgain.json().details).toEqual({ id: rotated.id });
+    expect(rotateAgain.json<{ details: unknown }>().details).toEqual({ id: rotated.id });
 
     const portal = await admin('POST', '/admin/v1/portal-keys', { org: 'owner', dealer: 'Shop', origins: ['https://shop.example'] }, 'portal-1');
     const portalKey = portal.json<{ portal_key: { id: string; key: string } }>().portal_key;
     const portalAgain = await admin('POST', '/admin/v1/portal-keys', { org: 'owner', dealer: 'Shop', origins: ['https://shop.example'] }, 'portal-1');
     expectError(portalAgain, 409, 'secret_shown_once');
-    expect(portalAgain.json().details).toEqual({ id: portalKey.id });
+    expect(portalAgain.json<{ details: unknown }>().details).toEqual({ id: portalKey.id });
 
     const token = (await admin('POST', '/admin/v1/connect-tokens', { org: 'owner' }, 'token-1')).json<{ connect_token: string; expires_at: string }>();
     const tokenAgain = await admin('POST', '/admin/v1/connect-tokens', { org: 'owner' }, 'token-1');
     expectError(tokenAgain, 409, 'secret_shown_once');
-    expect(tokenAgain.json().details).toEqual({ expires_at: token.expires_at });
+    expect(tokenAgain.json<{ details: unknown }>().details).toEqual({ expires_at: token.expires_at });
 
     const { rows } = await sql<{ response_body: string | null }>`select response_body from operator_idempotency_keys`.execute(h.gateway.database.db);
     const stored = rows.map((r) => r.response_body ?? '').join('\n');

@@ -29,7 +29,7 @@ function scopeBeforeBody(op: Operation): (onRequestHookHandler | onRequestAsyncH
     if (check === undefined) return [];
     const hook: onRequestAsyncHookHandler = async (request) => {
       const params = (op.params ?? NO_PARAMS).safeParse(request.params);
-      if (params.success) await check(authOf(request), params.data as Record<string, unknown>);
+      if (params.success) await check(authOf(request), params.data);
     };
     return [hook];
   }

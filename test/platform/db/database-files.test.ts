@@ -34,7 +34,7 @@ describe.skipIf(process.platform === 'win32')('SQLite files (unix permissions)',
     }
     const warnings: { fields: unknown; message: string }[] = [];
     const log = { warn: (fields: unknown, message?: string) => void warnings.push({ fields, message: message ?? '' }) };
-    const handle = openDatabase(`sqlite:${file}`, { log: log as never });
+    const handle = openDatabase(`sqlite:${file}`, { log });
     await sql`create table t (x integer)`.execute(handle.db);
     expect([file, `${file}-wal`, `${file}-shm`].map(modeOf)).toEqual(['600', '600', '600']);
     await handle.close();
@@ -45,7 +45,7 @@ describe.skipIf(process.platform === 'win32')('SQLite files (unix permissions)',
       },
     ]);
     // Already private: opened again, nothing to change and nothing said.
-    const again = openDatabase(`sqlite:${file}`, { log: log as never });
+    const again = openDatabase(`sqlite:${file}`, { log });
     await again.close();
     expect(warnings).toHaveLength(1);
   });

@@ -313,7 +313,7 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
 
   /** 128 random bits in hex (getRandomValues works on plain-http pages too, unlike randomUUID). */
   function newIdempotencyKey() {
-    return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+    return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
   }
 
   function errorNotice(error, retry) {
