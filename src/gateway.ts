@@ -115,11 +115,13 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const clock = opts.clock ?? systemClock;
   const modules = opts.modules ?? MODULES;
   const secret = resolveGatewaySecret(config);
+  const log = pino({ level: config.LOG_LEVEL }, pino.destination(2));
   const database = openDatabase(config.DATABASE_URL, {
     cacheMb: config.SQLITE_CACHE_MB,
     busyTimeoutMs: config.SQLITE_BUSY_TIMEOUT_MS,
     synchronous: config.SQLITE_SYNCHRONOUS,
     poolSize: config.DATABASE_POOL_SIZE,
+    log,
     ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}),
   });
   await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
@@ -135,7 +137,6 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const metrics = createMetricsRegistry();
   registerDatabaseMetrics(metrics, database);
   // On stderr: CLI commands print their output on stdout. Workers and modules log on children named for them.
-  const log = pino({ level: config.LOG_LEVEL }, pino.destination(2));
   const delivery = createDeliveryWorker(config, database, clock, metrics, log.child({ name: 'delivery-worker' }));
   const instances = new InstanceLiveness(db, database.dialect, { ttlMs: config.INSTANCE_TTL_MS, log: log.child({ name: 'instances' }) });
   const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>

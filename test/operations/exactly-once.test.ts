@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Operation, takesIdempotencyKey } from '../../src/platform/operations/operation.js';
+import { audienceOf, type Operation, takesIdempotencyKey } from '../../src/platform/operations/operation.js';
 import { dialects, type Harness, startHarness } from '../support/harness.js';
 import { type Answer, type Call, callMcp, callRest, mcpArgsOf } from '../support/operations.js';
 import { FIXTURES, seedOrg } from './fixtures.js';
@@ -19,7 +19,8 @@ describe.each(dialects)('every keyed write, exactly once across a crash (%s)', (
   let writes: Operation[];
   beforeAll(async () => {
     h = await startHarness(dialect);
-    writes = h.gateway.operations.map((e) => e.operation).filter(takesIdempotencyKey);
+    // The API key's writes, on both doors; the operator's and the portal's: test/operations/idempotent-doors.test.ts.
+    writes = h.gateway.operations.map((e) => e.operation).filter((op) => takesIdempotencyKey(op) && audienceOf(op) === 'api');
     await seedOrg(h, 'owner');
   });
   afterAll(() => h.close());

@@ -86,7 +86,7 @@ let connects = 0;
 const nextClientIp = () => `10.77.${Math.floor(++connects / 250) % 250}.${(connects % 250) + 1}`;
 
 /** A connection made the way a fleet makes one: a connect token, then POST /connect against the harness's vendor simulator. */
-async function newConnection(h: Harness, org: string, provider: 'vendor13' | 'vendor1_livelink' = 'vendor13'): Promise<string> {
+export async function newConnection(h: Harness, org: string, provider: 'vendor13' | 'vendor1_livelink' = 'vendor13'): Promise<string> {
   await seedOrg(h, org);
   const { connect_token } = await h.gateway.services.connectTokens.issue({ org });
   const credentials = provider === 'vendor13' ? { api_key: 'fixture-key-0001' } : { username: 'fleet@fixture.example', password: 'fixture-pass' };

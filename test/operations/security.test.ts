@@ -187,8 +187,10 @@ describe.each(dialects)('every operation, both doors (%s)', (dialect) => {
       const request = restRequest(op, call);
       const body = typeof request.payload === 'string' ? request.payload : JSON.stringify(request.payload ?? {});
       const headers = request.headers as Record<string, string>;
-      // A rule scope (objects:<key>:write) is checked with the object's definition, after the body.
-      const refusals: [number, string | undefined][] = [[401, undefined], ...(typeof op.scope === 'string' ? [[403, `Bearer ${await keyWithout(op.scope)}`] as [number, string]] : [])];
+      // A rule scope (objects:<key>:write) too: the object's definition is read before the body.
+      const needed = scopeOf(op, call);
+      expect(needed, `${op.name}: the fixture names the scope its rule asks`).not.toBe('');
+      const refusals: [number, string | undefined][] = [[401, undefined], [403, `Bearer ${await keyWithout(needed)}`]];
       for (const [status, authorization] of refusals) {
         const got = await stalledUpload(port, op.method, restUrl(op, call), { ...headers, ...(authorization ? { authorization } : {}) }, body);
         expect(got.map((a) => a.status), `${op.name} ${status}`).toEqual([status]);

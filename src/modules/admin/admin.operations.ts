@@ -31,6 +31,10 @@ const exampleKey = {
   rotated_to: null,
   state: 'active',
 };
+/** What an operator does when a retry finds the key's secret was shown once (the first answer lost). */
+const revokeAndIssue = (id: string, again: 'issue' | 'rotate' = 'issue') =>
+  `revoke ${id} (POST /admin/v1/keys/${id}/revoke) unless its secret was kept, and ${again === 'issue' ? 'issue a key' : 'rotate the old key'} again with a new Idempotency-Key`;
+
 const exampleCreated = { id: exampleKey.id, key: 'trk_live_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', org: 'acme', scopes: exampleKey.scopes, expires_at: null };
 
 /** The operator's organisations, API keys and audit trail (/admin/v1), the same as `./bin/gateway orgs|keys|audit`. */
@@ -51,7 +55,7 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       errors: { already_exists: 'An organisation with this slug exists.' },
       hints: ISSUES,
       example: { body: { slug: 'acme', name: 'Acme Tires' }, response: { org: exampleOrg } },
-      handle: ({ auth }, { body }) => orgs.create(body.slug, body.name, actorOf(auth)),
+      handle: ({ auth, settle }, { body }) => orgs.create(body.slug, body.name, actorOf(auth), settle),
     }),
     defineRead({
       ...operator,
@@ -82,13 +86,15 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       result: 'key',
       status: 201,
       returns: 'the key, shown this once, with its grants.',
-      errors: { not_found: 'No organisation with this slug.' },
+      errors: { not_found: 'No organisation with this slug.', secret_shown_once: 'A retry with the same Idempotency-Key: the secret was shown once, in the first answer (`details.id` names what it created).', },
       hints: ISSUES,
       example: { body: { org: 'acme', scopes: ['orders:read', 'products:read'], name: 'hub sync' }, response: { key: exampleCreated } },
-      handle: ({ auth }, { body }) =>
+      shownOnce: ({ key }) => ({ created: `API key ${key.id}`, details: { id: key.id }, instead: revokeAndIssue(key.id) }),
+      handle: ({ auth, settle }, { body }) =>
         apiKeys.create(
           { orgSlug: body.org, scopes: body.scopes.join(','), name: body.name, expiresIn: body.expires_in, rateLimit: body.rate_limit_per_minute },
           actorOf(auth),
+          settle,
         ),
     }),
     defineRead({
@@ -121,7 +127,7 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       errors: { not_found: 'No key with this id.' },
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
       example: { params: { id: exampleKey.id }, response: { key: { id: exampleKey.id, revoked_at: '2026-06-02T09:30:00.000Z' } } },
-      handle: ({ auth }, { params }) => apiKeys.revoke(params.id, actorOf(auth)),
+      handle: ({ auth, settle }, { params }) => apiKeys.revoke(params.id, actorOf(auth), settle),
     }),
     defineSteps({
       ...operator,
@@ -138,14 +144,15 @@ export function adminOperations({ orgs, apiKeys, audit }: AdminOperationServices
       result: 'key',
       status: 201,
       returns: 'the new key, shown this once, and when the old one stops working.',
-      errors: { not_found: 'No key with this id.' },
+      errors: { not_found: 'No key with this id.', secret_shown_once: 'A retry with the same Idempotency-Key: the secret was shown once, in the first answer (`details.id` names what it created).', },
       hints: ISSUES,
       example: {
         params: { id: exampleKey.id },
         body: { grace: '24h' },
         response: { key: { ...exampleCreated, id: 'key_01jx2q0b5d7f9h1k3m5p7r9t1v', old_key_expires_at: '2026-06-02T12:00:00.000Z' } },
       },
-      handle: ({ auth }, { params, body }) => apiKeys.rotate(params.id, body.grace, actorOf(auth)),
+      shownOnce: ({ key }) => ({ created: `API key ${key.id}, which replaces the rotated one`, details: { id: key.id }, instead: revokeAndIssue(key.id, 'rotate') }),
+      handle: ({ auth, settle }, { params, body }) => apiKeys.rotate(params.id, body.grace, actorOf(auth), settle),
     }),
     defineRead({
       ...operator,

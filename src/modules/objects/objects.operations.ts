@@ -167,6 +167,7 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
         body: { rows: [{ fitment_id: 'AUDI-A4-2020-17', make: 'Audi', year: 2020, oe: true, season: 'summer' }] },
         response: { written: 1, rows: [exampleFitment] },
       },
+      beforeBody: (auth, { object }) => objects.checkWritable(auth, object),
       handle: ({ tx, auth }, { params, body }) => objects.write(tx, auth, params.object, body),
     }),
   ];

@@ -193,12 +193,7 @@ export class ObjectsService {
    * the caller's grants for the object's own write scope, checked here after the 404.
    */
   async write(tx: Tx, auth: AuthContext, key: string, input: WriteRowsInput): Promise<{ written: number; rows: ObjectRow[] }> {
-    const object = await this.object(tx, auth.orgId, key);
-    const writeScope = object.view.write_scope;
-    if (writeScope === null) {
-      throw new AppError('method_not_allowed', `object ${key} is read-only`, undefined, { allow: 'GET' });
-    }
-    requireScope(auth, writeScope);
+    const object = writable(auth, await this.object(tx, auth.orgId, key), key);
     // Rows not rewritten yet still hold their old key values: an upsert on the new key field could not find them.
     if (object.rewriting?.keyChanged) throw beingRewritten(key, 'writes are taken');
     const { rows, errors } = checkRows(object, input.rows);
@@ -241,12 +236,28 @@ export class ObjectsService {
       }));
   }
 
+  /**
+   * What write() refuses before it reads the rows (404, 405 read-only, 403 without the object's write scope), for the
+   * REST door to answer before a request's body is read.
+   */
+  async checkWritable(auth: AuthContext, key: string): Promise<void> {
+    writable(auth, await this.object(this.db, auth.orgId, key), key);
+  }
+
   /** The org's object by key; unknown (or another org's) is a 404 before any scope is checked. */
   private async object(db: Executor, orgId: string, key: string): Promise<LoadedObject> {
     const row = await repo.findDefinition(db, orgId, key);
     if (!row) throw notFound(`object ${key}`);
     return load(row);
   }
+}
+
+/** The object, if it takes writes and the caller holds its write scope: 405 read-only, else 403. */
+function writable(auth: AuthContext, object: LoadedObject, key: string): LoadedObject {
+  const writeScope = object.view.write_scope;
+  if (writeScope === null) throw new AppError('method_not_allowed', `object ${key} is read-only`, undefined, { allow: 'GET' });
+  requireScope(auth, writeScope);
+  return object;
 }
 
 /** A redefinition is rewriting the object's rows; what waits for it is taken again once it is done. */

@@ -36,14 +36,22 @@ export function portalKeysOperations(portalKeys: PortalKeysService): Operation[]
       result: 'portal_key',
       status: 201,
       returns: 'the key, shown this once, with its settings.',
-      errors: { not_found: 'No organisation with this slug.' },
+      errors: {
+        not_found: 'No organisation with this slug.',
+        secret_shown_once: 'A retry with the same Idempotency-Key: the key was shown once, in the first answer (`details.id` names the portal key).',
+      },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
       absent: { mcp: OPERATOR_NOT_A_TOOL },
       example: {
         body: { org: 'acme', dealer: 'Springfield Tire & Auto', origins: ['https://springfieldtire.example', 'https://www.springfieldtire.example'] },
         response: { portal_key: { ...exampleKey, key: 'pk_portal_dealer_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n1b' } },
       },
-      handle: ({ auth }, { body }) => portalKeys.create(body, actorOf(auth)),
+      shownOnce: ({ portal_key: { id } }) => ({
+        created: `portal key ${id}`,
+        details: { id },
+        instead: `revoke ${id} (POST /admin/v1/portal-keys/${id}/revoke) unless the key was kept, and issue another with a new Idempotency-Key`,
+      }),
+      handle: ({ auth, settle }, { body }) => portalKeys.create(body, actorOf(auth), settle),
     }),
     defineRead({
       name: 'portal_keys_list',
@@ -79,7 +87,7 @@ export function portalKeysOperations(portalKeys: PortalKeysService): Operation[]
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
       absent: { mcp: OPERATOR_NOT_A_TOOL },
       example: { params: { id: exampleKey.id }, response: { portal_key: { ...exampleKey, state: 'revoked', revoked_at: '2026-06-02T09:30:00.000Z' } } },
-      handle: ({ auth }, { params }) => portalKeys.revoke(params.id, actorOf(auth)),
+      handle: ({ auth, settle }, { params }) => portalKeys.revoke(params.id, actorOf(auth), settle),
     }),
   ];
 }

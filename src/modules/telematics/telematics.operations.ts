@@ -324,6 +324,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         invalid_input: 'An unknown or stub provider, or a provider other than the connection\'s.',
         connection_not_active: 'The connection to reconnect was disconnected.',
         provider_not_connectable: 'The provider cannot be connected through the gateway (a stub: contact the vendor).',
+        secret_shown_once: 'A retry with the same Idempotency-Key: the token was shown once, in the first answer (`details.expires_at`: when it lapses unused).',
       },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: false },
       absent: { mcp: OPERATOR_NOT_A_TOOL },
@@ -331,7 +332,9 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         body: { org: 'acme', provider: 'vendor1_livelink', label: 'North yard' },
         response: { connect_token: 'ct_3q9v6t5r4p2n1b0a8d7k3q9v6t5r4p2n', expires_at: '2026-06-01T12:15:00.000Z', org: 'acme', provider: 'vendor1_livelink', label: 'North yard', connection: null },
       },
-      handle: ({ auth }, { body }) => connectTokens.issue(body, actorOf(auth)),
+      // A connect token has no id: the lost one lapses unused at its expiry.
+      shownOnce: ({ org, expires_at }) => ({ created: `a connect token for ${org}`, details: { expires_at }, instead: 'issue another with a new Idempotency-Key (the lost one lapses unused at its expiry)' }),
+      handle: ({ auth, settle }, { body }) => connectTokens.issue(body, actorOf(auth), settle),
     }),
     defineSteps({
       name: 'telematics_connections_reset_cursors',
@@ -361,7 +364,7 @@ export function telematicsOperations({ connections, connect, connectTokens, poll
         body: { org: 'acme' },
         response: { connection: { ...exampleConnection, cursors: { snapshot_at: null, machines: 0, oldest_mark: null, newest_mark: null } } },
       },
-      handle: async ({ auth }, { params, body }) => connections.resetCursors(params.connection_id, actorOf(auth), (await orgs.bySlug(body.org)).id),
+      handle: async ({ auth, settle }, { params, body }) => connections.resetCursors(params.connection_id, actorOf(auth), (await orgs.bySlug(body.org)).id, settle),
     }),
   ];
 }

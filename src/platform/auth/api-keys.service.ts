@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Actor, SYSTEM_ACTOR } from '../core/actor.js';
 import { recordAudit } from '../audit/audit.service.js';
 import type { Clock } from '../core/clock.js';
-import type { Db } from '../db/schema.js';
+import type { BeforeCommit, Db } from '../db/schema.js';
 import { invalidInput, notFound } from '../core/errors.js';
 import { decodeCursor, page } from '../core/pagination.js';
 import { newId } from '../core/ids.js';
@@ -92,7 +92,7 @@ export class ApiKeysService {
     private readonly changes: KeyChanges,
   ) {}
 
-  async create(input: CreateKeyInput, actor: Actor = SYSTEM_ACTOR): Promise<CreatedKey> {
+  async create(input: CreateKeyInput, actor: Actor = SYSTEM_ACTOR, beforeCommit?: BeforeCommit<CreatedKey>): Promise<CreatedKey> {
     const org = await orgsRepo.findOrgBySlug(this.db, input.orgSlug);
     if (!org) throw notFound(`org ${input.orgSlug}`);
     const scopes = this.scopes.parse(input.scopes);
@@ -104,6 +104,7 @@ export class ApiKeysService {
     return this.db.transaction().execute(async (tx) => {
       const created = await this.issue(org.id, org.slug, scopes, input.name ?? null, input.rateLimit ?? null, expiresAt, tx);
       await recordAudit(tx, this.clock, actor, { action: 'key.created', target: created.id, orgId: org.id });
+      await beforeCommit?.(tx, created);
       return created;
     });
   }
@@ -118,20 +119,26 @@ export class ApiKeysService {
     return { keys: items.map((row) => toView(row, now)), next_cursor };
   }
 
-  async revoke(id: string, actor: Actor = SYSTEM_ACTOR): Promise<{ id: string; revoked_at: string }> {
+  async revoke(id: string, actor: Actor = SYSTEM_ACTOR, beforeCommit?: BeforeCommit<{ id: string; revoked_at: string }>): Promise<{ id: string; revoked_at: string }> {
     const row = await repo.findApiKeyById(this.db, id);
     if (!row) throw notFound(`key ${id}`);
     const revokedAt = row.revoked_at ?? this.clock.now().toISOString();
     await this.db.transaction().execute(async (tx) => {
       await repo.updateApiKey(tx, id, { revoked_at: revokedAt });
       await recordAudit(tx, this.clock, actor, { action: 'key.revoked', target: id, orgId: row.org_id });
+      await beforeCommit?.(tx, { id, revoked_at: revokedAt });
     });
     await this.changes.announce({ kind: 'api', id });
     return { id, revoked_at: revokedAt };
   }
 
   /** New key with the same grants; the old one keeps working until the grace period ends. */
-  async rotate(id: string, grace = '24h', actor: Actor = SYSTEM_ACTOR): Promise<CreatedKey & { old_key_expires_at: string }> {
+  async rotate(
+    id: string,
+    grace = '24h',
+    actor: Actor = SYSTEM_ACTOR,
+    beforeCommit?: BeforeCommit<CreatedKey & { old_key_expires_at: string }>,
+  ): Promise<CreatedKey & { old_key_expires_at: string }> {
     const old = await repo.findApiKeyById(this.db, id);
     if (!old) throw notFound(`key ${id}`);
     if (old.revoked_at) throw invalidInput(`key ${id} is revoked`);
@@ -145,7 +152,9 @@ export class ApiKeysService {
       const created = await this.issue(org.id, org.slug, old.scopes.split(' '), old.name, old.rate_limit_per_minute, old.expires_at, tx);
       await repo.updateApiKey(tx, id, { expires_at: oldExpires, rotated_to: created.id });
       await recordAudit(tx, this.clock, actor, { action: 'key.rotated', target: id, orgId: org.id });
-      return { ...created, old_key_expires_at: oldExpires };
+      const answer = { ...created, old_key_expires_at: oldExpires };
+      await beforeCommit?.(tx, answer);
+      return answer;
     });
     // The old key's expiry moved to the grace end: a verifier must not keep the one it cached.
     await this.changes.announce({ kind: 'api', id });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Actor, SYSTEM_ACTOR } from '../core/actor.js';
 import { recordAudit } from '../audit/audit.service.js';
 import type { Clock } from '../core/clock.js';
-import type { Db } from '../db/schema.js';
+import type { BeforeCommit, Db } from '../db/schema.js';
 import { notFound } from '../core/errors.js';
 import { decodeCursor, page } from '../core/pagination.js';
 import { newId } from '../core/ids.js';
@@ -42,7 +42,7 @@ export class PortalKeysService {
     private readonly changes: KeyChanges,
   ) {}
 
-  async create(input: z.input<typeof createPortalKeyInput>, actor: Actor = SYSTEM_ACTOR): Promise<CreatedPortalKey> {
+  async create(input: z.input<typeof createPortalKeyInput>, actor: Actor = SYSTEM_ACTOR, beforeCommit?: BeforeCommit<CreatedPortalKey>): Promise<CreatedPortalKey> {
     const parsed = createPortalKeyInput.safeParse(input);
     if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'portal key');
     const { org: slug, dealer, origins, rate_limit_per_minute, ip_rate_limit_per_minute } = parsed.data;
@@ -63,11 +63,13 @@ export class PortalKeysService {
       created_at: now.toISOString(),
       revoked_at: null,
     };
+    const created = { ...toView({ ...row, org_slug: org.slug }), key };
     await this.db.transaction().execute(async (tx) => {
       await repo.insertPortalKey(tx, row);
       await recordAudit(tx, this.clock, actor, { action: 'portal_key.created', target: row.id, orgId: org.id });
+      await beforeCommit?.(tx, created);
     });
-    return { ...toView({ ...row, org_slug: org.slug }), key };
+    return created;
   }
 
   async list(query: ListPortalKeysQuery): Promise<{ portal_keys: PortalKeyView[]; next_cursor: string | null }> {
@@ -83,13 +85,15 @@ export class PortalKeysService {
   }
 
   /** Takes effect at once here and, through Redis, on the other instances (within the key cache's TTL without it); revoking twice keeps the first time. */
-  async revoke(id: string, actor: Actor = SYSTEM_ACTOR): Promise<PortalKeyView> {
+  async revoke(id: string, actor: Actor = SYSTEM_ACTOR, beforeCommit?: BeforeCommit<PortalKeyView>): Promise<PortalKeyView> {
     const revoked = await this.db.transaction().execute(async (tx) => {
       await repo.revokePortalKey(tx, id, this.clock.now().toISOString());
       const row = await repo.findPortalKeyById(tx, id);
       if (!row) throw notFound(`portal key ${id}`);
       await recordAudit(tx, this.clock, actor, { action: 'portal_key.revoked', target: id, orgId: row.org_id });
-      return toView(row);
+      const view = toView(row);
+      await beforeCommit?.(tx, view);
+      return view;
     });
     await this.changes.announce({ kind: 'portal', id });
     return revoked;

@@ -1,2 +1,5 @@
-/** Version of the public contract (REST /v1 and the MCP tools that mirror it), shown in OpenAPI and MCP serverInfo. */
-export const API_VERSION = '1.0.0';
+/**
+ * Version of the public contract (REST /v1, the portal, the operator API and the MCP tools), shown in OpenAPI and MCP
+ * serverInfo; semver: a change a client must adapt to is a new major. Each version is in docs/changelog.md.
+ */
+export const API_VERSION = '2.0.0';

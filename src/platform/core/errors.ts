@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   /** Answers stored before the 409 codes were split (idempotency replays, EDI resends); no longer produced. */
   conflict: 409,
   idempotency_in_flight: 409,
+  /** A replay of a call whose answer held a secret shown once (a key, a connect token): details name what it created. */
+  secret_shown_once: 409,
   /** The connect token expired. */
   token_expired: 410,
   payload_too_large: 413,

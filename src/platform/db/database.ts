@@ -1,8 +1,9 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { DEFAULT_DATABASE_POOL_SIZE, DEFAULT_SQLITE_CACHE_MB, isPostgresUrl, type SqliteSynchronous } from '../../config.js';
 import type { Database, Db } from './schema.js';
 import { preparedStatementName } from './prepared-query.js';
@@ -46,20 +47,41 @@ interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
   /** SQLite: FULL (a commit survives power loss; the default) or NORMAL (SQLITE_SYNCHRONOUS). */
   synchronous?: SqliteSynchronous;
+  /** SQLite: told once when an existing database file open to group or others is tightened to 0600. */
+  log?: Pick<Logger, 'warn'>;
 }
 
 /**
  * Creates the SQLite file, if absent, readable by its owner only (0600, like gateway.secret): it holds every org's data
  * and the key hashes. SQLite gives the -wal and -shm files it makes the database file's mode, so they are 0600 too.
- * An existing file keeps the mode its operator gave it.
+ * An existing file (and its -wal and -shm) open to group or others is tightened to 0600, and the change logged.
  */
-function createPrivately(file: string): void {
+function createPrivately(file: string, log: OpenDatabaseOptions['log']): void {
   mkdirSync(dirname(file), { recursive: true });
   try {
     closeSync(openSync(file, 'wx', 0o600));
   } catch (err) {
     if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST')) throw err;
+    tightenModes([file, `${file}-wal`, `${file}-shm`], log);
   }
+}
+
+const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
+
+/** Sets 0600 on those of `files` open to group or others; a file that is missing, or not ours to change, is left. */
+function tightenModes(files: string[], log: OpenDatabaseOptions['log']): void {
+  const tightened: { file: string; was: string }[] = [];
+  for (const file of files) {
+    const mode = statSync(file, { throwIfNoEntry: false })?.mode;
+    if (mode === undefined || (mode & 0o077) === 0) continue;
+    try {
+      chmodSync(file, 0o600);
+      tightened.push({ file, was: octal(mode) });
+    } catch (err) {
+      log?.warn({ file, mode: octal(mode), err: (err as Error).message }, 'the SQLite database file is open to group or others and could not be made 0600');
+    }
+  }
+  if (tightened.length > 0) log?.warn({ files: tightened }, 'tightened the SQLite database files to 0600: they hold every org\'s data and the key hashes');
 }
 
 export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): DatabaseHandle {
@@ -79,7 +101,7 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = url.slice('sqlite:'.length);
-  if (file !== ':memory:') createPrivately(file);
+  if (file !== ':memory:') createPrivately(file, opts.log);
   const write = new SQLite(file);
   write.pragma('journal_mode = WAL');
   // FULL: the WAL is synced at every commit, so an answered write survives power loss; group commit pays it once per batch.

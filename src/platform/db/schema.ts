@@ -92,9 +92,16 @@ export interface Database {
   portal_keys: PortalKeysTable;
   audit_events: AuditEventsTable;
   idempotency_keys: IdempotencyKeysTable;
+  /** The operator door's keys (its calls act for no org: org_id is always ''). */
+  operator_idempotency_keys: IdempotencyKeysTable;
 }
 
 export type Db = Kysely<Database>;
+/**
+ * Called inside a service's write transaction with what the write answers, so what its caller records of it (the
+ * operation's idempotent outcome) commits with the change or not at all.
+ */
+export type BeforeCommit<T> = (tx: Transaction<Database>, answer: T) => Promise<void>;
 export type Tx = Transaction<Database>;
 /** A repository function runs on the pool or inside the caller's transaction. */
 export type Executor = Db | Tx;

@@ -37,6 +37,13 @@ const DETAILS: [readonly ErrorCode[], z.ZodType | undefined][] = [
   [['unavailable'], z.object({ message_id: z.string() }).describe('the EDI message whose processing to wait for, when it is one')],
   [['vendor_error'], z.object({ status: z.number().int().describe("the vendor's HTTP status"), retry_after_seconds: z.number().int().optional() })],
   [['vendor_document_invalid'], z.object({ path: z.string(), reason: z.string() })],
+  [
+    ['secret_shown_once'],
+    z.object({
+      id: z.string().optional().describe('the id of what the first call created (`key_…`, `pkey_…`)'),
+      expires_at: z.string().nullable().optional().describe('when its secret stops working, ISO 8601 UTC'),
+    }),
+  ],
   // Answers stored by an earlier version replay as they were stored.
   [['conflict', 'unprocessable'], z.unknown()],
 ];

@@ -10,8 +10,8 @@ import { BROWSER_WITHOUT_ORIGIN, type CorsOptions, grantCors, isPlacelessBrowser
 /** What a dealer page may send and read (the preflight's answer; methods are set per path). */
 export const PORTAL_CORS: CorsOptions = {
   methods: ['GET', 'POST'],
-  allowHeaders: ['content-type', 'x-portal-key'],
-  exposeHeaders: ['x-request-id', 'retry-after', 'ratelimit-policy', 'ratelimit'],
+  allowHeaders: ['content-type', 'x-portal-key', 'idempotency-key'],
+  exposeHeaders: ['x-request-id', 'retry-after', 'ratelimit-policy', 'ratelimit', 'idempotent-replayed'],
   maxAgeSeconds: 600,
 };
 

@@ -20,6 +20,8 @@ export type StoredOutcome =
 
 /** A call that owns an idempotency key until it has answered. */
 export interface IdempotencyClaim {
+  /** The caller's keys: its org's, or the operator's (orgId ''). */
+  table: repo.IdempotencyTable;
   orgId: string;
   key: string;
   fingerprint: string;
@@ -117,10 +119,12 @@ export class IdempotencyStore {
   /**
    * Runs `call` once per key: a stored outcome is returned instead of running it again. `call` gets the claim to
    * record its outcome under inside its write transaction (record), so a crash after commit cannot lose it.
+   * `replayOf` is what of the answer is kept for a replay (not a secret shown once).
    */
   async run(
     claim: IdempotencyClaim,
     call: (held: IdempotencyClaim) => Promise<StoredOutcome>,
+    replayOf: (outcome: StoredOutcome) => StoredOutcome = (outcome) => outcome,
   ): Promise<{ outcome: StoredOutcome; replayed: boolean }> {
     const stored = await this.acquire(claim);
     if (stored !== undefined) return { outcome: stored, replayed: true };
@@ -129,12 +133,15 @@ export class IdempotencyStore {
       outcome = await call(claim);
     } catch (err) {
       // With the database down the release fails too: the call's own error is the answer; the key frees when this process stops.
-      await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint, this.instances.id).catch(() => undefined);
+      await repo.releaseKey(this.db, claim.table, claim.orgId, claim.key, claim.fingerprint, this.instances.id).catch(() => undefined);
       throw err;
     }
     const owner = this.instances.id;
-    if (outcome.status >= 500) await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint, owner);
-    else await repo.saveOutcome(this.db, claim.orgId, claim.key, claim.fingerprint, owner, { statusCode: outcome.status, body: JSON.stringify(outcome) });
+    if (outcome.status >= 500) await repo.releaseKey(this.db, claim.table, claim.orgId, claim.key, claim.fingerprint, owner);
+    else {
+      const kept = replayOf(outcome);
+      await repo.saveOutcome(this.db, claim.table, claim.orgId, claim.key, claim.fingerprint, owner, { statusCode: kept.status, body: JSON.stringify(kept) });
+    }
     return { outcome, replayed: false };
   }
 
@@ -144,7 +151,7 @@ export class IdempotencyStore {
    * the TTL) must not commit a call whose retry is running elsewhere.
    */
   async record(tx: Executor, claim: IdempotencyClaim, outcome: StoredOutcome): Promise<void> {
-    if (!(await repo.saveOutcome(tx, claim.orgId, claim.key, claim.fingerprint, this.instances.id, { statusCode: outcome.status, body: JSON.stringify(outcome) }))) {
+    if (!(await repo.saveOutcome(tx, claim.table, claim.orgId, claim.key, claim.fingerprint, this.instances.id, { statusCode: outcome.status, body: JSON.stringify(outcome) }))) {
       throw new Error(`Idempotency-Key ${claim.key} was taken over by another process while this call ran`);
     }
   }
@@ -168,15 +175,15 @@ export class IdempotencyStore {
       created_at: nowIso,
       expires_at: new Date(now.getTime() + this.ttlMs).toISOString(),
     };
-    if (await repo.insertKey(this.db, fresh)) return undefined;
-    const seen = await repo.findKey(this.db, claim.orgId, claim.key);
+    if (await repo.insertKey(this.db, claim.table, fresh)) return undefined;
+    const seen = await repo.findKey(this.db, claim.table, claim.orgId, claim.key);
     if (seen === undefined) {
-      if (await repo.insertKey(this.db, fresh)) return undefined;
+      if (await repo.insertKey(this.db, claim.table, fresh)) return undefined;
       throw inFlight(claim.key);
     }
     const stale = seen.state === 'in_flight' ? !(await this.instances.isLive(seen.owner_id)) : seen.expires_at <= nowIso || !isOutcome(seen.response_body);
     if (stale) {
-      if (await repo.takeOver(this.db, seen, fresh)) return undefined;
+      if (await repo.takeOver(this.db, claim.table, seen, fresh)) return undefined;
       throw inFlight(claim.key);
     }
     if (seen.fingerprint !== claim.fingerprint) {
@@ -199,5 +206,10 @@ const inFlight = (key: string) => new AppError('idempotency_in_flight', `a reque
 
 /** What retention removes of the idempotency store: records past their expiry, `keepMs` after (RETENTION_IDEMPOTENCY_MS). */
 export function idempotencyRetention({ db, dialect }: DatabaseHandle, keepMs: number): PurgeTarget {
-  return { name: 'idempotency_expired', keepMs, purge: (before, limit) => repo.purgeExpired(db, dialect, before, limit) };
+  const purge = async (before: string, limit: number): Promise<number> => {
+    const orgs = await repo.purgeExpired(db, dialect, 'idempotency_keys', before, limit);
+    // The operator's few records go in the batch's room left over.
+    return orgs < limit ? orgs + (await repo.purgeExpired(db, dialect, 'operator_idempotency_keys', before, limit - orgs)) : orgs;
+  };
+  return { name: 'idempotency_expired', keepMs, purge };
 }

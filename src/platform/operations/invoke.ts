@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AuthContext } from '../auth/scopes.js';
 import { requireScope } from '../auth/scopes.js';
 import type { Db } from '../db/schema.js';
-import { AppError, invalidInput } from '../core/errors.js';
+import { AppError, ERROR_STATUS, invalidInput } from '../core/errors.js';
 import { invalidFromIssues } from '../core/issues.js';
 import { assertDepth } from '../core/json-depth.js';
 import { assertNoNul } from '../core/nul-guard.js';
@@ -10,7 +10,7 @@ import { type PublicDelivery, toPublicDelivery } from '../outbox/deliveries.serv
 import type { DeliverAfterCommit } from '../outbox/delivery-worker.js';
 import { type AfterCommit, sendAfterCommit } from '../outbox/outbox.js';
 import { fingerprintOf, fingerprintOfRaw, type IdempotencyClaim, type IdempotencyStore, type StoredOutcome } from './idempotency.js';
-import { type Operation, type OperationInput, outputOf, type RequestParts, takesIdempotencyKey } from './operation.js';
+import { audienceOf, type Operation, type OperationInput, outputOf, type RequestParts, takesIdempotencyKey } from './operation.js';
 
 const NO_FIELDS = z.strictObject({});
 
@@ -72,6 +72,17 @@ function refusalOf(err: unknown): StoredOutcome {
   throw err;
 }
 
+/**
+ * What the idempotency record keeps of an outcome: the outcome itself, except a success holding a secret shown once,
+ * whose replay answers 409 secret_shown_once naming what was created (the secret is stored nowhere but as a hash).
+ */
+function replayOf(op: Operation, outcome: StoredOutcome): StoredOutcome {
+  if (op.shownOnce === undefined || !('output' in outcome)) return outcome;
+  const { created, details, instead } = op.shownOnce(outcome.output);
+  const message = `the first request with this Idempotency-Key created ${created}; its secret was shown once, in that answer, and is not kept: ${instead}`;
+  return { status: ERROR_STATUS.secret_shown_once, error: { code: 'secret_shown_once', message, details } };
+}
+
 /** Where the hub events of a change stand after the try right after commit: the first not delivered, else the last. */
 function deliveryOf(ids: readonly string[], states: Map<string, Parameters<typeof toPublicDelivery>[0]>): PublicDelivery {
   const all = ids.map((id) => toPublicDelivery(states.get(id)));
@@ -114,8 +125,9 @@ export class OperationInvoker {
     const body = input.body;
     // A raw body (an EDI interchange, up to 10 MB) is hashed between yields; the digest is the same either way.
     const fingerprint = Buffer.isBuffer(body) ? await fingerprintOfRaw(op.name, { ...input, body }) : fingerprintOf(op.name, input);
-    const claim = { orgId: auth.orgId, key: idempotencyKey, fingerprint };
-    return this.options.idempotency.run(claim, (held) => this.run(op, auth, input, present, held));
+    // The operator acts for no org: its keys are its own.
+    const claim = { table: audienceOf(op) === 'operator' ? 'operator_idempotency_keys' : 'idempotency_keys', orgId: auth.orgId, key: idempotencyKey, fingerprint } as const;
+    return this.options.idempotency.run(claim, (held) => this.run(op, auth, input, present, held), (outcome) => replayOf(op, outcome));
   }
 
   /** Runs the handler in its unit of work; `held` is the idempotency key the outcome is recorded under, if any. */
@@ -132,7 +144,7 @@ export class OperationInvoker {
             orgId,
             db,
             settle: async (tx, value) => {
-              if (held !== undefined) await idempotency.record(tx, held, present(value));
+              if (held !== undefined) await idempotency.record(tx, held, replayOf(op, present(value)));
               settled = true;
             },
           },
@@ -148,7 +160,7 @@ export class OperationInvoker {
         sendAfterCommit(tx, unit);
         const value = await op.handle({ auth, orgId, tx }, input);
         // The answer as it stands at commit (its hub events queued): what a retry after a crash replays.
-        if (held !== undefined) await idempotency.record(tx, held, present(value));
+        if (held !== undefined) await idempotency.record(tx, held, replayOf(op, present(value)));
         return value;
       });
       afterCommit?.(op);

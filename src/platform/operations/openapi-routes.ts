@@ -95,7 +95,8 @@ export async function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions
   const tagOf = new Map(opts.operations.map((e) => [e.operation.name, e.tag]));
   const document = buildOpenApiDocument({
     title: opts.title,
-    version: opts.version,
+    // info.version is the contract's version (what a client codes against); the release serving it is in the description.
+    version: opts.apiVersion,
     description: `${DESCRIPTION}\n\nServed by ${opts.title} ${opts.version}; REST contract \`/v1\` version ${opts.apiVersion}. ` +
       'Browse it at `/docs`, fetch it at `/openapi.json`.',
     tags: [HEALTH_TAG, ...opts.tags],

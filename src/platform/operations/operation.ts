@@ -68,6 +68,19 @@ export interface OperationExample {
   response: Record<string, unknown>;
 }
 
+/**
+ * What a replay says in place of an answer holding a secret shown once (a key's plaintext, a connect token): the
+ * secret is stored nowhere but as a hash, so the idempotency record keeps this instead (409 `secret_shown_once`).
+ */
+export interface SecretShownOnce {
+  /** What the first call created, for a person: `API key key_…`. */
+  created: string;
+  /** The created record's id, when it has one, and when the secret stops working, when it does. */
+  details: { id?: string; expires_at?: string | null };
+  /** What to do now that the secret is lost: `revoke it (…) and issue another with a new Idempotency-Key`. */
+  instead: string;
+}
+
 /** What a read's handler works with: the caller, its org and the database (no write transaction). */
 export interface ReadContext {
   auth: AuthContext;
@@ -142,6 +155,13 @@ interface OperationSpec<
   /** Error codes this operation returns beyond the ones every authenticated call can (400, 401, 403, 415, 429). */
   errors: Partial<Record<ErrorCode, string>>;
   example: OperationExample;
+  /**
+   * Refusals that need no body (a rule scope checked against a stored definition), run by the REST door before it reads
+   * the body, so a caller without the right is answered at once and the connection closed. The handler checks again.
+   */
+  beforeBody?: (auth: AuthContext, params: z.output<P>) => Promise<void>;
+  /** The success answer holds a secret shown once: replays with the same Idempotency-Key answer this instead. */
+  shownOnce?: (output: z.output<O>) => SecretShownOnce;
   mcp?: McpShape;
   absent?: DoorException;
 }
@@ -225,9 +245,12 @@ export function audienceOf(op: Operation): Audience {
   return op.audience ?? 'api';
 }
 
-/** Whether calls of this operation take an idempotency key: every API operation that changes something (keys are per org). */
+/**
+ * Whether calls of this operation take an idempotency key: every operation that changes something (keys are per org, the
+ * operator's its own), but the public door's, whose single-use connect token already answers a retry (409 token_used).
+ */
 export function takesIdempotencyKey(op: Operation): boolean {
-  return op.unit !== 'read' && audienceOf(op) === 'api';
+  return op.unit !== 'read' && audienceOf(op) !== 'public';
 }
 
 export function scopeText(op: Operation): string {

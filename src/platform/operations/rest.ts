@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
 import { requireScope } from '../auth/scopes.js';
 import { authOf } from '../http/api-auth.js';
@@ -17,11 +18,21 @@ function bodyKind(op: Operation): BodyKind {
 /**
  * A key without an upload's static scope is refused before its body is read (the invoker checks again, for MCP), so the
  * 403 closes the connection instead of waiting out a body nobody will read. Rule scopes (objects:<key>:write) need the
- * object's definition and stay in the handler.
+ * object's definition: the operation's `beforeBody` reads it, on path parameters that pass their schema (the others
+ * get their 400 from the invoker).
  */
-function scopeBeforeBody(op: Operation): onRequestHookHandler[] {
+function scopeBeforeBody(op: Operation): (onRequestHookHandler | onRequestAsyncHookHandler)[] {
   const scope = op.scope;
-  if (typeof scope !== 'string' || bodyKind(op) === 'none') return [];
+  if (bodyKind(op) === 'none') return [];
+  const check = op.beforeBody;
+  if (typeof scope !== 'string') {
+    if (check === undefined) return [];
+    const hook: onRequestAsyncHookHandler = async (request) => {
+      const params = (op.params ?? NO_PARAMS).safeParse(request.params);
+      if (params.success) await check(authOf(request), params.data);
+    };
+    return [hook];
+  }
   return [
     (request, _reply, done) => {
       try {
@@ -34,6 +45,8 @@ function scopeBeforeBody(op: Operation): onRequestHookHandler[] {
     },
   ];
 }
+
+const NO_PARAMS = z.strictObject({});
 
 function handlerFor(op: Operation, invoker: OperationInvoker) {
   const keyed = takesIdempotencyKey(op);

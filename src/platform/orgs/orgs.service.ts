@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type Actor, SYSTEM_ACTOR } from '../core/actor.js';
 import { recordAudit } from '../audit/audit.service.js';
 import type { Clock } from '../core/clock.js';
-import type { Db, Executor, Tx } from '../db/schema.js';
+import type { BeforeCommit, Db, Executor, Tx } from '../db/schema.js';
 import { AppError, invalidInput, notFound } from '../core/errors.js';
 import { decodeCursor, page } from '../core/pagination.js';
 import { newId } from '../core/ids.js';
@@ -43,13 +43,14 @@ export class OrgsService {
     this.listeners.push({ names: group.settings.map((s) => s.name), notify: (tx, orgId, stored) => listener(tx, orgId, group.read(stored)) });
   }
 
-  async create(slug: string, name?: string, actor: Actor = SYSTEM_ACTOR): Promise<OrgView> {
+  async create(slug: string, name?: string, actor: Actor = SYSTEM_ACTOR, beforeCommit?: BeforeCommit<OrgView>): Promise<OrgView> {
     if (!ORG_SLUG.test(slug)) throw invalidInput(`org slug must be ${ORG_SLUG_RULE}`, undefined, 'slug');
     if (await repo.findOrgBySlug(this.db, slug)) throw new AppError('already_exists', `org ${slug} already exists`, undefined, undefined, 'slug');
     const row = { id: newId('org', this.clock.now()), slug, name: name ?? slug, created_at: this.clock.now().toISOString() };
     await this.db.transaction().execute(async (tx) => {
       await repo.insertOrg(tx, row);
       await recordAudit(tx, this.clock, actor, { action: 'org.created', target: row.id, orgId: row.id });
+      await beforeCommit?.(tx, row);
     });
     return row;
   }

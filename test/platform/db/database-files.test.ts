@@ -26,13 +26,27 @@ describe.skipIf(process.platform === 'win32')('SQLite files (unix permissions)',
     }
   });
 
-  it("leaves an existing database's mode as its operator set it", async () => {
-    const file = join(dir, 'shared.sqlite');
-    writeFileSync(file, '');
-    chmodSync(file, 0o640);
-    const handle = openDatabase(`sqlite:${file}`);
+  it('tightens an existing database, -wal and -shm open to group or others to 0600, and says so once', async () => {
+    const file = join(dir, 'loose.sqlite');
+    for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+      writeFileSync(path, '');
+      chmodSync(path, 0o644);
+    }
+    const warnings: { fields: unknown; message: string }[] = [];
+    const log = { warn: (fields: unknown, message?: string) => void warnings.push({ fields, message: message ?? '' }) };
+    const handle = openDatabase(`sqlite:${file}`, { log });
     await sql`create table t (x integer)`.execute(handle.db);
-    expect(modeOf(file)).toBe('640');
+    expect([file, `${file}-wal`, `${file}-shm`].map(modeOf)).toEqual(['600', '600', '600']);
     await handle.close();
+    expect(warnings).toEqual([
+      {
+        fields: { files: [`${file}`, `${file}-wal`, `${file}-shm`].map((path) => ({ file: path, was: '0644' })) },
+        message: expect.stringContaining('tightened the SQLite database files to 0600') as string,
+      },
+    ]);
+    // Already private: opened again, nothing to change and nothing said.
+    const again = openDatabase(`sqlite:${file}`, { log });
+    await again.close();
+    expect(warnings).toHaveLength(1);
   });
 });

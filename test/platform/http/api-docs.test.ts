@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { API_VERSION } from '../../../src/platform/core/api-version.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS, type ErrorCode } from '../../../src/platform/core/errors.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
@@ -26,7 +27,7 @@ describe.each(dialects)('whose API /docs and / describe (%s)', (dialect) => {
 
   it('the OpenAPI info names the gateway and its release', () => {
     expect(doc.info.title).toBe('tire-gateway');
-    expect(doc.info.version).toBe(PACKAGE.version);
+    expect(doc.info.version).toBe(API_VERSION);
     expect(doc.info.description).toContain(`Served by tire-gateway ${PACKAGE.version}`);
   });
 

@@ -294,11 +294,13 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
     const key = (el.getAttribute('data-key') || '').trim();
     if (!key) throw new PortalError('missing_key', 'This widget has no portal key.', 'Add data-key="pk_portal_dealer_…" to the element.');
     const gateway = gatewayOf(el);
+    const { idempotencyKey, ...request } = init || {};
     const headers = { 'X-Portal-Key': key, Accept: 'application/json' };
-    if (init && init.body) headers['Content-Type'] = 'application/json';
+    if (request.body) headers['Content-Type'] = 'application/json';
+    if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
     let response;
     try {
-      response = await fetch(gateway + API_PATH + path, { ...init, headers, mode: 'cors', credentials: 'omit' });
+      response = await fetch(gateway + API_PATH + path, { ...request, headers, mode: 'cors', credentials: 'omit' });
     } catch (err) {
       if (err && err.name === 'AbortError') throw err;
       throw await explainNetworkFailure(gateway);
@@ -307,6 +309,11 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
     const body = await response.json().catch(() => null);
     if (response.ok && body && body.ok === true) return body;
     throw errorFrom(response, body);
+  }
+
+  /** 128 random bits in hex (getRandomValues works on plain-http pages too, unlike randomUUID). */
+  function newIdempotencyKey() {
+    return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
   }
 
   function errorNotice(error, retry) {
@@ -651,10 +658,14 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
       if (this.value('sku')) claim.sku = this.value('sku');
       if (this.value('dot_number')) claim.dot_number = this.value('dot_number');
       if (this.value('quantity')) claim.quantity = Number(this.value('quantity'));
+      const json = JSON.stringify(claim);
+      // The same claim sent again after a failure keeps its key: an answer lost on the way cannot file it twice.
+      if (!this.pending || this.pending.json !== json) this.pending = { json, key: newIdempotencyKey() };
       this.submit.disabled = true;
       this.submit.textContent = 'Sending…';
       try {
-        const body = await portalFetch(this, '/warranty-claims', { method: 'POST', body: JSON.stringify(claim) });
+        const body = await portalFetch(this, '/warranty-claims', { method: 'POST', body: json, idempotencyKey: this.pending.key });
+        this.pending = null;
         this.showFiled(body, claim.customer_ref);
       } catch (err) {
         this.showServerError(err);

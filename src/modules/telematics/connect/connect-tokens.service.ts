@@ -5,7 +5,7 @@ import { recordAudit } from '../../../platform/audit/audit.service.js';
 import { sha256Hex } from '../../../platform/auth/api-key.js';
 import { invalidFromIssues } from '../../../platform/core/issues.js';
 import type { Clock } from '../../../platform/core/clock.js';
-import type { Db } from '../../../platform/db/schema.js';
+import type { BeforeCommit, Db } from '../../../platform/db/schema.js';
 import { AppError, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { freeText } from '../../../platform/core/text-rules.js';
 import type { OrgsService } from '../../../platform/orgs/orgs.service.js';
@@ -53,7 +53,7 @@ export class ConnectTokensService {
     private readonly orgs: OrgsService,
   ) {}
 
-  async issue(raw: IssueConnectTokenInput, actor: Actor = SYSTEM_ACTOR): Promise<IssuedConnectToken> {
+  async issue(raw: IssueConnectTokenInput, actor: Actor = SYSTEM_ACTOR, beforeCommit?: BeforeCommit<IssuedConnectToken>): Promise<IssuedConnectToken> {
     const parsed = issueInput.safeParse(raw);
     if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'connect token request');
     const input = parsed.data;
@@ -76,6 +76,7 @@ export class ConnectTokensService {
     const token = CONNECT_TOKEN_PREFIX + randomBytes(24).toString('base64url');
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + CONNECT_TOKEN_LIFETIME_MS).toISOString();
+    const issued = { connect_token: token, expires_at: expiresAt, org: org.slug, provider, label: input.label ?? null, connection: connectionId };
     await this.db.transaction().execute(async (tx) => {
       await repo.insertConnectToken(tx, {
         token_hash: sha256Hex(token),
@@ -89,7 +90,8 @@ export class ConnectTokensService {
       });
       // The token itself is never stored, so the trail names what it will connect: the connection, or else the org.
       await recordAudit(tx, this.clock, actor, { action: 'connect_token.issued', target: connectionId ?? org.id, orgId: org.id });
+      await beforeCommit?.(tx, issued);
     });
-    return { connect_token: token, expires_at: expiresAt, org: org.slug, provider, label: input.label ?? null, connection: connectionId };
+    return issued;
   }
 }

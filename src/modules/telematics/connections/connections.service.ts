@@ -1,7 +1,7 @@
 import type { Actor } from '../../../platform/core/actor.js';
 import { recordAudit } from '../../../platform/audit/audit.service.js';
 import type { Clock } from '../../../platform/core/clock.js';
-import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
+import type { BeforeCommit, Db, Executor, Tx } from '../../../platform/db/schema.js';
 import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
 import { AppError, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { decodeCursor, page, sincePage, sinceWindowOf } from '../../../platform/core/pagination.js';
@@ -180,16 +180,20 @@ export class ConnectionsService {
    * the vendor returns again (the hub drops what it has by event id). Refused while a poll holds the connection, whose
    * last transaction would store marks moved from the old ones. Audited in the same transaction.
    */
-  async resetCursors(id: string, actor: Actor, orgId?: string): Promise<Connection> {
+  async resetCursors(id: string, actor: Actor, orgId?: string, beforeCommit?: BeforeCommit<Connection>): Promise<Connection> {
     const row = await repo.findConnectionForOperator(this.db, id, orgId);
     if (row === undefined) throw notFound(`connection ${id}`);
     const now = this.clock.now().toISOString();
-    await this.db.transaction().execute(async (tx) => {
+    return this.db.transaction().execute(async (tx) => {
       if (!(await repo.clearCursors(tx, row.id, now))) throw new AppError('concurrent_change', `a poll of connection ${id} is running: reset its cursors when it has finished`);
       await deleteMarks(tx, row.org_id, row.id);
       await recordAudit(tx, this.clock, actor, { action: 'connection.cursors_reset', target: row.id, orgId: row.org_id });
+      const cleared = await repo.findConnectionForOperator(tx, row.id);
+      if (cleared === undefined) throw notFound(`connection ${id}`);
+      const answer = present(cleared, this.clock.now());
+      await beforeCommit?.(tx, answer);
+      return answer;
     });
-    return this.getForOperator(row.id);
   }
 }
 

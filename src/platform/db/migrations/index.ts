@@ -8,6 +8,7 @@ import * as m0014 from './0014_portal_keys.js';
 import * as m0016 from './0016_audit_events.js';
 import * as m0020 from './0020_api_keys_by_org.js';
 import * as m0023 from './0023_instance_owners.js';
+import * as m0032 from './0032_operator_idempotency.js';
 
 /**
  * The platform's migrations. 0001-0004 are the baseline: every table created before modules declared their own
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0016_audit_events': m0016,
   '0020_api_keys_by_org': m0020,
   '0023_instance_owners': m0023,
+  '0032_operator_idempotency': m0032,
 };
