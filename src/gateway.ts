@@ -82,6 +82,8 @@ interface GatewayOptions {
   /** PostgreSQL schema to run in (tests isolate themselves this way). */
   databaseSchema?: string;
   migrate?: boolean;
+  /** Tests only: migrate up to, not including, this migration (the schema as it was before it). */
+  migrateBefore?: string;
   /** Redis key namespace for shared counters (tests isolate themselves this way). */
   redisKeyPrefix?: string;
   /** The modules to serve; all of them (src/modules/index.ts) unless a test narrows or extends the list. */
@@ -125,7 +127,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}),
   });
   await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
-    if (opts.migrate ?? true) await migrateToLatest(database.db, modules);
+    if (opts.migrate ?? true) await migrateToLatest(database.db, modules, opts.migrateBefore);
     else await sql`select 1`.execute(database.db);
   });
   const db = database.db;

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiTable } from '../../src/platform/operations/api-table.js';
 import { type Harness, startHarness } from '../support/harness.js';
@@ -21,6 +21,11 @@ describe('docs/api.md', () => {
     expect(start, `docs/api.md lacks the marker ${START}`).toBeGreaterThan(-1);
     const shown = text.slice(start + START.length, end).trim();
     const generated = apiTable(h.gateway.operations.map((e) => e.operation));
+    // UPDATE_API_TABLE=1 writes the generated table between the markers instead of comparing.
+    if (process.env.UPDATE_API_TABLE === '1') {
+      writeFileSync(API_DOC, `${text.slice(0, start + START.length)}\n${generated}\n${text.slice(end)}`);
+      return;
+    }
     expect(shown, `paste this between the markers:\n${generated}`).toBe(generated);
   });
 });

@@ -56,6 +56,8 @@ export interface HarnessOptions {
   clock?: ManualClock;
   /** Modules to serve instead of all of them (tests of the module mechanism add a throwaway one). */
   modules?: readonly ModuleDefinition[];
+  /** Migrate up to, not including, this migration (a migration's test starts from the schema before it). */
+  migrateBefore?: string;
 }
 
 /** A gateway on a fresh database (a temp SQLite file, or a fresh PostgreSQL schema), with the app ready to inject. */
@@ -107,6 +109,7 @@ export async function startHarness(dialect: DialectName, opts: HarnessOptions = 
     ...(databaseSchema ? { databaseSchema } : {}),
     redisKeyPrefix,
     ...(opts.modules ? { modules: opts.modules } : {}),
+    ...(opts.migrateBefore ? { migrateBefore: opts.migrateBefore } : {}),
   });
   const app = await buildApp(gateway, { logger: false });
   await app.ready();

@@ -45,10 +45,13 @@ async function currentSchema(db: Db): Promise<string | undefined> {
   return result.rows[0]?.schema;
 }
 
-/** Runs the platform's and the modules' migrations that this database has not run yet; returns their names. */
-export async function migrateToLatest(db: Db, modules: readonly MigrationSource[]): Promise<string[]> {
+/**
+ * Runs the platform's and the modules' migrations that this database has not run yet; returns their names.
+ * `before` stops short of a migration (a test of it builds the schema as it was before it).
+ */
+export async function migrateToLatest(db: Db, modules: readonly MigrationSource[], before?: string): Promise<string[]> {
   const schema = await currentSchema(db);
-  const migrations = migrationsOf(modules);
+  const migrations = Object.fromEntries(Object.entries(migrationsOf(modules)).filter(([name]) => before === undefined || name < before));
   const migrator = new Migrator({
     db,
     provider: { getMigrations: () => Promise.resolve(migrations) },

@@ -1,19 +1,18 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODULES } from '../../../src/modules/index.js';
-import { migrateToLatest } from '../../../src/platform/db/migrate.js';
+import { migrateToLatest, migrationsOf } from '../../../src/platform/db/migrate.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 import type { OrderBody } from './orders-support.js';
 
-// The gateway as it was before orders had a currency: every module's migrations before 0030_orders_currency.
+// The gateway as it was before orders had a currency: every migration (platform and modules) before 0030_orders_currency.
 const CURRENCY = '0030_orders_currency';
-const BEFORE = MODULES.map((m) => ({ ...m, migrations: Object.fromEntries(Object.entries(m.migrations ?? {}).filter(([name]) => name < CURRENCY)) }));
-const FROM_CURRENCY = MODULES.flatMap((m) => Object.keys(m.migrations ?? {})).filter((name) => name >= CURRENCY).sort();
+const FROM_CURRENCY = Object.keys(migrationsOf(MODULES)).filter((name) => name >= CURRENCY);
 
 describe.each(dialects)('0030_orders_currency on a database with orders (%s)', (dialect) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness(dialect, { modules: BEFORE });
+    h = await startHarness(dialect, { migrateBefore: CURRENCY });
   });
   afterAll(() => h.close());
 
