@@ -223,7 +223,7 @@ fieldset.plain:disabled { opacity: .55; }
 .success .actions { margin-top: 14px; }
 .lookup { margin-top: 26px; padding-top: 22px; border-top: 1px solid var(--_border); }
 .lookup .subtitle { margin-bottom: 4px; }
-.lookup .row { display: grid; grid-template-columns: 1fr 1fr auto; gap: 12px; align-items: start; margin-top: 14px; }
+.lookup .row { display: grid; grid-template-columns: 1fr 1.35fr auto; gap: 12px; align-items: start; margin-top: 14px; }
 .lookup .row button { margin-top: 28px; }
 .result { margin-top: 14px; padding: 14px 16px; border-radius: calc(var(--_radius) * .8); background: var(--_subtle); display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
 .result .num { font: 600 .95rem ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
@@ -542,7 +542,7 @@ fieldset.plain:disabled { opacity: .55; }
     /** "File a claim" on a row: the page's claim form (data-claim-form's selector, else the first one) with this SKU. */
     fileClaimFor(p) {
       const selector = this.getAttribute('data-claim-form');
-      let form = null;
+      let form;
       try {
         form = document.querySelector(selector || 'tire-warranty-claim');
       } catch {

@@ -246,13 +246,12 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
   });
 
   it('spaces widgets stacked in normal flow, fits the search at 375 px, and takes its heading level from data-heading-level', async () => {
-    const gapBetween = async (page: Page) =>
-      page.evaluate(() => {
-        const [a, b] = [document.querySelector('tire-catalog'), document.querySelector('tire-warranty-claim')];
-        const cardA = a?.shadowRoot?.querySelector('.card')?.getBoundingClientRect();
-        const cardB = b?.shadowRoot?.querySelector('.card')?.getBoundingClientRect();
-        return (cardB?.top ?? 0) - (cardA?.bottom ?? 0);
-      });
+    // Browser code as text: this project's TypeScript has no DOM types.
+    const gapBetween = (page: Page) =>
+      page.evaluate<number>(`(() => {
+        const card = (name) => document.querySelector(name).shadowRoot.querySelector('.card').getBoundingClientRect();
+        return card('tire-warranty-claim').top - card('tire-catalog').bottom;
+      })()`);
     const stacked = await open(allowed.origin, withAttrs({ flow: true }));
     await stacked.page.locator('tire-catalog li.item:not(.skeleton)').first().waitFor();
     expect(await gapBetween(stacked.page)).toBeGreaterThanOrEqual(16);
@@ -262,16 +261,15 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
     expect(await gapBetween(grid.page)).toBe(28);
 
     const mobile = await open(allowed.origin, '/tires', 375);
-    const input = mobile.page.locator('tire-catalog').getByLabel('Search the catalog');
     await mobile.page.locator('tire-catalog li.item:not(.skeleton)').first().waitFor();
-    const fit = await input.evaluate((el: HTMLInputElement) => {
+    // The placeholder's width in the input's font against the room inside the input's padding.
+    const fit = await mobile.page.evaluate<{ text: number; room: number }>(`(() => {
+      const el = document.querySelector('tire-catalog').shadowRoot.querySelector('input[name="q"]');
       const style = getComputedStyle(el);
       const context = document.createElement('canvas').getContext('2d');
-      if (!context) return { text: 0, room: 0 };
-      context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-      const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-      return { text: context.measureText(el.placeholder).width, room };
-    });
+      context.font = style.fontWeight + ' ' + style.fontSize + ' ' + style.fontFamily;
+      return { text: context.measureText(el.placeholder).width, room: el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+    })()`);
     expect(fit.text).toBeLessThanOrEqual(fit.room);
     if (SCREENSHOTS) await mobile.page.locator('tire-catalog').screenshot({ path: 'docs/portal-catalog-375.png' });
 
