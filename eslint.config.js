@@ -60,7 +60,7 @@ export default tseslint.config(
       ...tseslint.configs.disableTypeChecked.languageOptions,
       sourceType: 'script',
       globals: Object.fromEntries(
-        ['document', 'location', 'customElements', 'HTMLElement', 'ShadowRoot', 'CSSStyleSheet', 'CustomEvent', 'AbortController', 'URL', 'URLSearchParams', 'fetch'].map((name) => [name, 'readonly']),
+        ['document', 'location', 'customElements', 'HTMLElement', 'ShadowRoot', 'CSSStyleSheet', 'CustomEvent', 'AbortController', 'URL', 'URLSearchParams', 'fetch', 'console', 'getComputedStyle', 'matchMedia'].map((name) => [name, 'readonly']),
       ),
     },
   },

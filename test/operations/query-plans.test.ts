@@ -128,6 +128,8 @@ describe.each(dialects)('every read operation finds its rows through an index (%
     return ['updated_since', 'created_since'].filter((name) => name in shape).map((name) => ({ [name]: '2000-01-01T00:00:00Z' }));
   }
 
+  const hasQuery = (op: Operation, name: string) => name in ((op.query as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
+
   it('covers the read operations and the sync orders of the partner lists', () => {
     const synced = reads.filter((op) => sinceQueries(op).length > 0).map((op) => op.name);
     expect(synced).toEqual(
@@ -151,6 +153,8 @@ describe.each(dialects)('every read operation finds its rows through an index (%
       const example = (op.example as { query?: Record<string, string> }).query;
       const calls = example === undefined || audienceOf(op) === 'operator' ? [call] : [call, { ...call, query: { ...call.query, ...example } }];
       for (const since of sinceQueries(op)) calls.push({ ...call, query: { ...call.query, ...since } }, { ...call, query: { ...call.query, ...example, ...since } });
+      // A catalog search by tire size takes its own index (products_org_size_idx), with and without a sync order.
+      if (hasQuery(op, 'q')) calls.push({ ...call, query: { ...call.query, q: '225 45 17' } }, ...sinceQueries(op).map((since) => ({ ...call, query: { ...call.query, q: 'P225/45R17', ...since } })));
       for (const variant of calls) {
         capture.start();
         const answer = await callRest(h, op, variant, credential, headers);
@@ -166,6 +170,7 @@ describe.each(dialects)('every read operation finds its rows through an index (%
       }
     }
     expect(checked).toBeGreaterThan(reads.length);
+    expect(reads.filter((op) => hasQuery(op, 'q')).map((op) => op.name)).toEqual(expect.arrayContaining(['products_list', 'portal_products_list']));
     expect(scans).toEqual([]);
   });
 

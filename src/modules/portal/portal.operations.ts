@@ -38,7 +38,8 @@ export function portalOperations(portal: PortalService): Operation[] {
       summary: 'List the catalog for a dealer site',
       description:
         "The portal key's organisation's active products, ordered by SKU, each with its availability (in_stock, low_stock, " +
-        'backorder) and never its quantity, bin or price. `q` searches SKU and name; pass `next_cursor` back as `cursor`.',
+        'backorder) and never its quantity, bin or price. `q` is a tire size in any usual spelling (`225 45 17`, `P225/45R17`, ' +
+        '`LT245/75R16`) or text searched in SKU and name; pass `next_cursor` back as `cursor`.',
       query: listProductsQuery,
       output: portalProductsOutput,
       status: 200,

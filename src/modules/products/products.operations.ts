@@ -13,6 +13,7 @@ const exampleProduct = {
   stock_qty: 24,
   stock_status: 'in_stock',
   bin_location: 'A-01',
+  tire_size: '225/45R17',
   created_at: '2026-06-01T12:00:00.000Z',
   updated_at: '2026-06-01T12:00:00.000Z',
 };
@@ -30,7 +31,8 @@ export function productsOperations(products: ProductsService): Operation[] {
         'List the products of your organisation with stock quantity and stock status (backorder, low_stock, in_stock): the ' +
         'active ones by SKU, or those in `status` (active, inactive, discontinued). To sync, pass `updated_since`: every product ' +
         'changed at or after it, whatever its status unless `status` is given, oldest change first; keep the last ' +
-        '`updated_at` you saw for the next sync. `q` searches SKU and name; pass `next_cursor` back as `cursor` for the next page.',
+        '`updated_at` you saw for the next sync. `q` is a tire size in any usual spelling (`225 45 17`, `P225/45R17`, ' +
+        '`LT245/75R16`) or text searched in SKU and name; pass `next_cursor` back as `cursor` for the next page.',
       query: listProductsQuery,
       output: z.object({ products: z.array(productSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
       status: 200,
@@ -63,7 +65,8 @@ export function productsOperations(products: ProductsService): Operation[] {
       summary: 'Create a product',
       description:
         'Create a product. `sku` and `name` are required; `status` defaults to active and `stock_qty` to 0. ' +
-        'stock_status is derived from stock_qty. A SKU that exists (case-insensitively) is a conflict.',
+        'stock_status is derived from stock_qty. `tire_size` is stored normalized; without it the size is read from the name. ' +
+        'A SKU that exists (case-insensitively) is a conflict.',
       body: createProductInput,
       output: productOut,
       result: 'product',
@@ -84,7 +87,8 @@ export function productsOperations(products: ProductsService): Operation[] {
       scope: 'products:write',
       summary: 'Update a product',
       description:
-        'Update a product by SKU: any of name, description, status (active, inactive, discontinued), stock_qty, bin_location; ' +
+        'Update a product by SKU: any of name, description, status (active, inactive, discontinued), stock_qty, bin_location, ' +
+        'tire_size (null: read the size from the name again); ' +
         'the fields sent replace the stored ones. stock_status is recomputed from stock_qty and cannot be set.',
       params: skuParams,
       body: updateProductInput,

@@ -35,11 +35,12 @@ export async function findProducts(db: Executor, orgId: string, skusLower: strin
 export async function listProducts(
   db: Executor,
   orgId: string,
-  opts: { q?: string; status?: ProductStatus; afterSkuLower?: string; since?: SinceWindow; limit: number },
+  opts: { q?: string; sizeKey?: string; status?: ProductStatus; afterSkuLower?: string; since?: SinceWindow; limit: number },
 ): Promise<ProductRow[]> {
   let query = db.selectFrom('products').selectAll().where('org_id', '=', orgId);
   if (opts.status !== undefined) query = query.where('status', '=', opts.status);
-  if (opts.q) {
+  if (opts.sizeKey !== undefined) query = query.where('size_key', '=', opts.sizeKey);
+  else if (opts.q) {
     const pattern = `%${opts.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where((eb) =>
       eb.or([

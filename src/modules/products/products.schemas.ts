@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { limitParam, sinceParams } from '../../platform/core/pagination.js';
 import { patchBody } from '../../platform/core/patch-body.js';
+import { parseTireSize } from './tire-size.js';
 
 const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
 export const STOCK_STATUSES = ['backorder', 'low_stock', 'in_stock'] as const;
@@ -22,6 +23,10 @@ export const productSchema = z
     stock_qty: z.number().int().describe('units in stock; zero or less means backorder'),
     stock_status: z.enum(STOCK_STATUSES).describe('derived from stock_qty with the organisation thresholds'),
     bin_location: z.string().nullable().describe('where the units are kept in the warehouse'),
+    tire_size: z
+      .string()
+      .nullable()
+      .describe('the tire size a size search finds it by, normalized (`225/45R17`, `LT245/75R16`, `33X12.50R15`): the one given, else the one in the name; null when neither has one'),
     created_at: z.string().describe('ISO 8601 UTC'),
     updated_at: z.string().describe('ISO 8601 UTC'),
   })
@@ -35,6 +40,17 @@ const fields = {
   status: status.describe('active (default), inactive or discontinued; only active products can be ordered.'),
   stock_qty: stockQty.describe('Units in stock, a whole number; stock_status is derived from it.'),
   bin_location: freeText(64, { what: 'bin_location' }).nullable().describe('Warehouse bin, up to 64 characters; null clears it.'),
+  tire_size: z
+    .string()
+    .max(40, { error: 'tire_size is at most 40 characters' })
+    .transform((text, ctx) => {
+      const size = parseTireSize(text);
+      if (size) return size.key;
+      ctx.issues.push({ code: 'custom', input: text, message: 'tire_size is not a tire size: write it like 225/45R17, LT245/75R16 or 33x12.50R15' });
+      return z.NEVER;
+    })
+    .nullable()
+    .describe('The tire size, any usual spelling (`225/45R17`, `P225/45R17 94W`, `LT245/75R16`, `33x12.50R15`), stored normalized; without it (or null) the size is read from the name.'),
 };
 
 export const createProductInput = z.strictObject({
@@ -44,6 +60,7 @@ export const createProductInput = z.strictObject({
   status: fields.status.default('active'),
   stock_qty: fields.stock_qty.default(0),
   bin_location: fields.bin_location.optional(),
+  tire_size: fields.tire_size.optional(),
 });
 export type CreateProductInput = z.infer<typeof createProductInput>;
 
@@ -54,12 +71,18 @@ export const updateProductInput = patchBody(
     status: fields.status.optional(),
     stock_qty: fields.stock_qty.optional(),
     bin_location: fields.bin_location.optional(),
+    tire_size: fields.tire_size.optional(),
   }),
 );
 export type UpdateProductInput = z.infer<typeof updateProductInput>;
 
 export const listProductsQuery = z.strictObject({
-  q: freeText(100, { trim: true, what: 'q' }).optional().describe('Case-insensitive substring of SKU or name.'),
+  q: freeText(100, { trim: true, what: 'q' })
+    .optional()
+    .describe(
+      'A tire size in any usual spelling (`225/45R17`, `225 45 17`, `22545R17`, `P225/45R17 94W`, `LT245/75R16`, `33x12.50R15`) finds the ' +
+        'products of that size (P is the passenger size; LT and ST only their own); any other text is a case-insensitive substring of SKU or name.',
+    ),
   status: z
     .enum(PRODUCT_STATUSES, { error: 'status must be active, inactive or discontinued' })
     .optional()

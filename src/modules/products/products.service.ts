@@ -6,6 +6,7 @@ import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { z } from 'zod';
 import type { CreateProductInput, ListProductsQuery, Product, UpdateProductInput } from './products.schemas.js';
 import * as repo from './products.repository.js';
+import { findTireSize, parseTireSize } from './tire-size.js';
 import { deriveStockStatus, type StockSettings, stockSettings, thresholdsOf } from './stock-status.js';
 
 function toProduct(row: repo.ProductRow): Product {
@@ -17,12 +18,16 @@ function toProduct(row: repo.ProductRow): Product {
     stock_qty: Number(row.stock_qty),
     stock_status: row.stock_status,
     bin_location: row.bin_location,
+    tire_size: row.size_key,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
 }
 
 const cursorSchema = z.object({ s: z.string() });
+
+/** The size a product is searched by: the one given, else the first one written in its name. */
+const sizeKeyOf = (tireSize: string | null, name: string): string | null => tireSize ?? findTireSize(name)?.key ?? null;
 
 /** The org-scoped product resource layer behind REST, MCP and the dealer portal. */
 export class ProductsService {
@@ -33,7 +38,9 @@ export class ProductsService {
 
   /** One page of the catalog: active products by SKU, or with updated_since every change in time order (decisions.md). */
   async list(db: Executor, orgId: string, query: ListProductsQuery): Promise<{ products: Product[]; next_cursor: string | null }> {
-    const filters = { ...(query.q ? { q: query.q } : {}), limit: query.limit + 1 };
+    // A query that is a tire size is looked up by size (indexed); any other is a substring search.
+    const size = query.q ? parseTireSize(query.q) : undefined;
+    const filters = { ...(size ? { sizeKey: size.key } : query.q ? { q: query.q } : {}), limit: query.limit + 1 };
     const since = sinceWindowOf(query);
     if (since !== undefined) {
       const rows = await repo.listProducts(db, orgId, { ...filters, ...(query.status === undefined ? {} : { status: query.status }), since });
@@ -66,6 +73,8 @@ export class ProductsService {
       stock_qty: input.stock_qty,
       stock_status: deriveStockStatus(input.stock_qty, thresholds),
       bin_location: input.bin_location ?? null,
+      tire_size: input.tire_size ?? null,
+      size_key: sizeKeyOf(input.tire_size ?? null, input.name),
       created_at: at,
       updated_at: at,
     };
@@ -79,6 +88,13 @@ export class ProductsService {
     if (input.description !== undefined) patch.description = input.description;
     if (input.status !== undefined) patch.status = input.status;
     if (input.bin_location !== undefined) patch.bin_location = input.bin_location;
+    if (input.tire_size !== undefined || input.name !== undefined) {
+      // The searched size follows the given size, else the name: either may change here, the other is stored.
+      const stored = await repo.findProduct(tx, orgId, sku);
+      if (!stored) throw notFound(`product ${sku}`);
+      const tireSize = input.tire_size === undefined ? stored.tire_size : input.tire_size;
+      Object.assign(patch, { tire_size: tireSize, size_key: sizeKeyOf(tireSize, input.name ?? stored.name) });
+    }
     if (input.stock_qty !== undefined) {
       const thresholds = thresholdsOf(await this.orgs.settingsOf(stockSettings, orgId, tx));
       Object.assign(patch, { stock_qty: input.stock_qty, stock_status: deriveStockStatus(input.stock_qty, thresholds) });

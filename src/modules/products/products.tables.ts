@@ -14,6 +14,10 @@ export interface ProductsTable {
   stock_qty: number;
   stock_status: StockStatus;
   bin_location: string | null;
+  /** The size given explicitly (normalized), or null. */
+  tire_size: string | null;
+  /** The size searched by: tire_size, else the size read from the name; null when neither has one. */
+  size_key: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -102,8 +102,12 @@
   box-shadow: 0 1px 2px rgba(16, 24, 40, .06), 0 4px 16px rgba(16, 24, 40, .05);
 }
 .head { display: flex; gap: 14px; align-items: center; margin-bottom: 18px; }
-h2 { margin: 0; font-size: 1.3rem; line-height: 1.25; letter-spacing: -.01em; }
-h3 { margin: 0; font-size: 1.05rem; line-height: 1.3; }
+h1, h2, h3, h4, h5, h6 { margin: 0; }
+.title { font-size: 1.3rem; line-height: 1.25; letter-spacing: -.01em; }
+.subtitle { font-size: 1.05rem; line-height: 1.3; }
+.card.stacked { margin-bottom: var(--tire-stack-gap, 24px); }
+.summary ul { margin: 6px 0 0; padding-left: 20px; }
+.summary a { color: var(--_danger); font-weight: 500; }
 .sub { margin: 2px 0 0; color: var(--_muted); font-size: .925rem; }
 label { display: block; font-weight: 600; font-size: .9rem; margin-bottom: 6px; }
 .opt { font-weight: 400; color: var(--_muted); }
@@ -177,6 +181,10 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
 .item .icon { width: 44px; height: 44px; color: #2f3640; }
 .item .sku { margin: 2px 0 0; font: 500 .8rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; color: var(--_muted); letter-spacing: .02em; }
 .item .desc { margin: 6px 0 0; font-size: .9rem; color: var(--_muted); }
+.item .subtitle a { color: inherit; text-decoration: underline; text-decoration-color: var(--_border); text-underline-offset: 3px; }
+.item .subtitle a:hover { text-decoration-color: currentColor; }
+.item .side { display: flex; flex-direction: column; align-items: flex-end; gap: 8px; }
+.item .claim { padding: 4px 10px; font-size: .8rem; }
 .item.skeleton { min-height: 74px; background: linear-gradient(90deg, var(--_subtle) 25%, #eceff3 50%, var(--_subtle) 75%) 0 0 / 200% 100%; border-color: transparent; animation: shimmer 1.2s linear infinite; }
 @keyframes shimmer { to { background-position: -200% 0; } }
 @media (prefers-reduced-motion: reduce) { .item.skeleton { animation: none; } }
@@ -187,7 +195,10 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
   .card { padding: 18px; }
   .item { grid-template-columns: 36px 1fr; }
   .item .icon { width: 36px; height: 36px; }
-  .item .badge { grid-column: 2; justify-self: start; }
+  .item .side { grid-column: 2; align-items: flex-start; }
+}
+@container (max-width: 440px) {
+  .search .row { flex-direction: column; }
 }
 `;
 
@@ -199,6 +210,8 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
 .counter { float: right; font-weight: 400; color: var(--_muted); font-size: .8rem; }
 .actions { display: flex; gap: 10px; align-items: center; margin-top: 20px; flex-wrap: wrap; }
 .fine { font-size: .8rem; color: var(--_muted); margin: 0; }
+fieldset.plain { border: 0; margin: 0; padding: 0; min-width: 0; }
+fieldset.plain:disabled { opacity: .55; }
 .success {
   border: 1px solid color-mix(in srgb, var(--_success) 35%, transparent);
   background: color-mix(in srgb, var(--_success) 6%, var(--_surface));
@@ -209,8 +222,8 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
 .success p { margin: 6px 0 0; color: var(--_muted); font-size: .925rem; }
 .success .actions { margin-top: 14px; }
 .lookup { margin-top: 26px; padding-top: 22px; border-top: 1px solid var(--_border); }
-.lookup h3 { margin-bottom: 4px; }
-.lookup .row { display: grid; grid-template-columns: 1fr 1fr auto; gap: 12px; align-items: start; margin-top: 14px; }
+.lookup .subtitle { margin-bottom: 4px; }
+.lookup .row { display: grid; grid-template-columns: 1fr 1.35fr auto; gap: 12px; align-items: start; margin-top: 14px; }
 .lookup .row button { margin-top: 28px; }
 .result { margin-top: 14px; padding: 14px 16px; border-radius: calc(var(--_radius) * .8); background: var(--_subtle); display: flex; gap: 10px; align-items: center; flex-wrap: wrap; }
 .result .num { font: 600 .95rem ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
@@ -268,16 +281,14 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
   }
 
   const notAllowed = () =>
-    new PortalError(
-      'forbidden_origin',
-      'This site is not allowed to use this key.',
-      `${location.origin} is not on the portal key’s list of origins. The site owner can ask for it to be added.`,
-    );
+    new PortalError('forbidden_origin', 'This site is not allowed to use this key.', '', {
+      developer: `${location.origin} is not on the portal key’s list of origins (or the gateway refused the request). Add it with \`gateway portal-keys\` --origins.`,
+    });
 
   function errorFrom(response, body) {
     const message = body && typeof body.error === 'string' ? body.error : '';
     const details = body && Array.isArray(body.details) ? body.details : [];
-    if (response.status === 401) return new PortalError('unauthorized', 'This widget’s portal key is not valid.', 'The site owner needs to check the data-key attribute.');
+    if (response.status === 401) return new PortalError('unauthorized', 'This widget’s portal key is not valid.', '', { developer: `the gateway refused the portal key in data-key (401: ${message || 'unknown or revoked key'}).` });
     if (response.status === 403) return notAllowed();
     if (response.status === 404) return new PortalError('not_found', 'Not found.', message);
     if (response.status === 429) {
@@ -292,7 +303,7 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
 
   async function portalFetch(el, path, init) {
     const key = (el.getAttribute('data-key') || '').trim();
-    if (!key) throw new PortalError('missing_key', 'This widget has no portal key.', 'Add data-key="pk_portal_dealer_…" to the element.');
+    if (!key) throw new PortalError('missing_key', 'This widget has no portal key.', '', { developer: 'the element has no data-key: add data-key="pk_portal_dealer_…".' });
     const gateway = gatewayOf(el);
     const { idempotencyKey, ...request } = init || {};
     const headers = { 'X-Portal-Key': key, Accept: 'application/json' };
@@ -327,8 +338,42 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
     );
   }
 
+  /** The card's heading level from data-heading-level (1-6, default 2); the headings inside it one level below. */
+  function headingLevel(el) {
+    const n = Number(el.getAttribute('data-heading-level'));
+    return Number.isInteger(n) && n >= 1 && n <= 6 ? n : 2;
+  }
+  const heading = (level, attrs, ...children) => h(`h${Math.min(level, 6)}`, attrs, ...children);
+
+  /** Setting-up problems are the site owner's to fix: the customer sees that the widget is unavailable, the developer the reason. */
+  const SETUP_KINDS = ['forbidden_origin', 'unauthorized', 'missing_key'];
+  function forCustomer(err, what, el) {
+    if (!(err instanceof PortalError) || !SETUP_KINDS.includes(err.kind)) return err;
+    console.warn(`<${el.localName}>: ${err.developer}`);
+    return new PortalError(err.kind, `${what} is not available on this site right now.`, 'Please contact the store, or try again later.');
+  }
+
   let ids = 0;
   const uid = (name) => `tire-${name}-${++ids}`;
+
+  /** A row's link from the template: `{sku}` URL-encoded; only http(s) URLs, absolute or relative to the page. */
+  function actionUrl(template, sku) {
+    try {
+      const url = new URL(template.replace(/\{sku\}/g, encodeURIComponent(sku)), document.baseURI);
+      return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Two widgets one after the other in normal flow get a gap; in a grid or flex container the page's own gap spaces them. */
+  function markStacked(el) {
+    const next = el.nextElementSibling;
+    const parent = el.parentElement;
+    const flow = parent ? getComputedStyle(parent).display : 'block';
+    const stacked = !!next && /^tire-/.test(next.localName) && !/grid|flex/.test(flow);
+    el.shadowRoot.querySelector('.card').classList.toggle('stacked', stacked);
+  }
 
   /* ---------- <tire-catalog> ---------- */
 
@@ -349,6 +394,7 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
     }
 
     connectedCallback() {
+      markStacked(this);
       if (!this.loaded) this.search('');
     }
 
@@ -358,8 +404,9 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
 
     render() {
       const inputId = uid('q');
-      const heading = this.getAttribute('data-heading') || 'Find your tires';
-      this.input = h('input', { id: inputId, type: 'search', name: 'q', autocomplete: 'off', maxlength: 100, placeholder: 'Size, brand or SKU, e.g. 225/45R17', part: 'input' });
+      const title = this.getAttribute('data-heading') || 'Find your tires';
+      this.level = headingLevel(this);
+      this.input = h('input', { id: inputId, type: 'search', name: 'q', autocomplete: 'off', maxlength: 100, placeholder: 'Size or brand, e.g. 225/45R17', part: 'input' });
       this.button = h('button', { type: 'submit', part: 'button', text: 'Search' });
       this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
       this.errorSlot = h('div', {});
@@ -377,7 +424,7 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
         h(
           'section',
           { class: 'card', 'aria-labelledby': titleId, part: 'card' },
-          h('div', { class: 'head' }, h('div', { class: 'logo-box' }, svg(ICONS.tire)), h('div', {}, h('h2', { id: titleId, text: heading }), h('p', { class: 'sub', text: 'Search our range and check availability before you visit.' }))),
+          h('div', { class: 'head' }, h('div', { class: 'logo-box' }, svg(ICONS.tire)), h('div', {}, heading(this.level, { id: titleId, class: 'title', text: title }), h('p', { class: 'sub', text: 'Search our range and check availability before you visit.' }))),
           form,
           this.status,
           this.errorSlot,
@@ -469,9 +516,50 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
         'li',
         { class: 'item', part: 'item', 'data-sku': p.sku },
         svg(ICONS.tire, 'icon'),
-        h('div', {}, h('h3', { text: p.name || p.sku }), h('p', { class: 'sku', text: `SKU ${p.sku}` }), p.description ? h('p', { class: 'desc', text: p.description }) : null),
-        h('span', { class: `badge ${availability}`, part: 'badge', text: AVAILABILITY[availability] }),
+        h(
+          'div',
+          {},
+          heading(this.level + 1, { class: 'subtitle' }, this.actionLink(p)),
+          h('p', { class: 'sku', text: `SKU ${p.sku}` }),
+          p.description ? h('p', { class: 'desc', text: p.description }) : null,
+        ),
+        h(
+          'div',
+          { class: 'side' },
+          h('span', { class: `badge ${availability}`, part: 'badge', text: AVAILABILITY[availability] }),
+          this.hasAttribute('data-claim-form')
+            ? h('button', { type: 'button', class: 'secondary claim', part: 'claim-button', 'aria-label': `File a claim for ${p.name || p.sku}`, onclick: () => this.fileClaimFor(p), text: 'File a claim' })
+            : null,
+        ),
       );
+    }
+
+    /** The product's name, as a link when data-action-url gives a template (`/tires/{sku}`) that makes an http(s) URL. */
+    actionLink(p) {
+      const name = p.name || p.sku;
+      const template = this.getAttribute('data-action-url');
+      if (!template) return name;
+      const href = actionUrl(template, p.sku);
+      if (href) return h('a', { href, part: 'link', text: name });
+      if (!this.warnedActionUrl) console.warn(`<tire-catalog>: data-action-url "${template}" does not make an http(s) or relative URL; rows are shown without links.`);
+      this.warnedActionUrl = true;
+      return name;
+    }
+
+    /** "File a claim" on a row: the page's claim form (data-claim-form's selector, else the first one) with this SKU. */
+    fileClaimFor(p) {
+      const selector = this.getAttribute('data-claim-form');
+      let form;
+      try {
+        form = document.querySelector(selector || 'tire-warranty-claim');
+      } catch {
+        form = null;
+      }
+      if (!form || typeof form.prefill !== 'function') {
+        console.warn(`<tire-catalog>: data-claim-form "${selector}" names no <tire-warranty-claim> on this page.`);
+        return;
+      }
+      form.prefill({ sku: p.sku, name: p.name });
     }
 
     showError(err) {
@@ -481,7 +569,7 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
       this.more.hidden = true;
       this.empty.hidden = true;
       this.status.textContent = '';
-      this.errorSlot.replaceChildren(errorNotice(err, err && (err.kind === 'unreachable' || err.kind === 'rate_limited' || err.kind === 'server') ? () => this.search(this.query) : null));
+      this.errorSlot.replaceChildren(errorNotice(forCustomer(err, 'The tire catalog', this), err && (err.kind === 'unreachable' || err.kind === 'rate_limited' || err.kind === 'server') ? () => this.search(this.query) : null));
       this.dispatchEvent(new CustomEvent('tire-catalog:error', { detail: { kind: err && err.kind }, bubbles: true, composed: true }));
     }
   }
@@ -520,8 +608,8 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
     {
       name: 'customer_ref',
       span: 3,
-      label: 'Your reference',
-      hint: 'Your invoice or order number. You will need it to check the claim later.',
+      label: 'Invoice or order number',
+      hint: 'It is your reference for this claim: you will need it to check the claim later.',
       attrs: { autocomplete: 'off', maxlength: 128, required: true },
       check: (v) => freeText(v, 128, 'Enter your invoice or order number.'),
     },
@@ -579,24 +667,66 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
       this.render();
     }
 
+    connectedCallback() {
+      markStacked(this);
+      if (!this.checked) this.checkAvailable();
+    }
+
+    /** Once at load: whether this site may use the key, so a customer never fills in a form that cannot be sent. */
+    async checkAvailable() {
+      this.checked = true;
+      try {
+        await portalFetch(this, '/products?limit=1', {});
+      } catch (err) {
+        if (err instanceof PortalError && SETUP_KINDS.includes(err.kind)) this.showUnavailable(err);
+      }
+    }
+
+    showUnavailable(err) {
+      this.unavailable = true;
+      this.formError.replaceChildren(errorNotice(forCustomer(err, 'This form', this)));
+      for (const fieldset of this.shadowRoot.querySelectorAll('fieldset')) fieldset.disabled = true;
+      // Looking a claim up needs the same key: no use offering it.
+      this.lookupEl.hidden = true;
+      this.dispatchEvent(new CustomEvent('tire-warranty-claim:unavailable', { detail: { kind: err.kind }, bubbles: true, composed: true }));
+    }
+
+    /** Called by a catalog row's "File a claim": the SKU filled in, the form in view, the next field to fill focused. */
+    prefill({ sku }) {
+      if (this.form.hidden) this.reset();
+      this.fields.sku.control.value = String(sku);
+      this.checkField('sku');
+      this.scrollIntoView({ block: 'start', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'auto' : 'smooth' });
+      const next = ['customer_ref', 'contact_email', 'description'].find((name) => !this.value(name)) || 'sku';
+      this.fields[next].control.focus({ preventScroll: true });
+      this.prefilledStatus.textContent = `Tire SKU ${sku} filled in.`;
+    }
+
     render() {
       const titleId = uid('title');
-      const heading = this.getAttribute('data-heading') || 'Warranty claim';
+      const title = this.getAttribute('data-heading') || 'Warranty claim';
+      this.level = headingLevel(this);
+      this.prefilledStatus = h('p', { class: 'sr-only', role: 'status' });
       this.formError = h('div', {});
       this.submit = h('button', { type: 'submit', part: 'button', text: 'Submit claim' });
       this.form = h(
         'form',
         { novalidate: true, part: 'form', onsubmit: (event) => (event.preventDefault(), this.file()) },
         this.formError,
-        h('div', { class: 'grid' }, CLAIM_FIELDS.map((field) => this.field(field))),
-        h('div', { class: 'actions' }, this.submit, h('p', { class: 'fine', text: 'Fields without “optional” are required.' })),
+        this.prefilledStatus,
+        h(
+          'fieldset',
+          { class: 'plain' },
+          h('div', { class: 'grid' }, CLAIM_FIELDS.map((field) => this.field(field))),
+          h('div', { class: 'actions' }, this.submit, h('p', { class: 'fine', text: 'Fields without “optional” are required.' })),
+        ),
       );
       this.success = h('div', { hidden: true });
       this.shadowRoot.append(
         h(
           'section',
           { class: 'card', 'aria-labelledby': titleId, part: 'card' },
-          h('div', { class: 'head' }, h('div', { class: 'logo-box' }, svg(ICONS.tire)), h('div', {}, h('h2', { id: titleId, text: heading }), h('p', { class: 'sub', text: 'Tell us about a tire you bought from us, or check a claim you filed.' }))),
+          h('div', { class: 'head' }, h('div', { class: 'logo-box' }, svg(ICONS.tire)), h('div', {}, heading(this.level, { id: titleId, class: 'title', text: title }), h('p', { class: 'sub', text: 'Tell us about a tire you bought from us, or check a claim you filed.' }))),
           this.form,
           this.success,
           this.lookupSection(),
@@ -647,10 +777,11 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
     }
 
     async file() {
+      if (this.unavailable) return;
       this.formError.replaceChildren();
       const invalid = CLAIM_FIELDS.map((f) => f.name).filter((name) => this.checkField(name));
       if (invalid.length) {
-        this.formError.replaceChildren(errorNotice(new PortalError('invalid_input', `Please correct ${invalid.length === 1 ? 'the highlighted field' : `${invalid.length} highlighted fields`}.`)));
+        this.formError.replaceChildren(this.summary(`Please correct ${invalid.length === 1 ? 'the highlighted field' : `${invalid.length} highlighted fields`}.`, invalid));
         this.fields[invalid[0]].control.focus();
         return;
       }
@@ -686,14 +817,31 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
           first = first || name;
         }
       }
-      this.formError.replaceChildren(errorNotice(err));
+      const named = Object.keys(this.fields).filter((name) => this.fields[name].error.textContent);
+      const correct = `Please correct ${named.length === 1 ? 'the highlighted field' : `${named.length} highlighted fields`}.`;
+      this.formError.replaceChildren(first ? this.summary(correct, named) : errorNotice(forCustomer(err, 'This form', this)));
       if (first) this.fields[first].control.focus();
+    }
+
+    /** The error summary: what went wrong, and a link to each field to fix (the link moves focus to the field). */
+    summary(title, names) {
+      const links = names.map((name) => {
+        const { spec, control, error } = this.fields[name];
+        const go = (event) => (event.preventDefault(), control.focus());
+        return h('li', {}, h('a', { href: `#${control.id}`, onclick: go, text: `${spec.label}: ${error.textContent}` }));
+      });
+      return h(
+        'div',
+        { class: 'notice summary', role: 'alert', part: 'error' },
+        svg(ICONS.alert),
+        h('div', {}, h('strong', { text: title }), h('ul', {}, links)),
+      );
     }
 
     showFiled(body, customerRef) {
       const number = String(body.claim_number);
       const status = String(body.status || 'submitted');
-      const heading = h('h3', { tabindex: '-1', text: 'Claim received' });
+      const received = heading(this.level + 1, { class: 'subtitle', tabindex: '-1', text: 'Claim received' });
       this.success.replaceChildren(
         h(
           'div',
@@ -702,11 +850,11 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
           h(
             'div',
             {},
-            heading,
+            received,
             h('p', { text: 'Your claim number is' }),
             h('strong', { class: 'number', 'data-claim-number': number, text: number }),
             h('div', {}, h('span', { class: `badge ${status}`, text: CLAIM_STATUS[status] || humanize(status) })),
-            h('p', { text: 'Keep this number with your reference: you need both to check the claim’s status.' }),
+            h('p', { text: 'Keep this number with your invoice or order number: you need both to check the claim’s status.' }),
             h(
               'div',
               { class: 'actions' },
@@ -718,7 +866,7 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
       );
       this.form.hidden = true;
       this.success.hidden = false;
-      heading.focus();
+      received.focus();
       this.dispatchEvent(new CustomEvent('tire-warranty-claim:filed', { detail: { claim_number: number, status }, bubbles: true, composed: true }));
     }
 
@@ -740,11 +888,11 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
       this.lookupRefError = h('p', { class: 'field-error', id: `${refId}-error` });
       this.lookupButton = h('button', { type: 'submit', class: 'secondary', text: 'Check status' });
       this.lookupResult = h('div', { role: 'status', 'aria-live': 'polite' });
-      return h(
+      this.lookupEl = h(
         'div',
         { class: 'lookup', part: 'lookup' },
-        h('h3', { text: 'Check a claim’s status' }),
-        h('p', { class: 'sub', text: 'Enter the claim number we gave you and your reference.' }),
+        heading(this.level + 1, { class: 'subtitle', text: 'Check a claim’s status' }),
+        h('p', { class: 'sub', text: 'Enter the claim number we gave you and the invoice or order number you filed it with.' }),
         h(
           'form',
           { novalidate: true, onsubmit: (event) => (event.preventDefault(), this.lookup(this.lookupNumber.value, this.lookupRef.value)) },
@@ -752,12 +900,13 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
             'div',
             { class: 'row' },
             h('div', {}, h('label', { for: numberId, text: 'Claim number' }), this.lookupNumber, this.lookupNumberError),
-            h('div', {}, h('label', { for: refId, text: 'Your reference' }), this.lookupRef, this.lookupRefError),
+            h('div', {}, h('label', { for: refId, text: 'Invoice or order number on the claim' }), this.lookupRef, this.lookupRefError),
             this.lookupButton,
           ),
         ),
         this.lookupResult,
       );
+      return this.lookupEl;
     }
 
     async lookup(rawNumber, rawRef) {
@@ -766,7 +915,7 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
       this.lookupNumber.value = number;
       this.lookupRef.value = ref;
       const numberError = !number ? 'Enter the claim number.' : number.length > 32 || !IDENTIFIER.test(number) ? 'Enter the claim number as we gave it, e.g. WC-000042.' : '';
-      const refError = freeText(ref, 128, 'Enter your reference.');
+      const refError = freeText(ref, 128, 'Enter the invoice or order number you filed the claim with.');
       for (const [input, out, message] of [[this.lookupNumber, this.lookupNumberError, numberError], [this.lookupRef, this.lookupRefError, refError]]) {
         out.textContent = message;
         if (message) input.setAttribute('aria-invalid', 'true');
@@ -785,7 +934,7 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
         this.lookupResult.replaceChildren(
           err && err.kind === 'not_found'
             ? h('div', { class: 'result missing', part: 'status' }, 'We couldn’t find a claim with that number and reference. Check both and try again.')
-            : errorNotice(err),
+            : errorNotice(forCustomer(err, 'Checking a claim', this)),
         );
       } finally {
         this.lookupButton.disabled = false;

@@ -30,16 +30,23 @@ export async function startDealerSite(page: (url: URL) => string): Promise<{ ori
   };
 }
 
+/** How a test page embeds the widgets: extra attributes on each, and whether they sit in a grid (with its gap) or one after the other. */
+export interface DealerPageOptions {
+  catalogAttrs?: string;
+  claimAttrs?: string;
+  flow?: boolean;
+}
+
 /** The page a dealer writes: the two-line embed (script + element) for each widget, inside their own layout. */
-export function dealerPage(gatewayUrl: string, portalKey: string): string {
+export function dealerPage(gatewayUrl: string, portalKey: string, opts: DealerPageOptions = {}): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Summit Tire Co.</title>
 <style>body{margin:0;background:#f4f5f7;font-family:Georgia,serif}header{background:#14213d;color:#fff;padding:18px 32px;font-size:22px}
-main{max-width:760px;margin:32px auto;padding:0 16px;display:grid;gap:28px}</style>
+main{max-width:760px;margin:32px auto;padding:0 16px;${opts.flow ? 'display:block' : 'display:grid;gap:28px'}}</style>
 <script src="${gatewayUrl}/portal/widget.js" defer></script>
 </head><body><header>Summit Tire Co.</header><main>
-<tire-catalog data-key="${portalKey}"></tire-catalog>
-<tire-warranty-claim data-key="${portalKey}"></tire-warranty-claim>
+<tire-catalog data-key="${portalKey}" ${opts.catalogAttrs ?? ''}></tire-catalog>
+<tire-warranty-claim data-key="${portalKey}" ${opts.claimAttrs ?? ''}></tire-warranty-claim>
 </main></body></html>`;
 }

@@ -35,18 +35,24 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
   const pages: Page[] = [];
 
   /** A fresh tab on a site; every response from the portal API it gets is kept, to show what data reached it. */
-  async function open(origin: string, path = '/tires') {
-    const page = await browser.newPage({ viewport: { width: 880, height: 1000 }, deviceScaleFactor: SCREENSHOTS ? 2 : 1 });
+  async function open(origin: string, path = '/tires', width = 880) {
+    const page = await browser.newPage({ viewport: { width, height: 1000 }, deviceScaleFactor: SCREENSHOTS ? 2 : 1 });
     pages.push(page);
     // Below the test's own timeout, so a missing element fails with Playwright's account of what it waited for.
     page.setDefaultTimeout(10_000);
     const portalAnswers: { method: string; url: string; status: number }[] = [];
+    const consoleLines: string[] = [];
+    page.on('console', (msg) => consoleLines.push(msg.text()));
     page.on('response', (res) => {
       if (res.url().includes('/api/portal/v1/')) portalAnswers.push({ method: res.request().method(), url: res.url(), status: res.status() });
     });
     await page.goto(`${origin}${path}`);
-    return { page, portalAnswers };
+    return { page, portalAnswers, consoleLines };
   }
+
+  /** The page path with widget attributes (as the dealer would write them) and layout for this tab. */
+  const withAttrs = (opts: { catalog?: string; claim?: string; flow?: boolean }) =>
+    `/tires?${new URLSearchParams({ ...(opts.catalog ? { catalog: opts.catalog } : {}), ...(opts.claim ? { claim: opts.claim } : {}), ...(opts.flow ? { flow: '1' } : {}) }).toString()}`;
 
   const claimCount = async () => (await h.request({ method: 'GET', url: '/v1/warranty-claims?limit=100', key: apiKey })).json<Claims>().claims.length;
 
@@ -63,7 +69,12 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
     // The key lists the dealer site's origin, known once the site listens: the page is written per request.
     let portalKey = '';
     // `?key=` puts another key on the page.
-    const page = (url: URL) => dealerPage(gatewayUrl, url.searchParams.get('key') ?? portalKey);
+    const page = (url: URL) =>
+      dealerPage(gatewayUrl, url.searchParams.get('key') ?? portalKey, {
+        catalogAttrs: url.searchParams.get('catalog') ?? '',
+        claimAttrs: url.searchParams.get('claim') ?? '',
+        flow: url.searchParams.has('flow'),
+      });
     allowed = await startDealerSite(page);
     refused = await startDealerSite(page);
     const created = await h.request({
@@ -110,6 +121,15 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
     const found = await Promise.all((await catalog.locator('li.item').all()).map((li) => li.getAttribute('data-sku')));
     expect(found.sort()).toEqual(['CONT-235-65R17-LX25', 'MICH-225-45R17-PS4']);
 
+    // A size as shoppers type it finds the tires of that size, however it is spelt.
+    for (const spelling of ['225 45 17', 'P225/45ZR17']) {
+      await catalog.getByLabel('Search the catalog').fill(spelling);
+      await catalog.getByRole('button', { name: 'Search' }).click();
+      await catalog.locator('[role="status"]', { hasText: spelling }).waitFor();
+      expect(await catalog.locator('[role="status"]').textContent()).toBe(`1 tire matching “${spelling}”.`);
+      expect(await catalog.locator('li.item').getAttribute('data-sku')).toBe('MICH-225-45R17-PS4');
+    }
+
     await catalog.getByLabel('Search the catalog').fill('winter slicks');
     await catalog.getByRole('button', { name: 'Search' }).click();
     await catalog.locator('.empty:not([hidden])').waitFor();
@@ -139,14 +159,14 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
     expect(portalAnswers.filter((a) => a.url.includes('/warranty-claims'))).toEqual([]);
 
     // The server's rule the browser cannot know (the SKU must be in this catalog) comes back on its field.
-    await claim.getByLabel('Your reference').first().fill('INV-20931');
+    await claim.getByLabel('Invoice or order number', { exact: true }).fill('INV-20931');
     await claim.getByLabel('Email').fill('jordan.lee@example.com');
     await claim.getByLabel('Tire SKU').fill('NOPE-999');
     await claim.getByLabel('DOT number').fill('');
     await claim.getByLabel('Number of tires').fill('2');
     await claim.getByLabel('What happened?').fill('Sidewall bulge on the front left tire after 3,000 miles of highway driving.');
     await claim.getByRole('button', { name: 'Submit claim' }).click();
-    await claim.locator('[role="alert"]').getByText('unknown sku NOPE-999: it is not in your catalog').waitFor();
+    await claim.locator('[role="alert"]').getByRole('link', { name: 'Tire SKU: unknown sku NOPE-999: it is not in your catalog' }).waitFor();
     expect(await errorOf('Tire SKU')).toBe('unknown sku NOPE-999: it is not in your catalog');
 
     await claim.getByLabel('Tire SKU').fill('MICH-225-45R17-PS4');
@@ -165,27 +185,29 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
 
     // A wrong reference reads as no claim at all.
     await claim.getByLabel('Claim number').fill(claimNumber);
-    await claim.getByLabel('Your reference').last().fill('INV-00000');
+    await claim.getByLabel('Invoice or order number on the claim').fill('INV-00000');
     await claim.getByRole('button', { name: 'Check status' }).click();
     await claim.getByText('We couldn’t find a claim with that number and reference.').waitFor();
   });
 
-  it('on a site the key does not list, shows the error state and gets no data', async () => {
-    const { page, portalAnswers } = await open(refused.origin);
+  it('on a site the key does not list, says so to the customer up front, the reason to the developer, and gets no data', async () => {
+    const { page, portalAnswers, consoleLines } = await open(refused.origin);
     const catalog = page.locator('tire-catalog');
     const alert = catalog.locator('[role="alert"]');
     await alert.waitFor();
-    expect(await alert.innerText()).toContain('This site is not allowed to use this key.');
+    expect(await alert.innerText()).toContain('The tire catalog is not available on this site right now.');
     expect(await catalog.locator('li.item').count()).toBe(0);
 
+    // The claim form knows at load, before anyone types: the notice shows, the fields are off, the lookup is gone.
     const claim = page.locator('tire-warranty-claim');
-    const before = await claimCount();
-    await claim.getByLabel('Your reference').first().fill('INV-1');
-    await claim.getByLabel('Email').fill('someone@example.com');
-    await claim.getByLabel('What happened?').fill('Puncture.');
-    await claim.getByRole('button', { name: 'Submit claim' }).click();
-    await claim.locator('[role="alert"]').getByText('This site is not allowed to use this key.').waitFor();
-    expect(await claimCount()).toBe(before);
+    await claim.locator('[role="alert"]').getByText('This form is not available on this site right now.').waitFor();
+    expect(await claim.getByLabel('Invoice or order number', { exact: true }).isDisabled()).toBe(true);
+    expect(await claim.getByRole('button', { name: 'Submit claim' }).isDisabled()).toBe(true);
+    expect(await claim.locator('[part="lookup"]').isVisible()).toBe(false);
+    // Nothing in it speaks of keys or origins to the customer; the console tells the developer.
+    expect(await claim.locator('section').innerText()).not.toMatch(/key|origin/i);
+    expect(consoleLines.some((line) => line.includes('<tire-warranty-claim>') && line.includes(`${refused.origin} is not on the portal key’s list of origins`))).toBe(true);
+    if (SCREENSHOTS) await claim.screenshot({ path: 'docs/portal-warranty-claim-unavailable.png' });
     expect(portalAnswers.filter((a) => a.status < 300 && a.method !== 'OPTIONS')).toEqual([]);
   });
 
@@ -193,6 +215,93 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
     const { page } = await open(allowed.origin, `/tires?key=pk_portal_dealer_${'x'.repeat(32)}`);
     const alert = page.locator('tire-catalog [role="alert"]');
     await alert.waitFor();
-    expect(await alert.innerText()).toContain('This widget’s portal key is not valid.');
+    expect(await alert.innerText()).toContain('The tire catalog is not available on this site right now.');
+    await page.locator('tire-warranty-claim [role="alert"]').getByText('This form is not available on this site right now.').waitFor();
+  });
+
+  it('links each row through data-action-url (SKU encoded, http(s) only) and files a claim for a row’s tire', async () => {
+    const { page } = await open(allowed.origin, withAttrs({ catalog: 'data-action-url="/tires/{sku}?from=widget" data-claim-form' }));
+    const catalog = page.locator('tire-catalog');
+    const row = catalog.locator('li[data-sku="MICH-225-45R17-PS4"]');
+    const link = row.getByRole('link', { name: 'Michelin Pilot Sport 4 225/45R17 94Y' });
+    expect(await link.getAttribute('href')).toBe(`${allowed.origin}/tires/MICH-225-45R17-PS4?from=widget`);
+    expect(await catalog.getByRole('link').count()).toBe(4);
+    if (SCREENSHOTS) await catalog.screenshot({ path: 'docs/portal-catalog-actions.png' });
+
+    await row.getByRole('button', { name: 'File a claim for Michelin Pilot Sport 4 225/45R17 94Y' }).click();
+    const claim = page.locator('tire-warranty-claim');
+    expect(await claim.getByLabel('Tire SKU').inputValue()).toBe('MICH-225-45R17-PS4');
+    // Focus goes to the first field still to fill, and a screen reader hears what was filled in.
+    expect(await claim.locator('form[part="form"] [name="customer_ref"]:focus').count()).toBe(1);
+    expect(await claim.locator('[role="status"]').first().textContent()).toBe('Tire SKU MICH-225-45R17-PS4 filled in.');
+
+    // A template that would make a javascript: (or any non-http) URL gives no links at all, and says why in the console.
+    const bad = await open(allowed.origin, withAttrs({ catalog: 'data-action-url="javascript:alert(1)//{sku}"' }));
+    await bad.page.locator('tire-catalog li.item:not(.skeleton)').first().waitFor();
+    expect(await bad.page.locator('tire-catalog').getByRole('link').count()).toBe(0);
+    expect(bad.consoleLines.some((line) => line.includes('data-action-url'))).toBe(true);
+    // SKUs are URL-encoded into the template.
+    const encoded = await bad.page.evaluate(() => encodeURIComponent('A/B #1'));
+    expect(encoded).toBe('A%2FB%20%231');
+  });
+
+  it('spaces widgets stacked in normal flow, fits the search at 375 px, and takes its heading level from data-heading-level', async () => {
+    // Browser code as text: this project's TypeScript has no DOM types.
+    const gapBetween = (page: Page) =>
+      page.evaluate<number>(`(() => {
+        const card = (name) => document.querySelector(name).shadowRoot.querySelector('.card').getBoundingClientRect();
+        return card('tire-warranty-claim').top - card('tire-catalog').bottom;
+      })()`);
+    const stacked = await open(allowed.origin, withAttrs({ flow: true }));
+    await stacked.page.locator('tire-catalog li.item:not(.skeleton)').first().waitFor();
+    expect(await gapBetween(stacked.page)).toBeGreaterThanOrEqual(16);
+    // In a grid the page's own gap spaces them: the widget adds nothing to it.
+    const grid = await open(allowed.origin);
+    await grid.page.locator('tire-catalog li.item:not(.skeleton)').first().waitFor();
+    expect(await gapBetween(grid.page)).toBe(28);
+
+    const mobile = await open(allowed.origin, '/tires', 375);
+    await mobile.page.locator('tire-catalog li.item:not(.skeleton)').first().waitFor();
+    // The placeholder's width in the input's font against the room inside the input's padding.
+    const fit = await mobile.page.evaluate<{ text: number; room: number }>(`(() => {
+      const el = document.querySelector('tire-catalog').shadowRoot.querySelector('input[name="q"]');
+      const style = getComputedStyle(el);
+      const context = document.createElement('canvas').getContext('2d');
+      context.font = style.fontWeight + ' ' + style.fontSize + ' ' + style.fontFamily;
+      return { text: context.measureText(el.placeholder).width, room: el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+    })()`);
+    expect(fit.text).toBeLessThanOrEqual(fit.room);
+    if (SCREENSHOTS) await mobile.page.locator('tire-catalog').screenshot({ path: 'docs/portal-catalog-375.png' });
+
+    const levels = await open(allowed.origin, withAttrs({ catalog: 'data-heading-level="3"', claim: 'data-heading-level="4"' }));
+    const catalog = levels.page.locator('tire-catalog');
+    await catalog.locator('li.item:not(.skeleton)').first().waitFor();
+    expect(await catalog.getByRole('heading', { level: 3, name: 'Find your tires' }).count()).toBe(1);
+    expect(await catalog.getByRole('heading', { level: 4 }).count()).toBe(4);
+    const claim = levels.page.locator('tire-warranty-claim');
+    expect(await claim.getByRole('heading', { level: 4, name: 'Warranty claim' }).count()).toBe(1);
+    expect(await claim.getByRole('heading', { level: 5, name: 'Check a claim’s status' }).count()).toBe(1);
+  });
+
+  it('tells the two reference fields apart and links the error summary to each field', async () => {
+    const { page } = await open(allowed.origin);
+    const claim = page.locator('tire-warranty-claim');
+    expect(await claim.getByLabel('Invoice or order number', { exact: true }).count()).toBe(1);
+    expect(await claim.getByLabel('Invoice or order number on the claim', { exact: true }).count()).toBe(1);
+    expect(await claim.getByLabel(/reference/i).count()).toBe(0);
+
+    await claim.getByLabel('Email').fill('not-an-email');
+    await claim.getByRole('button', { name: 'Submit claim' }).click();
+    const summary = claim.locator('[role="alert"]');
+    expect(await summary.getByText('Please correct 3 highlighted fields.').count()).toBe(1);
+    const links = summary.getByRole('link');
+    expect(await links.allTextContents()).toEqual([
+      'Invoice or order number: Enter your invoice or order number.',
+      'Email: Enter a valid email address, like name@example.com.',
+      'What happened?: Describe the problem with the tire.',
+    ]);
+    await links.nth(1).click();
+    expect(await claim.locator('form[part="form"] [name="contact_email"]:focus').count()).toBe(1);
+    if (SCREENSHOTS) await claim.screenshot({ path: 'docs/portal-warranty-claim-errors.png' });
   });
 });
