@@ -126,7 +126,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
   const served = gateway.operations.filter((entry) => audienceOf(entry.operation) !== 'operator' || config.GATEWAY_ADMIN_TOKEN !== undefined);
   const operations = served.map((entry) => entry.operation);
   const of = (audience: Audience) => operations.filter((op) => audienceOf(op) === audience);
-  await registerApiDocs(app, { title: config.SERVICE_NAME, version: API_VERSION, operations: served, tags: gateway.tags, pages: gateway.pages, scopes: gateway.scopes });
+  await registerApiDocs(app, { title: config.SERVICE_NAME, version: API_VERSION, operations: served, tags: gateway.tags, webhooks: gateway.webhooks, pages: gateway.pages, scopes: gateway.scopes });
   registerPages(app, gateway.pages);
   registerStaticFiles(app, gateway.files);
   await app.register(async (api) => {

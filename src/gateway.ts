@@ -24,7 +24,7 @@ import { sql } from 'kysely';
 import { MODULES } from './modules/index.js';
 import { buildServices, type ModuleDefinition, scopesOf, type Services } from './platform/module-definition.js';
 import type { BackgroundWorker } from './platform/core/work-loop.js';
-import { type OperationEntry, operationsOf, tagsOf } from './platform/operations/module.js';
+import { type OperationEntry, operationsOf, tagsOf, webhooksOf } from './platform/operations/module.js';
 import { idempotencyRetention, IdempotencyStore } from './platform/operations/idempotency.js';
 import { InstanceLiveness } from './platform/instances/instance-liveness.js';
 import { outboxRetention } from './platform/outbox/outbox.js';
@@ -34,7 +34,7 @@ import { SecretVault } from './platform/secrets/vault.js';
 import type { PageRoute } from './platform/http/html-page.js';
 import type { StaticFile } from './platform/http/static-files.js';
 import { type AfterCommitHook, OperationInvoker } from './platform/operations/invoke.js';
-import type { OpenApiTag } from './platform/operations/openapi.js';
+import type { OpenApiTag, WebhookDoc } from './platform/operations/openapi.js';
 
 /** Everything one process holds: config, database, clock, services. Built once; the app and the CLI share it. */
 export interface Gateway {
@@ -54,6 +54,8 @@ export interface Gateway {
   /** Every module's operations (REST, MCP and OpenAPI are generated from them) and the modules' OpenAPI tags. */
   operations: OperationEntry[];
   tags: OpenApiTag[];
+  /** The events sent to subscribers' URLs, as the OpenAPI document's `webhooks` lists them. */
+  webhooks: WebhookDoc[];
   /** Every scope a key can hold, as the modules declare them. */
   scopes: ScopeCatalog;
   /** The one way either door calls an operation. */
@@ -170,6 +172,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     delivery,
     operations: operationsOf(modules, services, scopes),
     tags: tagsOf(modules),
+    webhooks: webhooksOf(modules),
     scopes,
     invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock, instances), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
     instances,

@@ -1,5 +1,6 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { onHubEventsQueued } from '../../platform/outbox/outbox.js';
+import { webhookDocs } from './event-docs.js';
 import { fanOut } from './fan-out.js';
 import * as m0028 from './migrations/0031_webhooks.js';
 import { TargetPolicy } from './safe-target.js';
@@ -33,6 +34,7 @@ export const webhooksModule: ModuleDefinition = {
     return { webhooks: new WebhooksService(clock, services.deliveries, vault, policy, settings) };
   },
   operations: (services) => webhooksOperations(services.webhooks),
+  webhooks: webhookDocs('webhooks'),
   migrations: { '0031_webhooks': m0028 },
   encryptedColumns: [
     { table: 'webhook_endpoints', idColumn: 'id', column: 'secret_ciphertext' },
