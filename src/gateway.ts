@@ -10,7 +10,7 @@ import { PortalKeysService } from './platform/auth/portal-keys.service.js';
 import { type Clock, systemClock } from './platform/core/clock.js';
 import { type DatabaseHandle, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
-import { RetentionWorker } from './platform/db/retention.js';
+import { type PurgeTarget, RetentionWorker } from './platform/db/retention.js';
 import { createMetricsRegistry } from './platform/core/metrics.js';
 import { registerDatabaseMetrics } from './platform/db/database.metrics.js';
 import { OrgsService } from './platform/orgs/orgs.service.js';
@@ -102,10 +102,13 @@ async function startOrExplain<T>(what: string, cleanup: () => Promise<void>, ste
   }
 }
 
-/** Retention over the platform's tables: the outbox purges its delivered rows, the idempotency store its expired records. */
-export function createRetentionWorker(config: Config, database: DatabaseHandle, clock: Clock, log?: Logger): RetentionWorker {
+/**
+ * Retention over the platform's tables (the outbox purges its delivered rows, the idempotency store its expired records)
+ * and what the modules add (`modules`: webhook events).
+ */
+export function createRetentionWorker(config: Config, database: DatabaseHandle, clock: Clock, log?: Logger, modules: readonly PurgeTarget[] = []): RetentionWorker {
   return new RetentionWorker({
-    targets: [outboxRetention(database, config.RETENTION_OUTBOX_DELIVERED_MS), idempotencyRetention(database, config.RETENTION_IDEMPOTENCY_MS)],
+    targets: [outboxRetention(database, config.RETENTION_OUTBOX_DELIVERED_MS), idempotencyRetention(database, config.RETENTION_IDEMPOTENCY_MS), ...modules],
     clock,
     intervalMs: config.RETENTION_INTERVAL_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
@@ -158,7 +161,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const cpu = new CpuPool({ threads: config.WORKER_THREADS, queue: config.WORKER_QUEUE });
   const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu, instances }, platform);
   const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
-  const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }));
+  const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }), modules.flatMap((m) => m.retention?.({ config, database }) ?? []));
   return {
     config,
     database,

@@ -373,6 +373,16 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
     clock.advance(31 * 24 * 60 * 60 * 1000);
     expect((await call(keyA, 'GET', '/v1/events')).json<{ events: EventOut[] }>().events).toEqual([]);
     expect((await call(keyA, 'GET', `/v1/events/${all[0]?.id ?? ''}`)).statusCode).toBe(404);
+    // Retention then deletes them, with their deliveries and attempts; an event of today stays.
+    await call(keyA, 'POST', '/v1/inventory', { rows: [{ sku: 'TIRE-225', qty: 5 }] });
+    const report = await h.gateway.retention.runOnce();
+    expect(report.webhook_events?.deleted).toBeGreaterThanOrEqual(5);
+    const { db } = h.gateway.database;
+    const kept = await db.selectFrom('webhook_events').select(['id', 'created_at']).execute();
+    expect(kept.length).toBeGreaterThanOrEqual(1);
+    expect(kept.every((e) => e.created_at >= new Date(clock.now().getTime() - 30 * 24 * 60 * 60 * 1000).toISOString())).toBe(true);
+    expect(await db.selectFrom('webhook_deliveries').select('id').where('created_at', '<', start).execute()).toEqual([]);
+    expect(await db.selectFrom('webhook_attempts').select('id').where('attempted_at', '<', start).execute()).toEqual([]);
     const types = (await call(keyA, 'GET', '/v1/webhook-event-types')).json<{ event_types: { type: string }[] }>().event_types.map((t) => t.type);
     expect(types).toEqual(expect.arrayContaining([...TYPES, 'webhook.test', 'edi.document.sent', 'telematics.sync.completed']));
   });
