@@ -133,6 +133,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
     apiVersion: API_VERSION,
     operations: served,
     tags: gateway.tags,
+    webhooks: gateway.webhooks,
     pages: gateway.pages,
     scopes: gateway.scopes,
   });

@@ -10,7 +10,7 @@ import { PortalKeysService } from './platform/auth/portal-keys.service.js';
 import { type Clock, systemClock } from './platform/core/clock.js';
 import { type DatabaseHandle, openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
-import { RetentionWorker } from './platform/db/retention.js';
+import { type PurgeTarget, RetentionWorker } from './platform/db/retention.js';
 import { createMetricsRegistry } from './platform/core/metrics.js';
 import { registerDatabaseMetrics } from './platform/db/database.metrics.js';
 import { OrgsService } from './platform/orgs/orgs.service.js';
@@ -24,7 +24,7 @@ import { sql } from 'kysely';
 import { MODULES } from './modules/index.js';
 import { buildServices, type ModuleDefinition, scopesOf, type Services } from './platform/module-definition.js';
 import type { BackgroundWorker } from './platform/core/work-loop.js';
-import { type OperationEntry, operationsOf, tagsOf } from './platform/operations/module.js';
+import { type OperationEntry, operationsOf, tagsOf, webhooksOf } from './platform/operations/module.js';
 import { idempotencyRetention, IdempotencyStore } from './platform/operations/idempotency.js';
 import { InstanceLiveness } from './platform/instances/instance-liveness.js';
 import { outboxRetention } from './platform/outbox/outbox.js';
@@ -34,7 +34,7 @@ import { SecretVault } from './platform/secrets/vault.js';
 import type { PageRoute } from './platform/http/html-page.js';
 import type { StaticFile } from './platform/http/static-files.js';
 import { type AfterCommitHook, OperationInvoker } from './platform/operations/invoke.js';
-import type { OpenApiTag } from './platform/operations/openapi.js';
+import type { OpenApiTag, WebhookDoc } from './platform/operations/openapi.js';
 
 /** Everything one process holds: config, database, clock, services. Built once; the app and the CLI share it. */
 export interface Gateway {
@@ -54,6 +54,8 @@ export interface Gateway {
   /** Every module's operations (REST, MCP and OpenAPI are generated from them) and the modules' OpenAPI tags. */
   operations: OperationEntry[];
   tags: OpenApiTag[];
+  /** The events sent to subscribers' URLs, as the OpenAPI document's `webhooks` lists them. */
+  webhooks: WebhookDoc[];
   /** Every scope a key can hold, as the modules declare them. */
   scopes: ScopeCatalog;
   /** The one way either door calls an operation. */
@@ -102,10 +104,13 @@ async function startOrExplain<T>(what: string, cleanup: () => Promise<void>, ste
   }
 }
 
-/** Retention over the platform's tables: the outbox purges its delivered rows, the idempotency store its expired records. */
-export function createRetentionWorker(config: Config, database: DatabaseHandle, clock: Clock, log?: Logger): RetentionWorker {
+/**
+ * Retention over the platform's tables (the outbox purges its delivered rows, the idempotency store its expired records)
+ * and what the modules add (`modules`: webhook events).
+ */
+export function createRetentionWorker(config: Config, database: DatabaseHandle, clock: Clock, log?: Logger, modules: readonly PurgeTarget[] = []): RetentionWorker {
   return new RetentionWorker({
-    targets: [outboxRetention(database, config.RETENTION_OUTBOX_DELIVERED_MS), idempotencyRetention(database, config.RETENTION_IDEMPOTENCY_MS)],
+    targets: [outboxRetention(database, config.RETENTION_OUTBOX_DELIVERED_MS), idempotencyRetention(database, config.RETENTION_IDEMPOTENCY_MS), ...modules],
     clock,
     intervalMs: config.RETENTION_INTERVAL_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
@@ -162,7 +167,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
   const cpu = new CpuPool({ threads: config.WORKER_THREADS, queue: config.WORKER_QUEUE });
   const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu, instances }, platform);
   const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
-  const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }));
+  const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }), modules.flatMap((m) => m.retention?.({ config, database }) ?? []));
   return {
     config,
     database,
@@ -176,6 +181,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     delivery,
     operations: operationsOf(modules, services, scopes),
     tags: tagsOf(modules),
+    webhooks: webhooksOf(modules),
     scopes,
     invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock, instances), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
     instances,

@@ -2,7 +2,8 @@ import type { Migration } from 'kysely';
 import type { Logger } from 'pino';
 import type { CpuPool } from './core/cpu-pool.js';
 import type { Config } from '../config.js';
-import type { Dialect } from './db/database.js';
+import type { DatabaseHandle, Dialect } from './db/database.js';
+import type { PurgeTarget } from './db/retention.js';
 import type { PageRoute } from './http/html-page.js';
 import type { StaticFile } from './http/static-files.js';
 import type { AuditService } from './audit/audit.service.js';
@@ -83,6 +84,8 @@ export interface ModuleDefinition extends OperationSource<Services> {
   pages?(services: Services): PageRoute[];
   /** Files a browser loads as they are (the portal widget's script and demo page). */
   files?: readonly StaticFile[];
+  /** What retention deletes of its tables once kept long enough (every `serve` runs it, and `retention purge`). */
+  retention?(context: { config: Config; database: DatabaseHandle }): PurgeTarget[];
   /** Its per-org settings (`settings set/show`); OrgsService refuses any name no module declares. */
   settings?: OrgSettingsGroup;
   /** Builds its services and registers its hooks on other services' (it calls services, never another module's tables). */

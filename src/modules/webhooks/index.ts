@@ -1,11 +1,14 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { onHubEventsQueued } from '../../platform/outbox/outbox.js';
+import { webhookDocs } from './event-docs.js';
 import { fanOut } from './fan-out.js';
-import * as m0028 from './migrations/0031_webhooks.js';
+import * as m0031 from './migrations/0031_webhooks.js';
+import * as m0034 from './migrations/0034_webhooks_retention.js';
 import { TargetPolicy } from './safe-target.js';
 import { WebhookSender } from './webhook-sender.js';
 import { webhooksOperations } from './webhooks.operations.js';
 import { WebhooksService } from './webhooks.service.js';
+import { purgeBefore } from './webhooks.repository.js';
 import { webhooksSettings } from './webhooks.settings.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './webhooks.tables.js';
@@ -33,7 +36,13 @@ export const webhooksModule: ModuleDefinition = {
     return { webhooks: new WebhooksService(clock, services.deliveries, vault, policy, settings) };
   },
   operations: (services) => webhooksOperations(services.webhooks),
-  migrations: { '0031_webhooks': m0028 },
+  webhooks: webhookDocs('webhooks'),
+  migrations: { '0031_webhooks': m0031, '0034_webhooks_retention': m0034 },
+  // Events are listed for WEBHOOK_EVENTS_KEEP_MS (30 days); then they go, with their deliveries and attempts.
+  retention: ({ config, database: { db, dialect } }) => {
+    const keepMs = webhooksSettings(config.environment).WEBHOOK_EVENTS_KEEP_MS;
+    return (['webhook_events', 'webhook_deliveries', 'webhook_attempts'] as const).map((table) => ({ name: table, keepMs, purge: (before: string, limit: number) => purgeBefore(db, dialect, table, before, limit) }));
+  },
   encryptedColumns: [
     { table: 'webhook_endpoints', idColumn: 'id', column: 'secret_ciphertext' },
     { table: 'webhook_endpoints', idColumn: 'id', column: 'previous_secret_ciphertext' },

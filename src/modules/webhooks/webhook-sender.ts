@@ -8,7 +8,8 @@ import type { SecretVault } from '../../platform/secrets/vault.js';
 import { type TargetPolicy, UnsafeTarget } from './safe-target.js';
 import { signedHeaders } from './signature.js';
 import * as repo from './webhooks.repository.js';
-import type { WebhooksSettings } from './webhooks.settings.js';
+import { parseRetryAfterMs } from '../../platform/outbox/hub-client.js';
+import { type WebhooksSettings, webhookRetryDelayMs } from './webhooks.settings.js';
 
 /** The outbox destination of webhook deliveries: `target` is the endpoint id, `payload` the JSON body. */
 export const WEBHOOK_DESTINATION = 'webhook';
@@ -21,7 +22,7 @@ const SNIPPET_CHARS = 500;
 
 type Attempt =
   | { kind: 'delivered'; statusCode: number; snippet: string }
-  | { kind: 'retry' | 'rejected'; reason: string; statusCode: number | null; snippet: string | null }
+  | { kind: 'retry' | 'rejected'; reason: string; statusCode: number | null; snippet: string | null; retryAfterMs?: number }
   /** Not tried at all (endpoint gone or disabled): no attempt is recorded and the endpoint's health is untouched. */
   | { kind: 'skipped'; reason: string };
 
@@ -96,6 +97,7 @@ export class WebhookSender implements DeliverySender {
     const outcome: SendOutcome = { delivered: [], duplicates: 0, rejected: [], retry: null };
     const retryIds: string[] = [];
     let retryReason = '';
+    const waits = new Map<string, number>();
     for (const { row, attempt } of results) {
       if (attempt.kind === 'delivered') outcome.delivered.push(row.id);
       else if (attempt.kind === 'skipped' || attempt.kind === 'rejected') outcome.rejected.push({ id: row.id, reason: attempt.reason });
@@ -103,10 +105,17 @@ export class WebhookSender implements DeliverySender {
       else {
         retryIds.push(row.id);
         retryReason ||= attempt.reason;
+        // Per endpoint: its Retry-After holds back its own deliveries, not every endpoint's.
+        if (attempt.retryAfterMs !== undefined && row.target !== null) waits.set(row.target, Math.max(waits.get(row.target) ?? 0, attempt.retryAfterMs));
       }
     }
     if (retryIds.length > 0) outcome.retry = { ids: retryIds, reason: retryReason };
+    if (waits.size > 0) outcome.waits = [...waits].map(([target, ms]) => ({ target, ms }));
     return outcome;
+  }
+
+  retryDelayMs(attempts: number): number {
+    return webhookRetryDelayMs(this.settings.WEBHOOK_RETRY_SCHEDULE, attempts);
   }
 
   close(): Promise<void> {
@@ -166,7 +175,9 @@ export class WebhookSender implements DeliverySender {
       if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode, snippet };
       const reason = `endpoint answered ${statusCode}`;
       const transient = statusCode === 408 || statusCode === 429 || statusCode >= 500;
-      return { kind: transient ? 'retry' : 'rejected', reason, statusCode, snippet };
+      if (!transient) return { kind: 'rejected', reason, statusCode, snippet };
+      const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'], now.getTime(), this.settings.WEBHOOK_RETRY_AFTER_MAX_MS);
+      return { kind: 'retry', reason, statusCode, snippet, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     } catch (err) {
       if (signal.aborted) return { kind: 'retry', reason: `endpoint did not answer within ${timeoutMs} ms`, statusCode: null, snippet: null };
       const cause = err instanceof Error && err.cause instanceof UnsafeTarget ? err.cause : err;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRead, defineWrite, type Operation } from '../../platform/operations/operation.js';
+import { defineRead, defineSteps, defineWrite, type Operation } from '../../platform/operations/operation.js';
 import {
   createEndpointInput,
   deliveryParams,
@@ -59,7 +59,7 @@ const UNSAFE = 'The URL is not https, carries credentials, or its host resolves 
 /** The webhook and events operations: each one REST route, one MCP tool and one OpenAPI operation. */
 export function webhooksOperations(webhooks: WebhooksService): Operation[] {
   return [
-    defineWrite({
+    defineSteps({
       name: 'webhook_endpoints_create',
       method: 'POST',
       path: '/v1/webhook-endpoints',
@@ -79,7 +79,15 @@ export function webhooksOperations(webhooks: WebhooksService): Operation[] {
         body: { url: exampleEndpoint.url, event_types: exampleEndpoint.event_types, description: exampleEndpoint.description },
         response: { endpoint: exampleEndpoint, secret: exampleSecret },
       },
-      handle: ({ tx, orgId }, { body }) => webhooks.create(tx, orgId, body),
+      // The URL's DNS lookup runs before the write transaction: a slow resolver must not hold the database's writer.
+      handle: async ({ db, orgId, settle }, { body }) => {
+        await webhooks.checkUrl(body.url);
+        return db.transaction().execute(async (tx) => {
+          const created = await webhooks.create(tx, orgId, body);
+          await settle(tx, created);
+          return created;
+        });
+      },
     }),
     defineRead({
       name: 'webhook_endpoints_list',
@@ -112,7 +120,7 @@ export function webhooksOperations(webhooks: WebhooksService): Operation[] {
       example: { params: { endpoint_id: exampleEndpoint.id }, response: { endpoint: exampleEndpoint } },
       handle: ({ db, orgId }, { params }) => webhooks.get(db, orgId, params.endpoint_id),
     }),
-    defineWrite({
+    defineSteps({
       name: 'webhook_endpoints_update',
       method: 'PATCH',
       path: '/v1/webhook-endpoints/:endpoint_id',
@@ -130,7 +138,14 @@ export function webhooksOperations(webhooks: WebhooksService): Operation[] {
       errors: { not_found: NOT_FOUND, invalid_input: UNSAFE },
       hints: { readOnly: false, destructive: true, idempotent: true, openWorld: false },
       example: { params: { endpoint_id: exampleEndpoint.id }, body: { enabled: false }, response: { endpoint: { ...exampleEndpoint, enabled: false } } },
-      handle: ({ tx, orgId }, { params, body }) => webhooks.update(tx, orgId, params.endpoint_id, body),
+      handle: async ({ db, orgId, settle }, { params, body }) => {
+        if (body.url !== undefined) await webhooks.checkUrl(body.url);
+        return db.transaction().execute(async (tx) => {
+          const updated = await webhooks.update(tx, orgId, params.endpoint_id, body);
+          await settle(tx, updated);
+          return updated;
+        });
+      },
     }),
     defineWrite({
       name: 'webhook_endpoints_delete',

@@ -1,4 +1,5 @@
-import type { Executor } from '../../platform/db/schema.js';
+import type { Dialect } from '../../platform/db/database.js';
+import type { Db, Executor } from '../../platform/db/schema.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './webhooks.tables.js';
 
 export type EndpointRow = WebhookEndpointsTable;
@@ -109,4 +110,19 @@ export async function attemptsOf(db: Executor, orgId: string, deliveryIds: reado
     .orderBy('attempted_at')
     .orderBy('id')
     .execute();
+}
+
+type Kept = 'webhook_events' | 'webhook_deliveries' | 'webhook_attempts';
+const TIME_OF = { webhook_events: 'created_at', webhook_deliveries: 'created_at', webhook_attempts: 'attempted_at' } as const;
+
+/** Deletes up to `limit` rows of `table` from before `before`, in one statement; answers how many (retention). */
+export async function purgeBefore(db: Db, dialect: Dialect, table: Kept, before: string, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom(table)
+    .where('id', 'in', () => {
+      const old = db.selectFrom(table).select('id').where(TIME_OF[table], '<', before).limit(limit);
+      return dialect === 'postgres' ? old.forUpdate().skipLocked() : old;
+    })
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

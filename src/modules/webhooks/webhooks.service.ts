@@ -66,8 +66,11 @@ export class WebhooksService {
     private readonly settings: WebhooksSettings,
   ) {}
 
-  /** Refuses a URL the gateway would not deliver to: its form, and where its host resolves now. */
-  private async checkUrl(url: string): Promise<void> {
+  /**
+   * Refuses a URL the gateway would not deliver to: its form, and where its host resolves now. Called before the write's
+   * transaction (a DNS lookup can be slow); each delivery checks again.
+   */
+  async checkUrl(url: string): Promise<void> {
     try {
       await this.policy.resolve(url);
     } catch (err) {
@@ -76,8 +79,8 @@ export class WebhooksService {
     }
   }
 
+  /** Creates an endpoint whose URL checkUrl passed. */
   async create(tx: Tx, orgId: string, input: CreateEndpointInput): Promise<{ endpoint: Endpoint; secret: string }> {
-    await this.checkUrl(input.url);
     const now = this.clock.now();
     const at = now.toISOString();
     const id = newId('whe', now);
@@ -121,7 +124,6 @@ export class WebhooksService {
 
   async update(tx: Tx, orgId: string, id: string, input: UpdateEndpointInput): Promise<Endpoint> {
     await this.find(tx, orgId, id);
-    if (input.url !== undefined) await this.checkUrl(input.url);
     const now = this.clock.now();
     const updated = await repo.updateEndpoint(tx, orgId, id, {
       ...(input.url === undefined ? {} : { url: input.url }),

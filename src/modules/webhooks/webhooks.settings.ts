@@ -2,6 +2,16 @@ import { z } from 'zod';
 import { type Environment, parseEnv } from '../../config.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/** `30s`, `5m`, `2h` (or bare milliseconds) -> milliseconds; NaN when unreadable, so the schema refuses it. */
+function delayMs(text: string): number {
+  const m = /^(\d+)(ms|s|m|h)?$/.exec(text.trim());
+  return m ? Number(m[1]) * UNIT_MS[(m[2] ?? 'ms') as keyof typeof UNIT_MS] : Number.NaN;
+}
+
+/** About a day in all: doubling from a minute to 8 hours; each delay is jittered when used (webhookRetryDelayMs). */
+const DEFAULT_RETRY_SCHEDULE = '1m,2m,4m,8m,16m,32m,1h,2h,4h,8h,8h';
 
 /** The webhooks module's settings from the environment (docs/configuration.md). */
 const webhooksEnv = z.object({
@@ -12,8 +22,16 @@ const webhooksEnv = z.object({
     .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)),
   /** How long a receiver has to answer one attempt. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(10_000),
-  /** Attempts of one delivery before it is recorded failed. */
-  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(40),
+  /** The delays between a delivery's attempts, comma-separated (`30s`, `5m`, `2h`); the last repeats past the end. */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE)
+    .transform((v) => v.split(',').map(delayMs))
+    .refine((delays) => delays.length <= 100 && delays.every((d) => Number.isSafeInteger(d) && d > 0 && d <= 7 * DAY_MS), 'a comma-separated list of delays such as 30s,5m,2h (each above 0 and at most 7 days)'),
+  /** Attempts of one delivery before it is recorded failed; by default one more than the schedule's delays. */
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).optional(),
+  /** The longest a receiver's Retry-After (429, 503) holds its endpoint's deliveries back. */
+  WEBHOOK_RETRY_AFTER_MAX_MS: z.coerce.number().int().positive().max(DAY_MS).default(60 * 60_000),
   /** How long the secret before a rotation keeps signing beside the new one. */
   WEBHOOK_SECRET_GRACE_MS: z.coerce.number().int().min(0).default(DAY_MS),
   /** An endpoint that has failed every attempt for this long is disabled (the org sees why). */
@@ -22,8 +40,18 @@ const webhooksEnv = z.object({
   WEBHOOK_EVENTS_KEEP_MS: z.coerce.number().int().positive().default(30 * DAY_MS),
 });
 
-export type WebhooksSettings = z.output<typeof webhooksEnv>;
+export type WebhooksSettings = Omit<z.output<typeof webhooksEnv>, 'WEBHOOK_MAX_ATTEMPTS'> & { WEBHOOK_MAX_ATTEMPTS: number };
 
 export function webhooksSettings(env: Environment): WebhooksSettings {
-  return parseEnv(webhooksEnv, env);
+  const parsed = parseEnv(webhooksEnv, env);
+  return { ...parsed, WEBHOOK_MAX_ATTEMPTS: parsed.WEBHOOK_MAX_ATTEMPTS ?? parsed.WEBHOOK_RETRY_SCHEDULE.length + 1 };
+}
+
+/**
+ * The wait before attempt `attempts + 1`, after `attempts` failed: the schedule's delay with ±25% jitter, so the
+ * deliveries of one outage do not all come back at once.
+ */
+export function webhookRetryDelayMs(schedule: readonly number[], attempts: number, random: () => number = Math.random): number {
+  const base = schedule[Math.min(Math.max(attempts, 1), schedule.length) - 1] ?? 60_000;
+  return Math.round(base * (0.75 + 0.5 * Math.min(Math.max(random(), 0), 1)));
 }

@@ -1,7 +1,7 @@
 import { PORTAL_PATH_PREFIX } from '../auth/portal-key.js';
 import { audienceOf, type Operation } from './operation.js';
 import { DOOR_SCOPE, type ScopeCatalog } from '../auth/scopes.js';
-import type { OpenApiTag } from './openapi.js';
+import type { OpenApiTag, WebhookDoc } from './openapi.js';
 
 /** An operation with the OpenAPI tag of the module that owns it. */
 export interface OperationEntry {
@@ -14,6 +14,13 @@ export interface OperationSource<S> {
   /** Required with operations; a module that serves none (its services are for other modules and the CLI) has none. */
   tag?: OpenApiTag;
   operations?(services: S): Operation[];
+  /** The events it sends to subscribers' URLs (webhooks), for the OpenAPI document's `webhooks`. */
+  webhooks?: readonly WebhookDoc[];
+}
+
+/** Every module's webhook events, in list order. */
+export function webhooksOf<S>(modules: readonly OperationSource<S>[]): WebhookDoc[] {
+  return modules.flatMap((m) => [...(m.webhooks ?? [])]);
 }
 
 /** The tags of the modules that serve operations, in list order (the OpenAPI document lists these). */

@@ -5,7 +5,7 @@ import type { ScopeCatalog } from '../auth/scopes.js';
 import { docUrlOf, type ErrorCode } from '../core/errors.js';
 import type { OperationEntry } from './module.js';
 import { type PageRoute, pagePaths } from '../http/html-page.js';
-import { buildOpenApiDocument, type OpenApiTag } from './openapi.js';
+import { buildOpenApiDocument, type OpenApiTag, type WebhookDoc } from './openapi.js';
 
 const DESCRIPTION = [
   'Org-scoped REST resources of the tire and equipment gateway. Every `/v1` call needs `Authorization: Bearer <API key>`',
@@ -85,6 +85,7 @@ export interface ApiDocsOptions {
   apiVersion: string;
   operations: OperationEntry[];
   tags: OpenApiTag[];
+  webhooks: readonly WebhookDoc[];
   /** HTML pages (OAuth redirects back), documented beside the operations under their module's tag. */
   pages: readonly PageRoute[];
   scopes: ScopeCatalog;
@@ -104,6 +105,7 @@ export async function registerApiDocs(app: FastifyInstance, opts: ApiDocsOptions
     tagOf: (op) => tagOf.get(op.name) ?? 'other',
     extraPaths: { '/healthz': HEALTHZ, ...pagePaths(opts.pages) },
     scopes: opts.scopes,
+    webhooks: opts.webhooks,
   });
   await app.register(swagger, { mode: 'static', specification: { document: document as never } });
   await app.register(swaggerUi, {

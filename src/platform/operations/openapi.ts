@@ -23,6 +23,51 @@ export interface OpenApiOptions {
   extraPaths: Record<string, Json>;
   /** The scopes keys are granted: listed in the API key scheme's description. */
   scopes: ScopeCatalog;
+  /** The events POSTed to subscribers' URLs: the document's `webhooks`. */
+  webhooks?: readonly WebhookDoc[];
+}
+
+/**
+ * One event type sent to subscribers (OpenAPI 3.1 `webhooks`): the JSON Schema of its body and an example, written
+ * out or taken from an operation's example response (`from`: the operation, `field`: its key there, `extra`: merged in),
+ * so the example of an event carrying a resource is the one its GET shows.
+ */
+export interface WebhookDoc {
+  type: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** Headers each delivery carries (name -> header object). */
+  headers: Record<string, Json>;
+  body: Json;
+  example: { body: Json } | { from: string; field: string; wrap(resource: unknown): Json };
+}
+
+function webhookExample(doc: WebhookDoc, operations: readonly Operation[]): Json {
+  const { example } = doc;
+  if ('body' in example) return example.body;
+  const response: Record<string, unknown> = operations.find((o) => o.name === example.from)?.example.response ?? {};
+  const resource = response[example.field];
+  if (resource === undefined) throw new Error(`webhook ${doc.type}: no example ${example.field} in operation ${example.from}`);
+  return example.wrap(resource);
+}
+
+function webhookObject(doc: WebhookDoc, operations: readonly Operation[]): Json {
+  return {
+    post: {
+      operationId: `webhook_${doc.type.replaceAll('.', '_')}`,
+      tags: [doc.tag],
+      summary: doc.summary,
+      description: doc.description,
+      security: [],
+      parameters: Object.entries(doc.headers).map(([name, header]) => ({ name, in: 'header', required: true, ...header })),
+      requestBody: { required: true, content: { 'application/json': { schema: doc.body, example: webhookExample(doc, operations) } } },
+      responses: {
+        '200': { description: 'Any 2xx acknowledges the delivery. 408, 429 (Retry-After honoured), 5xx, timeouts and refused connections are retried.' },
+        '400': { description: 'Any other status fails the delivery at once (no redirect is followed).' },
+      },
+    },
+  };
 }
 
 /** The API key scheme's description, with every scope a key can be granted and what it opens. */
@@ -290,6 +335,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions & { tagOf: (op: Operat
     tags: opts.tags,
     security: [{ bearerAuth: [] }],
     paths,
+    ...(opts.webhooks === undefined || opts.webhooks.length === 0 ? {} : { webhooks: Object.fromEntries(opts.webhooks.map((doc) => [doc.type, webhookObject(doc, opts.operations)])) }),
     components: {
       securitySchemes: Object.fromEntries(Object.entries(schemes).filter(([name]) => used.has(name))),
       parameters: {

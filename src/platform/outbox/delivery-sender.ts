@@ -9,6 +9,11 @@ export interface SendOutcome {
   duplicates: number;
   rejected: { id: string; reason: string }[];
   retry: { ids: string[]; reason: string; retryAfterMs?: number } | null;
+  /**
+   * Targets of this destination that asked to wait (a receiver's Retry-After), each for `ms`: its retried rows and every
+   * delivery queued to it wait that long, while the destination's other targets go on (one webhook endpoint, not all).
+   */
+  waits?: { target: string; ms: number }[];
 }
 
 /** One destination kind (the hub; later a partner endpoint). The worker claims rows per destination and hands them here. */
@@ -16,5 +21,7 @@ export interface DeliverySender {
   readonly destination: string;
   readonly maxBatch: number;
   send(batchId: string, batch: ClaimedDelivery[], opts: { timeoutMs: number }): Promise<SendOutcome>;
+  /** The wait before the next attempt after `attempts` failed; the worker's exponential backoff when absent (the hub). */
+  retryDelayMs?(attempts: number): number;
   close(): Promise<void>;
 }

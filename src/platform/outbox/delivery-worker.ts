@@ -272,18 +272,26 @@ export class DeliveryWorker implements DeliverAfterCommit {
     this.options.metrics.count(destination, 'rejected', outcome.rejected.length);
     if (outcome.retry === null) return false;
     const retry = outcome.retry;
-    const attemptsOf = new Map(batch.map((r) => [r.id, r.attempts]));
-    // Rows of one batch can be on different attempts: one jittered delay per attempt count, one write each.
-    const byAttempts = new Map<number, string[]>();
+    const rows = new Map(batch.map((r) => [r.id, r]));
+    const waitOf = new Map((outcome.waits ?? []).map((w) => [w.target, w.ms]));
+    // Rows of one batch can be on different attempts and targets: one jittered delay per group, one write each.
+    const groups = new Map<string, { attempts: number; wait: number; ids: string[] }>();
     for (const id of retry.ids) {
-      const attempts = attemptsOf.get(id) ?? 1;
-      const list = byAttempts.get(attempts);
-      if (list) list.push(id);
-      else byAttempts.set(attempts, [id]);
+      const row = rows.get(id);
+      const attempts = row?.attempts ?? 1;
+      const wait = Math.max(retry.retryAfterMs ?? 0, waitOf.get(row?.target ?? '') ?? 0);
+      const key = `${attempts}|${wait}`;
+      const group = groups.get(key) ?? { attempts, wait, ids: [] };
+      group.ids.push(id);
+      groups.set(key, group);
     }
-    for (const [attempts, ids] of byAttempts) {
-      const delay = Math.max(backoffDelayMs(attempts), retry.retryAfterMs ?? 0);
+    for (const { attempts, wait, ids } of groups.values()) {
+      const delay = Math.max(sender.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts), wait);
       await repo.reschedule(this.options.db, ids, owner, new Date(now.getTime() + delay).toISOString(), retry.reason);
+    }
+    // A target that asked to wait gets nothing before then, from any process: its queued rows move to the end of the wait.
+    for (const [target, ms] of waitOf) {
+      await repo.deferPlace(this.options.db, { destination, target }, new Date(now.getTime() + ms).toISOString());
     }
     this.options.metrics.count(destination, 'retry', retry.ids.length);
     // The destination asked us to slow down: every lane of this process waits, not just this batch.

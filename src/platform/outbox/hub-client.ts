@@ -90,8 +90,8 @@ export class HubClient {
   }
 }
 
-/** Retry-After in seconds or as an HTTP-date, as a delay from nowMs capped at 10 minutes; undefined when absent or unreadable. */
-export function parseRetryAfterMs(value: string | string[] | undefined, nowMs: number): number | undefined {
+/** Retry-After in seconds or as an HTTP-date, as a delay from nowMs capped (10 minutes unless told); undefined when absent or unreadable. */
+export function parseRetryAfterMs(value: string | string[] | undefined, nowMs: number, capMs = MAX_RETRY_AFTER_MS): number | undefined {
   const raw = (Array.isArray(value) ? value[0] : value)?.trim();
   if (raw === undefined || raw === '') return undefined;
   let delayMs: number;
@@ -103,7 +103,7 @@ export function parseRetryAfterMs(value: string | string[] | undefined, nowMs: n
     if (Number.isNaN(at)) return undefined;
     delayMs = at - nowMs;
   }
-  return Math.min(Math.max(delayMs, 0), MAX_RETRY_AFTER_MS);
+  return Math.min(Math.max(delayMs, 0), capMs);
 }
 
 /**

@@ -151,6 +151,20 @@ export async function releaseBackedOff(db: Executor, place: { destination: strin
   return Number(result.numUpdatedRows);
 }
 
+/** Makes the queued deliveries to one place due no sooner than `until` (it asked to wait); later ones are left alone. */
+export async function deferPlace(db: Executor, place: { destination: string; target: string }, until: string): Promise<number> {
+  const result = await db
+    .updateTable('outbox')
+    .set({ next_attempt_at: until })
+    .where('destination', '=', place.destination)
+    .where(PENDING)
+    .where('status', '=', 'queued')
+    .where('next_attempt_at', '<', until)
+    .where('target', '=', place.target)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
 /**
  * A stopping worker hands back what it still holds (owners `<workerId>:<n>`): due at once, so another process sends it
  * now rather than after the lease runs out. Answers how many rows it released.

@@ -127,6 +127,14 @@ async function tellQueued(tx: Tx, inputs: readonly DeliveryInput[]): Promise<voi
 }
 
 /**
+ * An event for the org's own subscribers (webhooks) that the hub does not take (an EDI message received): the
+ * listeners hear it in `tx` as they hear a queued hub event; nothing is queued for the hub.
+ */
+export async function announceEvent(tx: Tx, event: HubEvent): Promise<void> {
+  await hubEventsListeners.get(tx.getExecutor().adapter)?.(tx, [hubDelivery(event)]);
+}
+
+/**
  * Queues a hub event in the caller's transaction and returns its id. `at` (from the caller's clock) is
  * when it occurred and when it was queued. Pass `id` to make it deterministic (the hub deduplicates by
  * id); it must be unique across orgs, so derive it from something that is (a record id, a connection id).

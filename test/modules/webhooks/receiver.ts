@@ -15,6 +15,8 @@ export interface Receiver {
   url: string;
   received: Received[];
   status: number;
+  /** Headers sent with each answer besides the defaults (a Retry-After). */
+  headers: Record<string, string>;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -30,13 +32,14 @@ export async function startReceiver(): Promise<Receiver> {
     url: '',
     received: [],
     status: 200,
+    headers: {},
     async start() {
       const s = createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           receiver.received.push({ headers: flat(req.headers), body: Buffer.concat(chunks).toString('utf8') });
-          res.writeHead(receiver.status, { 'content-type': 'text/plain', connection: 'close' }).end(receiver.status < 300 ? 'ok' : `no thanks (${receiver.status})`);
+          res.writeHead(receiver.status, { 'content-type': 'text/plain', connection: 'close', ...receiver.headers }).end(receiver.status < 300 ? 'ok' : `no thanks (${receiver.status})`);
         });
       });
       await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', resolve));

@@ -21,6 +21,7 @@ interface DeliveryOut {
   type: string;
   status: string;
   attempt_count: number;
+  next_attempt_at: string | null;
   attempts: { status_code: number | null; error: string | null; response_snippet: string | null; duration_ms: number }[];
 }
 
@@ -39,7 +40,7 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
     other = await startReceiver();
     // Receivers on loopback need the operator's allow list; short periods let the tests pass a grace period's end, the last
     // attempt and an endpoint's disabling.
-    h = await startHarness(dialect, { clock, env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_SECRET_GRACE_MS: '60000', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_DISABLE_AFTER_MS: '120000' } });
+    h = await startHarness(dialect, { clock, env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_SECRET_GRACE_MS: '60000', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_DISABLE_AFTER_MS: '120000', WEBHOOK_RETRY_SCHEDULE: '30s' } });
     await seedEdiCatalog(h, 'org-a');
     await seedEdiCatalog(h, 'org-b');
     keyA = (await h.key('org-a', ALL_SCOPES)).key;
@@ -59,6 +60,7 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
     receiver.received.length = 0;
     other.received.length = 0;
     receiver.status = 200;
+    receiver.headers = {};
   });
 
   const call = async (key: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
@@ -199,6 +201,46 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
     await deleteAll(keyA);
   });
 
+  it('retries on the schedule with jitter; a Retry-After holds back that endpoint only, capped', async () => {
+    const { endpoint } = await createEndpoint(keyA, { url: receiver.url, event_types: ['inventory.updated'] });
+    await createEndpoint(keyA, { url: other.url, event_types: ['inventory.updated'] });
+    const deliveries = async () => (await call(keyA, 'GET', `/v1/webhook-endpoints/${endpoint.id}/deliveries`)).json<{ deliveries: DeliveryOut[] }>().deliveries;
+    const waitOf = (d: DeliveryOut | undefined) => Date.parse(d?.next_attempt_at ?? '') - clock.now().getTime();
+    // A 500 without Retry-After: the schedule's 30 s, ±25%.
+    receiver.status = 500;
+    await call(keyA, 'POST', '/v1/inventory', { rows: [{ sku: 'TIRE-225', qty: 1 }] });
+    await drain();
+    const [first] = await deliveries();
+    expect(waitOf(first)).toBeGreaterThanOrEqual(22_500);
+    expect(waitOf(first)).toBeLessThanOrEqual(37_500);
+    // A 429 with Retry-After: 120 s for the new delivery and for the one already waiting on this endpoint.
+    receiver.status = 429;
+    receiver.headers = { 'retry-after': '120' };
+    await call(keyA, 'POST', '/v1/inventory', { rows: [{ sku: 'TIRE-225', qty: 2 }] });
+    await drain();
+    for (const d of await deliveries()) expect(waitOf(d)).toBeGreaterThanOrEqual(120_000);
+    // The other endpoint was not held back: it has both events.
+    expect(other.received).toHaveLength(2);
+    const tried = receiver.received.length;
+    receiver.status = 200;
+    receiver.headers = {};
+    clock.advance(60_000);
+    await drain();
+    expect(receiver.received).toHaveLength(tried);
+    clock.advance(61_000);
+    await drain();
+    expect((await deliveries()).map((d) => d.status)).toEqual(['delivered', 'delivered']);
+    // A Retry-After of days is capped at WEBHOOK_RETRY_AFTER_MAX_MS (an hour by default).
+    receiver.status = 503;
+    receiver.headers = { 'retry-after': String(5 * 24 * 3600) };
+    await call(keyA, 'POST', '/v1/inventory', { rows: [{ sku: 'TIRE-225', qty: 3 }] });
+    await drain();
+    const [capped] = await deliveries();
+    expect(capped?.status).toBe('pending');
+    expect(waitOf(capped)).toBe(60 * 60_000);
+    await deleteAll(keyA);
+  });
+
   it('rotates the secret: both sign during the grace period, then only the new one', async () => {
     const { endpoint, secret: before } = await createEndpoint(keyA, { url: receiver.url, event_types: ['inventory.updated'] });
     const rotated = await call(keyA, 'POST', `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`);
@@ -331,6 +373,16 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
     clock.advance(31 * 24 * 60 * 60 * 1000);
     expect((await call(keyA, 'GET', '/v1/events')).json<{ events: EventOut[] }>().events).toEqual([]);
     expect((await call(keyA, 'GET', `/v1/events/${all[0]?.id ?? ''}`)).statusCode).toBe(404);
+    // Retention then deletes them, with their deliveries and attempts; an event of today stays.
+    await call(keyA, 'POST', '/v1/inventory', { rows: [{ sku: 'TIRE-225', qty: 5 }] });
+    const report = await h.gateway.retention.runOnce();
+    expect(report.webhook_events?.deleted).toBeGreaterThanOrEqual(5);
+    const { db } = h.gateway.database;
+    const kept = await db.selectFrom('webhook_events').select(['id', 'created_at']).execute();
+    expect(kept.length).toBeGreaterThanOrEqual(1);
+    expect(kept.every((e) => e.created_at >= new Date(clock.now().getTime() - 30 * 24 * 60 * 60 * 1000).toISOString())).toBe(true);
+    expect(await db.selectFrom('webhook_deliveries').select('id').where('created_at', '<', start).execute()).toEqual([]);
+    expect(await db.selectFrom('webhook_attempts').select('id').where('attempted_at', '<', start).execute()).toEqual([]);
     const types = (await call(keyA, 'GET', '/v1/webhook-event-types')).json<{ event_types: { type: string }[] }>().event_types.map((t) => t.type);
     expect(types).toEqual(expect.arrayContaining([...TYPES, 'webhook.test', 'edi.document.sent', 'telematics.sync.completed']));
   });

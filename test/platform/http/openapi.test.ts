@@ -26,6 +26,7 @@ interface Document {
   servers?: { url: string }[];
   tags?: { name: string; description?: string }[];
   paths: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, { post?: Operation & { requestBody?: { content?: Record<string, { schema?: unknown; example?: unknown }> } } }>;
   components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown> };
 }
 
@@ -146,6 +147,18 @@ describe('OpenAPI document', () => {
       if (op.rawBody) expect(typeof example.body, `${op.name} raw body`).toBe('string');
       const documented = doc.paths[openApiPath(op.path)]?.[op.method.toLowerCase()];
       expect(documented?.responses?.[String(op.status)]?.content?.['application/json']?.example, op.name).toEqual({ ok: true, ...example.response });
+    }
+  });
+
+  it('documents every webhook event type with its body schema and an example, as GET /v1/webhook-event-types lists them', async () => {
+    const key = (await h.key('org-openapi', 'webhooks:read')).key;
+    const listed = (await h.request({ method: 'GET', url: '/v1/webhook-event-types', key })).json<{ event_types: { type: string }[] }>().event_types.map((t) => t.type);
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...listed].sort());
+    for (const [type, item] of Object.entries(doc.webhooks ?? {})) {
+      const content = item.post?.requestBody?.content?.['application/json'];
+      expect(content?.schema, type).toBeDefined();
+      expect(content?.example, type).toMatchObject({ type, id: expect.stringMatching(/^evt_/) as unknown, data: expect.any(Object) as unknown });
+      expect(item.post?.parameters?.map((p) => p.name), type).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     }
   });
 

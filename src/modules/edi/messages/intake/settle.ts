@@ -1,4 +1,5 @@
-import type { Executor, Tx } from '../../../../platform/db/schema.js';
+import type { Tx } from '../../../../platform/db/schema.js';
+import { announceEvent } from '../../../../platform/outbox/outbox.js';
 import { ERROR_STATUS } from '../../../../platform/core/errors.js';
 import type { DocumentView, EdiError, MessageStatus, StoredAnswer } from '../messages.schemas.js';
 import * as messages from '../messages.repository.js';
@@ -23,46 +24,67 @@ export function messageStatus(documents: readonly DocumentView[], hasIssues: boo
 }
 
 /**
- * Writes the outcome onto the message row (the answer included, for resends) and returns the answer. A success is
- * also settled as the call's answer, in the same transaction (`db` is one on every success path). Refusals are
- * settled by the invoker after the fact; a retry after a crash finds the interchange's stored answer.
+ * Writes the outcome onto the message row (the answer included, for resends) and returns the answer, and announces
+ * `edi.message.received` to the org's webhooks in the same transaction (not for the body of several interchanges:
+ * each of them is announced). A success is also settled as the call's answer there. Refusals are settled by the
+ * invoker after the fact; a retry after a crash finds the interchange's stored answer.
  */
-export async function settle(deps: IntakeDeps, db: Executor, received: Received, settled: Settled, errors: readonly EdiError[], answer: StoredAnswer): Promise<StoredAnswer> {
-  await messages.updateMessage(db, received.orgId, received.messageId, {
+export async function settle(deps: IntakeDeps, tx: Tx, received: Received, settled: Settled, errors: readonly EdiError[], answer: StoredAnswer, o: { announce: boolean } = { announce: true }): Promise<StoredAnswer> {
+  const now = deps.clock.now();
+  const httpStatus = answer.kind === 'ok' ? 200 : ERROR_STATUS[answer.code];
+  await messages.updateMessage(tx, received.orgId, received.messageId, {
     ...settled,
     errors: errors.length === 0 ? null : JSON.stringify(errors),
-    http_status: answer.kind === 'ok' ? 200 : ERROR_STATUS[answer.code],
+    http_status: httpStatus,
     result: JSON.stringify(answer),
-    updated_at: deps.clock.now().toISOString(),
+    updated_at: now.toISOString(),
   });
+  if (o.announce) {
+    const data = {
+      message_id: received.messageId,
+      direction: 'inbound',
+      type: settled.type ?? null,
+      status: settled.status,
+      http_status: httpStatus,
+      partner_id: settled.partner_id ?? null,
+      control_number: settled.control_number ?? null,
+      parent_message_id: received.parentId ?? null,
+      received_at: received.at.toISOString(),
+    };
+    await announceEvent(tx, { type: 'edi.message.received', orgId: received.orgId, at: now, data });
+  }
   // An interchange of a several-interchange body is not the call's outcome: the body's combined answer is.
-  if (answer.kind === 'ok' && received.parentId === undefined) await received.settleCall(db, answer.body);
+  if (answer.kind === 'ok' && received.parentId === undefined) await received.settleCall(tx, answer.body);
   return answer;
 }
 
 /** The answer to an interchange refused before anything in it was read. */
 export function settleRefusal(deps: IntakeDeps, received: Received, refusal: Refusal, envelope: PartialInterchange | undefined): Promise<StoredAnswer> {
+  return deps.db.transaction().execute((tx) => refuse(deps, tx, received, refusal, envelope));
+}
+
+function refuse(deps: IntakeDeps, tx: Tx, received: Received, refusal: Refusal, envelope: PartialInterchange | undefined): Promise<StoredAnswer> {
   const identity = envelope === undefined ? {} : { control_number: envelope.controlNumber, type: setTypes(envelope) };
   const details = (errors: EdiError[]) => ({ message_id: received.messageId, errors });
   switch (refusal.reason) {
     case 'not_x12': {
       const errors = refusal.issues.map(toEdiError);
       const message = `not an X12 interchange: ${errors[0]?.message ?? 'it must start with ISA'}; send one interchange, ISA ... IEA (kept as message ${received.messageId})`;
-      return settle(deps, deps.db, received, { status: 'not_x12' }, errors, failure('invalid_input', message, details(errors)));
+      return settle(deps, tx, received, { status: 'not_x12' }, errors, failure('invalid_input', message, details(errors)));
     }
     case 'unreadable_isa': {
       const errors = refusal.issues.map(toEdiError);
-      return settle(deps, deps.db, received, { status: 'rejected' }, errors, failure('interchange_invalid', summarize(errors.length, errors, 'the interchange header (ISA)'), details(errors)));
+      return settle(deps, tx, received, { status: 'rejected' }, errors, failure('interchange_invalid', summarize(errors.length, errors, 'the interchange header (ISA)'), details(errors)));
     }
     case 'unknown_partner': {
       const message = `unknown trading partner ${refusal.sender} (ISA05/ISA06)`;
       const errors: EdiError[] = [{ code: 'unknown_partner', message, level: 'interchange', position: 1, segment_id: 'ISA', element: 6, value: refusal.senderId }];
-      return settle(deps, deps.db, received, { status: 'rejected', partner_id: null, ...identity }, errors, failure('unknown_partner', message, details(errors)));
+      return settle(deps, tx, received, { status: 'rejected', partner_id: null, ...identity }, errors, failure('unknown_partner', message, details(errors)));
     }
     case 'wrong_receiver': {
       const message = `ISA07/ISA08 ${refusal.receiver} is not this organisation's interchange id ${refusal.ours}`;
       const errors: EdiError[] = [{ code: 'wrong_receiver', message, level: 'interchange', position: 1, segment_id: 'ISA', element: 8, value: refusal.receiverId }];
-      return settle(deps, deps.db, received, { status: 'rejected', partner_id: refusal.partner.id, ...identity }, errors, failure('wrong_receiver', message, details(errors)));
+      return settle(deps, tx, received, { status: 'rejected', partner_id: refusal.partner.id, ...identity }, errors, failure('wrong_receiver', message, details(errors)));
     }
   }
 }

@@ -13,7 +13,7 @@ export async function takeSeveral(deps: IntakeDeps, received: Received, raw: Buf
   if (body.tooMany) {
     const message = `the body carries more than ${MAX_INTERCHANGES_PER_BODY} interchanges; send at most ${MAX_INTERCHANGES_PER_BODY} in one request`;
     const errors: EdiError[] = [{ code: 'too_many_interchanges', message, level: 'interchange' }];
-    return settle(deps, deps.db, received, { status: 'rejected' }, errors, failure('interchange_invalid', message, { message_id: received.messageId, errors }));
+    return deps.db.transaction().execute((tx) => settle(deps, tx, received, { status: 'rejected' }, errors, failure('interchange_invalid', message, { message_id: received.messageId, errors })));
   }
   const entries: InterchangeEntry[] = [];
   const partnerIds = new Set<string | null>();
@@ -43,5 +43,5 @@ export async function takeSeveral(deps: IntakeDeps, received: Received, raw: Buf
     ...(partnerIds.size === 1 && partnerId !== undefined ? { partner_id: partnerId } : {}),
   };
   // In a transaction so that the outcome recorded for an idempotency key commits with the body's row.
-  return deps.db.transaction().execute((tx) => settle(deps, tx, received, settled, [], answer));
+  return deps.db.transaction().execute((tx) => settle(deps, tx, received, settled, [], answer, { announce: false }));
 }
