@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { Gateway } from '../gateway.js';
 import { invalidInput } from '../platform/core/errors.js';
-import { print, progressLine, run, table, type OutputOptions } from './output.js';
+import { print, printList, progressLine, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -16,6 +15,7 @@ async function readDefinitionFile(file: string): Promise<unknown> {
   } catch (err) {
     throw invalidInput(`cannot read ${file}: ${(err as Error).message}`);
   }
+  const { parse: parseYaml } = await import('yaml');
   try {
     return extname(file).toLowerCase() === '.json' ? (JSON.parse(text) as unknown) : (parseYaml(text) as unknown);
   } catch (err) {
@@ -27,7 +27,7 @@ async function readDefinitionFile(file: string): Promise<unknown> {
 
 /** `objects define|list|show`: operator-defined dynamic objects of an org. */
 export function registerObjectsCommands(program: Command, withGateway: WithGateway): void {
-  const objects = program.command('objects').description('operator-defined dynamic objects');
+  const objects = program.command('objects');
   objects
     .command('define')
     .description('create or replace an object definition; a replacement is checked against existing rows first, then rewrites them in slices (progress on stderr); a redefinition cut short is finished first')
@@ -49,11 +49,12 @@ export function registerObjectsCommands(program: Command, withGateway: WithGatew
     }));
   objects
     .command('list')
+    .description("list an org's object definitions")
     .requiredOption('--org <slug>', 'org whose objects to list')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org: string }) => {
       const list = await withGateway((gw) => gw.services.objects.listDefinitions(opts.org));
-      print(opts, list, (l) =>
+      printList(opts, 'objects', list, (l) =>
         table(
           l.map((d) => ({ ...d, write_scope: d.write_scope ?? '(read-only)', fields: d.fields.length })),
           ['key', 'label', 'read_scope', 'write_scope', 'fields', 'version'],
@@ -62,10 +63,12 @@ export function registerObjectsCommands(program: Command, withGateway: WithGatew
     }));
   objects
     .command('show <key>')
+    .description('one object definition in full (YAML; JSON with --json)')
     .requiredOption('--org <slug>', 'org the object belongs to')
     .option('--json', 'machine-readable output')
     .action(run(async (key: string, opts: OutputOptions & { org: string }) => {
       const shown = await withGateway((gw) => gw.services.objects.showDefinition(opts.org, key));
+      const { stringify: toYaml } = await import('yaml');
       print(opts, shown, (s) => toYaml(s).trimEnd());
     }));
 }

@@ -6,7 +6,7 @@ type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
 /** `retention purge`: one purge now, as every `serve` process runs on its interval (RETENTION_*). */
 export function registerRetentionCommands(program: Command, withGateway: WithGateway): void {
-  const retention = program.command('retention').description('what is deleted once kept long enough (delivered outbox rows, expired idempotency records)');
+  const retention = program.command('retention');
   retention
     .command('purge')
     .description('delete now what retention allows, RETENTION_BATCH_SIZE rows a statement; a purge cut short is finished by the next one')

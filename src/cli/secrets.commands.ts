@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { secretsStatus } from '../platform/secrets/status.js';
 import { print, progressLine, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
 /** `secrets rotate|status`: the vault's data keys (see platform/secrets/vault.ts for changing GATEWAY_SECRET itself). */
 export function registerSecretsCommands(program: Command, withGateway: WithGateway): void {
-  const secrets = program.command('secrets').description('the keys that encrypt credentials and tokens at rest');
+  const secrets = program.command('secrets');
   secrets
     .command('rotate')
     .description('make a new data key current and re-encrypt every stored secret under it, in slices; running processes keep serving; a rotation cut short is resumed')
@@ -24,6 +23,7 @@ export function registerSecretsCommands(program: Command, withGateway: WithGatew
     .description('the data keys, which is current, and how many values each encrypts')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions) => {
+      const { secretsStatus } = await import('../platform/secrets/status.js');
       const status = await withGateway((gw) => secretsStatus(gw.database.db, gw.encryptedColumns));
       print(opts, status, (s) =>
         table(s.keys.map((k) => ({ ...k, current: k.current ? 'yes' : '' })), ['id', 'current', 'values', 'kek_id', 'created_at', 'retired_at']),
