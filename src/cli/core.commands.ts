@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { CLI_ACTOR } from '../platform/core/actor.js';
 import { scopesHelp, settingsHelp } from './help-catalog.js';
 import { allPages, print, printList, run, table, type OutputOptions } from './output.js';
+import { longJob } from './progress.js';
 import type { WithGateway } from './with-gateway.js';
 
 type JsonOpt = OutputOptions;
@@ -31,7 +32,9 @@ export function registerCoreCommands(program: Command, withGateway: WithGateway)
     .action(run(async (opts: JsonOpt) => {
       const { migrateToLatest } = await import('../platform/db/migrate.js');
       const { MODULES } = await import('../modules/index.js');
-      const applied = await withGateway(async (gw) => migrateToLatest(gw.database.db, MODULES), { migrate: false, create: true });
+      const applied = await longJob('migrating', opts, 'the migrations applied so far are kept; run `gateway migrate` again to apply the rest', (tick) =>
+        withGateway(async (gw) => migrateToLatest(gw.database.db, MODULES, tick), { migrate: false, create: true }),
+      );
       print(opts, { applied }, (v) => (v.applied.length ? `applied: ${v.applied.join(', ')}` : 'database is up to date'));
     }));
 

@@ -3,7 +3,8 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
 import { invalidInput } from '../platform/core/errors.js';
-import { print, printList, progressLine, run, table, type OutputOptions } from './output.js';
+import { print, printList, run, table, type OutputOptions } from './output.js';
+import { longJob } from './progress.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -36,10 +37,9 @@ export function registerObjectsCommands(program: Command, withGateway: WithGatew
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org: string; file: string }) => {
       const definition = await readDefinitionFile(opts.file);
-      const checked = progressLine(50_000, (n) => `checked ${n} rows`);
-      const rewritten = progressLine(50_000, (n) => `rewrote rows up to id ${n}`);
-      const result = await withGateway((gw) =>
-        gw.services.objects.define(opts.org, definition, (p) => (p.phase === 'check' ? checked(p.done) : rewritten(p.done))),
+      const resume = 'rows rewritten so far are kept; run the same `gateway objects define` again to finish the redefinition';
+      const result = await longJob('checking and rewriting rows', opts, resume, (tick) =>
+        withGateway((gw) => gw.services.objects.define(opts.org, definition, (p) => tick(p.done, p.total))),
       );
       print(opts, result, (r) =>
         `${r.created ? 'defined' : 'redefined'} ${r.definition.key} v${r.definition.version} (${r.definition.fields.length} fields)` +

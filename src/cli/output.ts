@@ -1,5 +1,6 @@
 import { ConfigError, StartupError } from '../config-errors.js';
 import { AppError } from '../platform/core/errors.js';
+import { Interrupted } from './progress.js';
 
 export interface OutputOptions {
   json?: boolean;
@@ -48,23 +49,16 @@ export function run<A extends unknown[]>(body: (...args: A) => Promise<void>): (
     try {
       await body(...args);
     } catch (err) {
+      if (err instanceof Interrupted) {
+        // The conventional code of a process ended by SIGINT (128 + 2).
+        process.stderr.write(`${err.message}\n`);
+        process.exitCode = 130;
+        return;
+      }
       process.stderr.write(`error: ${failureLine(err)}\n`);
       if (debugging() && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
       process.exitCode = 1;
     }
-  };
-}
-
-/**
- * A long job's progress on stderr (stdout keeps the result, JSON with --json): a line each time the count passes
- * another `step`, so a job of any size prints a bounded number of lines.
- */
-export function progressLine(step: number, line: (done: number) => string): (done: number) => void {
-  let shown = 0;
-  return (done) => {
-    if (Math.floor(done / step) <= Math.floor(shown / step)) return;
-    shown = done;
-    process.stderr.write(`${line(done)}\n`);
   };
 }
 

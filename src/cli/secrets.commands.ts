@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { print, progressLine, run, table, type OutputOptions } from './output.js';
+import { print, run, table, type OutputOptions } from './output.js';
+import { longJob } from './progress.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -12,8 +13,9 @@ export function registerSecretsCommands(program: Command, withGateway: WithGatew
     .description('make a new data key current and re-encrypt every stored secret under it, in slices; running processes keep serving; a rotation cut short is resumed')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions) => {
-      const progress = progressLine(10_000, (n) => `re-encrypted ${n} values so far`);
-      const result = await withGateway((gw) => gw.vault.rotate(gw.encryptedColumns, (slice) => progress(slice.reencrypted)));
+      const result = await longJob('re-encrypting values', opts, 'the new data key is current; run `gateway secrets rotate` again to re-encrypt the rest', (tick) =>
+        withGateway((gw) => gw.vault.rotate(gw.encryptedColumns, (slice) => tick(slice.reencrypted))),
+      );
       print(opts, { key_id: result.keyId, reencrypted: result.reencrypted, resumed: result.resumed }, (r) =>
         `data key ${r.key_id} is current${r.resumed ? ' (an unfinished rotation resumed)' : ''}; re-encrypted ${r.reencrypted} values under it`,
       );

@@ -45,8 +45,11 @@ async function currentSchema(db: Db): Promise<string | undefined> {
   return result.rows[0]?.schema;
 }
 
-/** Runs the platform's and the modules' migrations that this database has not run yet; returns their names. */
-export async function migrateToLatest(db: Db, modules: readonly MigrationSource[]): Promise<string[]> {
+/**
+ * Runs the platform's and the modules' migrations that this database has not run yet; returns their names. With
+ * `onMigrated` each migration commits on its own and is reported (done, total), so a run stopped there resumes.
+ */
+export async function migrateToLatest(db: Db, modules: readonly MigrationSource[], onMigrated?: (done: number, total: number) => void): Promise<string[]> {
   const schema = await currentSchema(db);
   const migrations = migrationsOf(modules);
   const migrator = new Migrator({
@@ -54,7 +57,18 @@ export async function migrateToLatest(db: Db, modules: readonly MigrationSource[
     provider: { getMigrations: () => Promise.resolve(migrations) },
     ...(schema === undefined ? {} : { migrationTableSchema: schema }),
   });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (onMigrated === undefined) return succeeded(await migrator.migrateToLatest());
+  const total = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).length;
+  const applied: string[] = [];
+  for (;;) {
+    const step = succeeded(await migrator.migrateUp());
+    if (step.length === 0) return applied;
+    applied.push(...step);
+    onMigrated(applied.length, total);
+  }
+}
+
+function succeeded(result: MigrationResultSet): string[] {
   if (result.error) {
     throw result.error instanceof Error ? result.error : new Error('migration failed', { cause: result.error });
   }
