@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { CLI_ACTOR } from '../platform/core/actor.js';
 import { scopesHelp, settingsHelp } from './help-catalog.js';
 import { allPages, print, printList, run, table, type OutputOptions } from './output.js';
+import { checkDatabaseFolder } from './database-folder.js';
 import { longJob } from './progress.js';
 import type { WithGateway } from './with-gateway.js';
 
@@ -20,9 +21,10 @@ export function registerCoreCommands(program: Command, withGateway: WithGateway)
     .option('--create', 'create a new SQLite database if the folder of DATABASE_URL does not exist yet')
     .option('--json', 'print the listening line as JSON')
     .action(run(async (opts: JsonOpt & { create?: boolean }) => {
-      const [{ loadConfig }, { checkDatabaseFolder }, { serve }] = await Promise.all([import('../config.js'), import('./database-folder.js'), import('./serve.js')]);
+      const { loadConfig } = await import('../config.js');
       const config = loadConfig();
       checkDatabaseFolder(config.DATABASE_URL, opts.create ?? false);
+      const { serve } = await import('./serve.js');
       await serve(config, { json: opts.json ?? false });
     }));
 

@@ -12,9 +12,11 @@ export type WithGateway = <T>(body: (gw: Gateway) => Promise<T>, use?: GatewayUs
 
 /** Opens the gateway for one command and always closes it; loaded on use, so `--help` never pays for the modules. */
 export const withGateway: WithGateway = async (body, use = {}) => {
-  const [{ loadConfig }, { createGateway }] = await Promise.all([import('../config.js'), import('../gateway.js')]);
+  // Configuration first: a bad setting is reported before the modules are loaded.
+  const { loadConfig } = await import('../config.js');
   const config = loadConfig();
   checkDatabaseFolder(config.DATABASE_URL, use.create ?? false);
+  const { createGateway } = await import('../gateway.js');
   const gw = await createGateway(config, use.migrate === undefined ? {} : { migrate: use.migrate });
   try {
     return await body(gw);
