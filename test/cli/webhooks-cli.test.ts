@@ -28,7 +28,7 @@ describe('./bin/gateway webhooks', () => {
 
     const listed = (JSON.parse((await gateway('webhooks', 'list', '--org', 'acme', '--json')).stdout) as { endpoints: { id: string; url: string }[] }).endpoints;
     expect(listed).toMatchObject([{ id: endpointId, url: receiver.url }]);
-    const deliveries = JSON.parse((await gateway('webhooks', 'deliveries', endpointId, '--org', 'acme', '--json')).stdout) as { id: string; status: string; event_id: string }[];
+    const { deliveries } = JSON.parse((await gateway('webhooks', 'deliveries', endpointId, '--org', 'acme', '--json')).stdout) as { deliveries: { id: string; status: string; event_id: string }[] };
     expect(deliveries).toMatchObject([{ status: 'failed' }]);
     const [failed] = deliveries;
     if (!failed) throw new Error('no delivery');
