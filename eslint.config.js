@@ -52,6 +52,12 @@ export default tseslint.config(
     };
   }),
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  // Plain Node scripts run before the build (npm start's prestart): linted without types, with Node's globals.
+  {
+    files: ['scripts/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { process: 'readonly' } },
+  },
   // The portal widget is browser JavaScript served as is (no build step): linted without types, with the browser's globals.
   {
     files: ['src/modules/portal/widget/**/*.js'],

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { benchCliStartup } from './cli.bench.js';
 import { benchGrowth, type GrowthBench } from './growth.bench.js';
 import { benchJobs, type JobRun } from './jobs.bench.js';
 import { benchObjectsFilter } from './objects.bench.js';
@@ -559,10 +560,30 @@ if (only?.includes('growth')) {
   ]);
 }
 
+if (wanted('cli')) {
+  log('cli: start-up of each command against node -e 0…');
+  const cli = benchCliStartup(root);
+  const GOAL_MS = 300;
+  publish('cli', [
+    '## CLI start-up ([19/20])',
+    '',
+    `Wall-clock time from spawning \`node dist/src/main.js <command>\` to its exit, median of ${cli.runs} runs each, against a bare`,
+    `\`node -e 0\` (${fmt(cli.baselineMs)} ms in this run). Each command imports only its own module; the gateway's modules load when a`,
+    `command opens the database. Goal: every \`--help\` under ${GOAL_MS} ms.`,
+    '',
+    '| command | ms | over node -e 0 | goal |',
+    '|---|---:|---:|---|',
+    `| node -e 0 | ${fmt(cli.baselineMs)} | – | – |`,
+    ...cli.rows.map((r) => `| \`${r.command}\` | ${fmt(r.medianMs)} | +${fmt(r.medianMs - cli.baselineMs)} ms | ${verdict(r.medianMs < GOAL_MS)} |`),
+    '',
+    `Load average at the end of the run (1 / 5 / 15 min, ${cpus().length} cores): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`,
+  ]);
+}
+
 const header = [
   '# Benchmarks',
   '',
-  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics` picks sections, `BENCH_DURATION` sets seconds per load run;',
+  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics,cli` picks sections, `BENCH_DURATION` sets seconds per load run;',
   '`BENCH_ONLY=replay31` runs the hour-long full telematics replay, `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
   '(`BENCH_SYNC_SECONDS`, default 300), `BENCH_ONLY=growth` the growth table (`BENCH_GROWTH_ROWS`, default 1,000,000) and `BENCH_ONLY=isolation`',
   'the heavy jobs beside a steady load (`BENCH_ISOLATION_REPLAY_SECONDS`, default 300), which a plain',
@@ -574,6 +595,6 @@ const header = [
 ].join('\n');
 // Read now, not at start: a long run (replay31) must not undo sections another run published meanwhile.
 const kept = only ? publishedSections() : new Map<string, string>();
-const ordered = ['products', 'orders', 'x12', 'objects', 'jobs', 'telematics', 'replay31', 'syncpolls', 'growth', 'isolation'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
+const ordered = ['products', 'orders', 'x12', 'objects', 'jobs', 'telematics', 'cli', 'replay31', 'syncpolls', 'growth', 'isolation'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
 writeFileSync(docPath, `${header}\n${ordered.join('\n\n')}\n`);
 log('wrote docs/benchmarks.md');

@@ -51,11 +51,19 @@ const PUBLIC_CORS: CorsOptions = {
   maxAgeSeconds: 600,
 };
 
+/** LOG_FORMAT=pretty on a terminal: coloured lines for a person; piped or redirected the lines stay JSON for a collector. */
+async function prettyStream(config: Gateway['config']): Promise<NodeJS.WritableStream | undefined> {
+  if (config.LOG_FORMAT !== 'pretty' || !process.stdout.isTTY) return undefined;
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', destination: 1 });
+}
+
 /** Builds the HTTP app on a gateway; no listen() here, so tests inject. */
 export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = gateway;
   const logger = opts.logger ?? { level: config.LOG_LEVEL };
   const frame = new RequestFrame(httpMetricsOf(gateway.metrics));
+  const pretty = logger === false || logger.stream ? undefined : await prettyStream(config);
   const app = Fastify({
     // Silent rather than none: Fastify reports a finished request to the frame (metrics) only when there is a logger.
     logger:
@@ -66,7 +74,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
             redact: { paths: REDACT, censor: '[redacted]' },
             // Buffered, so a request does not pay a write syscall per log line; flushed every second too, or a quiet
             // gateway's lines would wait for 4 KB of others. serve flushes on shutdown.
-            stream: logger.stream ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS }),
+            stream: logger.stream ?? pretty ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS }),
           },
     bodyLimit: config.BODY_LIMIT_BYTES,
     // A whole request, headers and body, within REQUEST_TIMEOUT_MS, or 408 and the socket closed: a client trickling its

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { ConfigError } from './config-errors.js';
 
 /** `https://a.example:8443` as a browser sends it in Origin: no wildcard, path, query or credentials. */
 export function isExactOrigin(value: string): boolean {
@@ -14,6 +15,8 @@ export function isExactOrigin(value: string): boolean {
 /** SQLite's page cache per process, in MB: small, since the OS caches the file too (docs/decisions.md). */
 export const DEFAULT_SQLITE_CACHE_MB = 4;
 export const DEFAULT_DATABASE_POOL_SIZE = 10;
+/** The embedded default: its folder is created on first start; any other SQLite folder must exist (see cli/database-folder.ts). */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/gateway.sqlite';
 export const SQLITE_SYNCHRONOUS = ['FULL', 'NORMAL'] as const;
 export type SqliteSynchronous = (typeof SQLITE_SYNCHRONOUS)[number];
 
@@ -22,10 +25,12 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z
     .string()
-    .default('sqlite:./data/gateway.sqlite')
+    .default(DEFAULT_DATABASE_URL)
     .refine((v) => v.startsWith('sqlite:') || v.startsWith('postgres://') || v.startsWith('postgresql://'), {
       message: 'must start with sqlite: or postgres://',
-    }),
+    })
+    // `sqlite:` alone would open a file named after nothing in the working folder.
+    .refine((v) => v.trim() !== 'sqlite:', { message: 'sqlite: needs a file path, e.g. sqlite:./data/gateway.sqlite' }),
   REDIS_URL: z.string().url().optional(),
   HUB_URL: z.string().url().optional(),
   HUB_TOKEN: z.string().optional(),
@@ -43,6 +48,8 @@ const envSchema = z.object({
   /** Opens GET /metrics to `Authorization: Bearer <token>` from anywhere; unset, only loopback clients read it. */
   METRICS_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** pretty: request logs as coloured lines (pino-pretty) when stdout is a terminal; piped or redirected they stay JSON. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   SERVICE_NAME: z.string().min(1).default('tire-gateway'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   /** How long a client has to send a whole request, headers and body; past it 408 and the connection is closed. */
@@ -104,10 +111,7 @@ export type Config = z.infer<typeof envSchema> & {
   environment: Environment;
 };
 
-export class ConfigError extends Error {}
-
-/** A configured dependency (database, Redis) that cannot be used at start: one clear line, like bad config. */
-export class StartupError extends Error {}
+export { ConfigError, StartupError } from './config-errors.js';
 
 /** Settings read from the environment with `schema`; a bad value throws one clear line naming the variable. */
 export function parseEnv<T extends z.ZodType>(schema: T, env: Environment): z.output<T> {

@@ -132,7 +132,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}),
   });
   await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
-    if (opts.migrate ?? true) await migrateToLatest(database.db, modules, opts.migrateBefore);
+    if (opts.migrate ?? true) await migrateToLatest(database.db, modules, opts.migrateBefore === undefined ? {} : { before: opts.migrateBefore });
     else await sql`select 1`.execute(database.db);
   });
   const db = database.db;

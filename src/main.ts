@@ -1,10 +1,4 @@
-import { Command } from 'commander';
-import { registerCommands } from './cli/commands.js';
+import { buildProgram } from './cli/program.js';
 
-const program = new Command()
-  .name('gateway')
-  .description('Integration gateway of the tire and equipment platform')
-  .showHelpAfterError();
-registerCommands(program);
-
+const program = await buildProgram(process.argv);
 await program.parseAsync(process.argv);

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Gateway } from '../gateway.js';
 import { invalidInput } from '../platform/core/errors.js';
 import { OUTBOX_STATUSES, type OutboxStatus } from '../platform/outbox/outbox.tables.js';
-import { print, run, table, type OutputOptions } from './output.js';
+import { print, printList, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -14,7 +14,7 @@ function limitOf(value: string): number {
 
 /** `deliveries list|retry`: what waits in the outbox, what the hub rejected, and sending it again. */
 export function registerDeliveriesCommands(program: Command, withGateway: WithGateway): void {
-  const deliveries = program.command('deliveries').description('hub deliveries waiting in, or rejected from, the outbox');
+  const deliveries = program.command('deliveries');
   deliveries
     .command('list')
     .description('newest first; queued = waiting or being retried, rejected = refused by the hub, needs a retry')
@@ -30,7 +30,7 @@ export function registerDeliveriesCommands(program: Command, withGateway: WithGa
           ...(opts.org ? { orgSlug: opts.org } : {}),
         }),
       );
-      print(opts, list, (l) =>
+      printList(opts, 'deliveries', list, (l) =>
         table(l as unknown as Record<string, unknown>[], ['id', 'type', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at']),
       );
     }));

@@ -2,14 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
-import type { Command } from 'commander';
 import { buildApp } from '../app.js';
 import { loadConfig, StartupError } from '../config.js';
 import { createGateway, type Gateway } from '../gateway.js';
 import { type HubSim, startHubSim } from '../sim/hub-sim.js';
 import { startVendorSim, type VendorSim } from '../sim/vendor-sim.js';
-import { run } from './output.js';
-import { portOf } from './sim-process.js';
 import { CLI_ACTOR } from '../platform/core/actor.js';
 
 /** Written into the demo's data folder: only a folder holding it is ever wiped by the next run. */
@@ -60,10 +57,12 @@ const PO_850 = [
   'IEA*1*000000001',
 ].map((segment) => `${segment}~\n`).join('');
 
-interface DemoOptions {
+export interface DemoOptions {
   port: number;
   host: string;
   dataDir: string;
+  /** Print the keys and URLs as one JSON object instead of the banner. */
+  json?: boolean;
 }
 
 /** A port the OS says is free: the gateway's origin goes into its config before it listens. */
@@ -177,7 +176,25 @@ Demo ready. Ctrl-C stops the gateway and both simulators.
 `;
 }
 
-async function startDemo(opts: DemoOptions): Promise<void> {
+/** The demo's keys and URLs for a script (`demo --json`): what the banner's export lines hold. */
+function demoJson(o: { base: string; hub: string; vendor: string; dataDir: string; adminToken: string; poFile: string } & Seeded): Record<string, unknown> {
+  return {
+    gateway_url: o.base,
+    hub_url: o.hub,
+    vendor_url: o.vendor,
+    data_dir: o.dataDir,
+    org: { slug: ORG, id: o.orgId },
+    api_key: o.key,
+    admin_token: o.adminToken,
+    portal_key: o.portalKey,
+    connection_id: o.connectionId,
+    po_850_file: o.poFile,
+    mcp_url: `${o.base}/mcp`,
+    portal_demo_url: `${o.base}/portal/demo.html?key=${o.portalKey}`,
+  };
+}
+
+export async function startDemo(opts: DemoOptions): Promise<void> {
   const dataDir = resolve(opts.dataDir);
   freshDataDir(dataDir);
   const shownHost = opts.host === '0.0.0.0' || opts.host === '::' ? '127.0.0.1' : opts.host;
@@ -221,7 +238,8 @@ async function startDemo(opts: DemoOptions): Promise<void> {
     const seeded = await seed(gw, base, adminToken);
     const poFile = join(dataDir, 'po-850.x12');
     writeFileSync(poFile, PO_850);
-    process.stdout.write(banner({ base, hub: hub.url, vendor: vendor.url, dataDir, adminToken, poFile, ...seeded }));
+    const ready = { base, hub: hub.url, vendor: vendor.url, dataDir, adminToken, poFile, ...seeded };
+    process.stdout.write(opts.json ? `${JSON.stringify(demoJson(ready), null, 2)}\n` : banner(ready));
   } catch (err) {
     await stopAll().catch(() => undefined);
     throw err;
@@ -241,15 +259,4 @@ async function startDemo(opts: DemoOptions): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-}
-
-/** `demo`: the gateway, the hub simulator and the vendor simulator in one process, with a demo org to try. */
-export function registerDemoCommand(program: Command): void {
-  program
-    .command('demo')
-    .description('run the gateway with the hub and vendor simulators and a seeded demo org; prints a key and curl commands')
-    .option('--port <port>', 'gateway port (0: any free one)', portOf, 8080)
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--data-dir <dir>', 'data folder, wiped at start (only if an earlier demo made it)', './data/demo')
-    .action(run(async (opts: DemoOptions) => startDemo(opts)));
 }

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { runHubSimCli } from '../sim/hub-sim.js';
 import { run, type OutputOptions } from './output.js';
 import { closeOnSignal, portOf } from './sim-process.js';
 
@@ -7,11 +6,11 @@ import { closeOnSignal, portOf } from './sim-process.js';
 export function registerHubSimCommand(program: Command): void {
   program
     .command('hub-sim')
-    .description('run the hub simulator (checks Authorization: Bearer $HUB_TOKEN when HUB_TOKEN is set)')
     .option('--port <port>', 'port to listen on', portOf, 8090)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--json', 'accepted for uniformity; the simulator prints one line when it listens')
     .action(run(async (opts: OutputOptions & { port: number; host: string }) => {
+      const { runHubSimCli } = await import('../sim/hub-sim.js');
       const token = process.env.HUB_TOKEN;
       const sim = await runHubSimCli({ port: opts.port, host: opts.host, ...(token ? { token } : {}) });
       closeOnSignal(sim);

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import type { Gateway } from '../gateway.js';
 import { invalidInput } from '../platform/core/errors.js';
-import { print, progressLine, run, table, type OutputOptions } from './output.js';
+import { print, printList, run, table, type OutputOptions } from './output.js';
+import { longJob } from './progress.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -16,6 +16,7 @@ async function readDefinitionFile(file: string): Promise<unknown> {
   } catch (err) {
     throw invalidInput(`cannot read ${file}: ${(err as Error).message}`);
   }
+  const { parse: parseYaml } = await import('yaml');
   try {
     return extname(file).toLowerCase() === '.json' ? (JSON.parse(text) as unknown) : (parseYaml(text) as unknown);
   } catch (err) {
@@ -27,7 +28,7 @@ async function readDefinitionFile(file: string): Promise<unknown> {
 
 /** `objects define|list|show`: operator-defined dynamic objects of an org. */
 export function registerObjectsCommands(program: Command, withGateway: WithGateway): void {
-  const objects = program.command('objects').description('operator-defined dynamic objects');
+  const objects = program.command('objects');
   objects
     .command('define')
     .description('create or replace an object definition; a replacement is checked against existing rows first, then rewrites them in slices (progress on stderr); a redefinition cut short is finished first')
@@ -36,10 +37,9 @@ export function registerObjectsCommands(program: Command, withGateway: WithGatew
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org: string; file: string }) => {
       const definition = await readDefinitionFile(opts.file);
-      const checked = progressLine(50_000, (n) => `checked ${n} rows`);
-      const rewritten = progressLine(50_000, (n) => `rewrote rows up to id ${n}`);
-      const result = await withGateway((gw) =>
-        gw.services.objects.define(opts.org, definition, (p) => (p.phase === 'check' ? checked(p.done) : rewritten(p.done))),
+      const resume = 'rows rewritten so far are kept; run the same `gateway objects define` again to finish the redefinition';
+      const result = await longJob('checking and rewriting rows', opts, resume, (tick) =>
+        withGateway((gw) => gw.services.objects.define(opts.org, definition, (p) => tick(p.done, p.total))),
       );
       print(opts, result, (r) =>
         `${r.created ? 'defined' : 'redefined'} ${r.definition.key} v${r.definition.version} (${r.definition.fields.length} fields)` +
@@ -49,11 +49,12 @@ export function registerObjectsCommands(program: Command, withGateway: WithGatew
     }));
   objects
     .command('list')
+    .description("list an org's object definitions")
     .requiredOption('--org <slug>', 'org whose objects to list')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org: string }) => {
       const list = await withGateway((gw) => gw.services.objects.listDefinitions(opts.org));
-      print(opts, list, (l) =>
+      printList(opts, 'objects', list, (l) =>
         table(
           l.map((d) => ({ ...d, write_scope: d.write_scope ?? '(read-only)', fields: d.fields.length })),
           ['key', 'label', 'read_scope', 'write_scope', 'fields', 'version'],
@@ -62,10 +63,12 @@ export function registerObjectsCommands(program: Command, withGateway: WithGatew
     }));
   objects
     .command('show <key>')
+    .description('one object definition in full (YAML; JSON with --json)')
     .requiredOption('--org <slug>', 'org the object belongs to')
     .option('--json', 'machine-readable output')
     .action(run(async (key: string, opts: OutputOptions & { org: string }) => {
       const shown = await withGateway((gw) => gw.services.objects.showDefinition(opts.org, key));
+      const { stringify: toYaml } = await import('yaml');
       print(opts, shown, (s) => toYaml(s).trimEnd());
     }));
 }

@@ -1,5 +1,6 @@
-import { ConfigError, StartupError } from '../config.js';
+import { ConfigError, StartupError } from '../config-errors.js';
 import { AppError } from '../platform/core/errors.js';
+import { Interrupted } from './progress.js';
 
 export interface OutputOptions {
   json?: boolean;
@@ -10,32 +11,54 @@ export function print<T>(opts: OutputOptions, value: T, human: (v: T) => string)
   process.stdout.write(opts.json ? `${JSON.stringify(value, null, 2)}\n` : `${human(value)}\n`);
 }
 
-/** Runs a command body; a known failure becomes one clear line on stderr and exit code 1. */
+/** Prints a list: with --json always `{ "<resource>": [...] }`, like the API's lists, so every list reads one way. */
+export function printList<T>(opts: OutputOptions, resource: string, items: T[], human: (items: T[]) => string): void {
+  process.stdout.write(opts.json ? `${JSON.stringify({ [resource]: items }, null, 2)}\n` : `${human(items)}\n`);
+}
+
+/** What a system error means to the operator, in one line (the address a listener could not take, a host that does not resolve). */
+function systemFailure(err: Error & { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown }): string | undefined {
+  const where = typeof err.address === 'string' ? `${err.address}${typeof err.port === 'number' ? `:${err.port}` : ''}` : undefined;
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return `${where ?? 'the address'} is already in use: stop what holds it, or pick another port`;
+    case 'EADDRNOTAVAIL':
+      return `${where ?? 'the address'} is not an address of this machine: pick another host`;
+    case 'EACCES':
+      return `not allowed: ${err.message}`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host ${typeof err.hostname === 'string' ? err.hostname : ''} does not resolve: check its spelling`;
+    default:
+      return undefined;
+  }
+}
+
+/** A failure as the one line the operator sees. */
+export function failureLine(err: unknown): string {
+  if (err instanceof AppError || err instanceof ConfigError || err instanceof StartupError) return err.message;
+  if (err instanceof Error) return systemFailure(err) ?? `${err.message} (LOG_LEVEL=debug shows where)`;
+  return String(err);
+}
+
+const debugging = (): boolean => process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
+
+/** Runs a command body; any failure becomes one line on stderr and exit code 1 (its stack only with LOG_LEVEL=debug). */
 export function run<A extends unknown[]>(body: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await body(...args);
     } catch (err) {
-      if (err instanceof AppError || err instanceof ConfigError || err instanceof StartupError) {
-        process.stderr.write(`error: ${err.message}\n`);
-        process.exitCode = 1;
+      if (err instanceof Interrupted) {
+        // The conventional code of a process ended by SIGINT (128 + 2).
+        process.stderr.write(`${err.message}\n`);
+        process.exitCode = 130;
         return;
       }
-      throw err;
+      process.stderr.write(`error: ${failureLine(err)}\n`);
+      if (debugging() && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+      process.exitCode = 1;
     }
-  };
-}
-
-/**
- * A long job's progress on stderr (stdout keeps the result, JSON with --json): a line each time the count passes
- * another `step`, so a job of any size prints a bounded number of lines.
- */
-export function progressLine(step: number, line: (done: number) => string): (done: number) => void {
-  let shown = 0;
-  return (done) => {
-    if (Math.floor(done / step) <= Math.floor(shown / step)) return;
-    shown = done;
-    process.stderr.write(`${line(done)}\n`);
   };
 }
 

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { REQUIRABLE, VALIDATION_LEVELS } from '../modules/edi/partners/partners.schemas.js';
-import { DEFAULT_SKU_QUALIFIERS, type PartnerProfileInput, type PartnerView } from '../modules/edi/partners/partners.service.js';
-import { print, run, table, type OutputOptions } from './output.js';
+import { DEFAULT_SKU_QUALIFIERS, REQUIRABLE, VALIDATION_LEVELS } from '../modules/edi/partners/partners.constants.js';
+import type { PartnerProfileInput, PartnerView } from '../modules/edi/partners/partners.service.js';
+import { print, printList, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -107,7 +107,7 @@ function describe(p: PartnerView): string {
 
 /** `partners create|list|show`: an org's EDI trading partners and its own interchange id. */
 export function registerPartnersCommands(program: Command, withGateway: WithGateway): void {
-  const partners = program.command('partners').description('EDI trading partners');
+  const partners = program.command('partners');
   withProfileFlags(partners
     .command('create'))
     .description("add a trading partner; --our-isa sets the org's own interchange id (required for the first partner)")
@@ -147,11 +147,12 @@ export function registerPartnersCommands(program: Command, withGateway: WithGate
     }));
   partners
     .command('list')
+    .description("list an org's trading partners")
     .requiredOption('--org <slug>', 'org whose partners to list')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org: string }) => {
       const list = await withGateway((gw) => gw.services.ediPartners.list(opts.org));
-      print(opts, list, (l) =>
+      printList(opts, 'partners', list, (l) =>
         table(l.map((p) => ({ ...p, sku_qualifiers: p.sku_qualifiers.join(',') })), ['name', 'id', 'isa', 'gs', 'outbound_url', 'sku_qualifiers']),
       );
     }));
@@ -168,14 +169,16 @@ export function registerPartnersCommands(program: Command, withGateway: WithGate
     }));
   ourIds
     .command('list')
+    .description("the org's interchange ids, its main one first")
     .requiredOption('--org <slug>', 'the org')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org: string }) => {
       const list = await withGateway((gw) => gw.services.ediPartners.listInterchangeIds(opts.org));
-      print(opts, list, (l) => table(l.map((v) => ({ ...v, main: v.main ? 'yes' : '' })), ['isa', 'main', 'created_at']));
+      printList(opts, 'interchange_ids', list, (l) => table(l.map((v) => ({ ...v, main: v.main ? 'yes' : '' })), ['isa', 'main', 'created_at']));
     }));
   partners
     .command('show <idOrName>')
+    .description('one partner: its ids, outbound URL and profile')
     .requiredOption('--org <slug>', 'org the partner belongs to')
     .option('--json', 'machine-readable output')
     .action(run(async (ref: string, opts: OutputOptions & { org: string }) => {

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { Gateway } from '../gateway.js';
 import { CLI_ACTOR } from '../platform/core/actor.js';
 import { PORTAL_DEFAULT_IP_RATE_LIMIT, PORTAL_DEFAULT_RATE_LIMIT } from '../platform/auth/portal-key.js';
-import { allPages, print, run, table, type OutputOptions } from './output.js';
+import { allPages, print, printList, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -25,7 +25,7 @@ const COLUMNS = ['id', 'org', 'dealer', 'prefix', 'state', 'origins', 'rate_limi
 
 /** `portal-keys create|list|revoke`: browser-safe keys for dealer sites (the same as /admin/v1/portal-keys). */
 export function registerPortalKeysCommands(program: Command, withGateway: WithGateway): void {
-  const keys = program.command('portal-keys').description("dealer sites' browser-safe keys for /api/portal/v1");
+  const keys = program.command('portal-keys');
   keys
     .command('create')
     .description('issue a portal key; it is shown once, only its hash is stored')
@@ -69,7 +69,7 @@ export function registerPortalKeysCommands(program: Command, withGateway: WithGa
           return { items: page.portal_keys, next_cursor: page.next_cursor };
         }),
       );
-      print(opts, listed, (l) => table(l.map((k) => ({ ...k, origins: k.origins.join(' ') })), COLUMNS));
+      printList(opts, 'portal_keys', listed, (l) => table(l.map((k) => ({ ...k, origins: k.origins.join(' ') })), COLUMNS));
     }));
   keys
     .command('revoke <id>')

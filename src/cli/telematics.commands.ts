@@ -1,12 +1,9 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { parsePollInterval } from '../modules/telematics/connections/connections.service.js';
 import { PROVIDER_IDS } from '../modules/telematics/providers/catalog.js';
-import { listConnectionsQuery } from '../modules/telematics/telematics.schemas.js';
 import { CLI_ACTOR } from '../platform/core/actor.js';
 import { invalidInput } from '../platform/core/errors.js';
 import { print, run, table, type OutputOptions } from './output.js';
-import { decimalNumber } from '../platform/operations/query-string.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
@@ -29,7 +26,7 @@ const SET_COLUMNS = ['id', 'provider', 'status', 'poll_interval_s', 'next_poll_a
 
 /** `connect-tokens create`: what the hub runs (or calls) to let a fleet owner link a telematics account. */
 export function registerTelematicsCommands(program: Command, withGateway: WithGateway): void {
-  const tokens = program.command('connect-tokens').description('single-use tokens for POST /connect (15 minutes)');
+  const tokens = program.command('connect-tokens');
   tokens
     .command('create')
     .description('issue a connect token; it is shown once, only its hash is stored')
@@ -51,7 +48,7 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
       print(opts, issued, (t) => `${t.connect_token}\n(single use, expires ${t.expires_at}${reconnects(t)}; shown once)`);
     }));
 
-  const connections = program.command('connections').description("an organisation's linked telematics accounts");
+  const connections = program.command('connections');
   connections
     .command('list')
     .description('list connections, newest first (credentials are shown only as a masked hint)')
@@ -59,6 +56,7 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
     .option('--limit <n>', 'connections to show, 1-200', '50')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org: string; limit: string }) => {
+      const [{ listConnectionsQuery }, { decimalNumber }] = await Promise.all([import('../modules/telematics/telematics.schemas.js'), import('../platform/operations/query-string.js')]);
       const listed = await withGateway(async (gw) => {
         const org = await gw.services.orgs.bySlug(opts.org);
         const query = listConnectionsQuery.safeParse({ limit: decimalNumber(opts.limit) ?? opts.limit });
@@ -80,6 +78,7 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
       if (opts.pause === true && opts.resume === true) throw invalidInput('--pause and --resume cannot be used together');
       if (opts.interval === undefined && opts.pause !== true && opts.resume !== true) throw invalidInput('nothing to change: give --interval, --pause or --resume');
       // Parsed before the database is opened, so a typo costs nothing.
+      const { parsePollInterval } = await import('../modules/telematics/connections/connections.service.js');
       const intervalSeconds = opts.interval === undefined ? undefined : parsePollInterval(opts.interval);
       const connection = await withGateway(async (gw) => {
         const orgId = opts.org === undefined ? undefined : (await gw.services.orgs.bySlug(opts.org)).id;

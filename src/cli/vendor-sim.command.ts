@@ -1,5 +1,4 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { runVendorSimCli } from '../sim/vendor-sim.js';
 import { run, type OutputOptions } from './output.js';
 import { closeOnSignal, portOf } from './sim-process.js';
 
@@ -13,12 +12,12 @@ function fleetSizeOf(value: string): number {
 export function registerVendorSimCommand(program: Command): void {
   program
     .command('vendor-sim')
-    .description('run the telematics vendor simulator (each provider under /<provider id>/; refuses only wrong-password and wrong-key)')
     .option('--port <port>', 'port to listen on', portOf, 8091)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--fleet-size <n>', 'machines per provider', fleetSizeOf, 25)
     .option('--json', 'accepted for uniformity; the simulator prints one line when it listens')
     .action(run(async (opts: OutputOptions & { port: number; host: string; fleetSize: number }) => {
+      const { runVendorSimCli } = await import('../sim/vendor-sim.js');
       const sim = await runVendorSimCli({ port: opts.port, host: opts.host, fleetSize: opts.fleetSize });
       closeOnSignal(sim);
     }));

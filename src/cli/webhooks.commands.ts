@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import type { Gateway } from '../gateway.js';
-import { print, run, table, type OutputOptions } from './output.js';
+import { print, printList, run, table, type OutputOptions } from './output.js';
 
 type WithGateway = <T>(body: (gw: Gateway) => Promise<T>) => Promise<T>;
 
 /** `webhooks list|deliveries|retry --org`: an org's webhook endpoints and deliveries, as the operator sees them. */
 export function registerWebhooksCommands(program: Command, withGateway: WithGateway): void {
-  const webhooks = program.command('webhooks').description("an org's webhook endpoints and their deliveries");
+  const webhooks = program.command('webhooks');
   const orgIdOf = async (gw: Gateway, slug: string) => (await gw.services.orgs.bySlug(slug)).id;
   webhooks
     .command('list')
@@ -15,7 +15,7 @@ export function registerWebhooksCommands(program: Command, withGateway: WithGate
     .option('--json', 'machine-readable output')
     .action(run(async (opts: OutputOptions & { org: string }) => {
       const { endpoints } = await withGateway(async (gw) => gw.services.webhooks.list(gw.database.db, await orgIdOf(gw, opts.org), { limit: 100 }));
-      print(opts, endpoints, (l) => table(l as unknown as Record<string, unknown>[], ['id', 'url', 'event_types', 'enabled', 'failing_since', 'disabled_reason']));
+      printList(opts, 'endpoints', endpoints, (l) => table(l as unknown as Record<string, unknown>[], ['id', 'url', 'event_types', 'enabled', 'failing_since', 'disabled_reason']));
     }));
   webhooks
     .command('deliveries <endpoint_id>')
@@ -24,7 +24,7 @@ export function registerWebhooksCommands(program: Command, withGateway: WithGate
     .option('--json', 'machine-readable output')
     .action(run(async (endpointId: string, opts: OutputOptions & { org: string }) => {
       const { deliveries } = await withGateway(async (gw) => gw.services.webhooks.deliveries(gw.database.db, await orgIdOf(gw, opts.org), endpointId, { limit: 100 }));
-      print(opts, deliveries, (l) => table(l as unknown as Record<string, unknown>[], ['id', 'event_id', 'type', 'status', 'attempt_count', 'next_attempt_at', 'last_error']));
+      printList(opts, 'deliveries', deliveries, (l) => table(l as unknown as Record<string, unknown>[], ['id', 'event_id', 'type', 'status', 'attempt_count', 'next_attempt_at', 'last_error']));
     }));
   webhooks
     .command('retry <endpoint_id> <delivery_id>')

@@ -22,7 +22,7 @@ describe('./bin/gateway', () => {
     const dup = await gateway('orgs', 'create', 'acme');
     expect(dup.code).toBe(1);
     expect(dup.stderr).toMatch(/already exists/);
-    expect(json<{ slug: string }[]>(await gateway('orgs', 'list', '--json')).map((o) => o.slug)).toEqual(['acme']);
+    expect(json<{ orgs: { slug: string }[] }>(await gateway('orgs', 'list', '--json')).orgs.map((o) => o.slug)).toEqual(['acme']);
     expect((await gateway('orgs', 'create', 'Bad Slug')).code).toBe(1);
   });
 
@@ -42,7 +42,7 @@ describe('./bin/gateway', () => {
     expect(rotated.key).not.toBe(created.key);
     const revoked = json<{ id: string; revoked_at: string }>(await gateway('keys', 'revoke', rotated.id, '--json'));
     expect(revoked.id).toBe(rotated.id);
-    const states = json<{ id: string; state: string }[]>(await gateway('keys', 'list', '--org', 'acme', '--json'));
+    const states = json<{ keys: { id: string; state: string }[] }>(await gateway('keys', 'list', '--org', 'acme', '--json')).keys;
     expect(states.find((k) => k.id === rotated.id)?.state).toBe('revoked');
   });
 
@@ -73,7 +73,7 @@ describe('./bin/gateway', () => {
     await gateway('partners', 'create', '--org', 'acme', '--name', 'BuyerCo', '--isa', 'ZZ/BUYERCO', '--our-isa', 'ZZ/TIREGATEWAY', '--json');
     const added = json<{ isa: string; main: boolean }>(await gateway('partners', 'our-ids', 'add', '--org', 'acme', '--isa', 'ZZ/OTHERID', '--json'));
     expect(added).toMatchObject({ isa: 'ZZ/OTHERID', main: false });
-    const listed = json<{ isa: string; main: boolean }[]>(await gateway('partners', 'our-ids', 'list', '--org', 'acme', '--json'));
+    const listed = json<{ interchange_ids: { isa: string; main: boolean }[] }>(await gateway('partners', 'our-ids', 'list', '--org', 'acme', '--json')).interchange_ids;
     expect(listed.map((v) => [v.isa, v.main])).toEqual([
       ['ZZ/TIREGATEWAY', true],
       ['ZZ/OTHERID', false],

@@ -26,9 +26,9 @@ describe('./bin/gateway webhooks', () => {
     await h.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpointId}/test`, key });
     for (let i = 0; i < 5 && (await h.gateway.delivery.drainOnce()) > 0; i++);
 
-    const listed = JSON.parse((await gateway('webhooks', 'list', '--org', 'acme', '--json')).stdout) as { id: string; url: string }[];
+    const listed = (JSON.parse((await gateway('webhooks', 'list', '--org', 'acme', '--json')).stdout) as { endpoints: { id: string; url: string }[] }).endpoints;
     expect(listed).toMatchObject([{ id: endpointId, url: receiver.url }]);
-    const deliveries = JSON.parse((await gateway('webhooks', 'deliveries', endpointId, '--org', 'acme', '--json')).stdout) as { id: string; status: string; event_id: string }[];
+    const { deliveries } = JSON.parse((await gateway('webhooks', 'deliveries', endpointId, '--org', 'acme', '--json')).stdout) as { deliveries: { id: string; status: string; event_id: string }[] };
     expect(deliveries).toMatchObject([{ status: 'failed' }]);
     const [failed] = deliveries;
     if (!failed) throw new Error('no delivery');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Command } from 'commander';
 import { afterAll, beforeAll, vi } from 'vitest';
-import { registerCommands } from '../../src/cli/commands.js';
+import { registerAllCommands } from '../../src/cli/program.js';
 
 const run = promisify(execFile);
 
@@ -47,8 +47,7 @@ export function useInProcessCli(name: string): (...args: string[]) => Promise<Cl
     rmSync(dir, { recursive: true, force: true });
   });
   return async (...args) => {
-    const program = new Command().exitOverride();
-    registerCommands(program);
+    const program = await registerAllCommands(new Command().exitOverride());
     let stdout = '';
     let stderr = '';
     const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));

@@ -45,11 +45,16 @@ async function currentSchema(db: Db): Promise<string | undefined> {
   return result.rows[0]?.schema;
 }
 
-/**
- * Runs the platform's and the modules' migrations that this database has not run yet; returns their names.
- * `before` stops short of a migration (a test of it builds the schema as it was before it).
- */
-export async function migrateToLatest(db: Db, modules: readonly MigrationSource[], before?: string): Promise<string[]> {
+export interface MigrateOptions {
+  /** Each migration commits on its own and is reported (done, total), so a run stopped there resumes. */
+  onMigrated?: (done: number, total: number) => void;
+  /** Stop short of this migration (a test of it builds the schema as it was before it). */
+  before?: string;
+}
+
+/** Runs the platform's and the modules' migrations that this database has not run yet; returns their names. */
+export async function migrateToLatest(db: Db, modules: readonly MigrationSource[], opts: MigrateOptions = {}): Promise<string[]> {
+  const { onMigrated, before } = opts;
   const schema = await currentSchema(db);
   const migrations = Object.fromEntries(Object.entries(migrationsOf(modules)).filter(([name]) => before === undefined || name < before));
   const migrator = new Migrator({
@@ -57,7 +62,18 @@ export async function migrateToLatest(db: Db, modules: readonly MigrationSource[
     provider: { getMigrations: () => Promise.resolve(migrations) },
     ...(schema === undefined ? {} : { migrationTableSchema: schema }),
   });
-  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (onMigrated === undefined) return succeeded(await migrator.migrateToLatest());
+  const total = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).length;
+  const applied: string[] = [];
+  for (;;) {
+    const step = succeeded(await migrator.migrateUp());
+    if (step.length === 0) return applied;
+    applied.push(...step);
+    onMigrated(applied.length, total);
+  }
+}
+
+function succeeded(result: MigrationResultSet): string[] {
   if (result.error) {
     throw result.error instanceof Error ? result.error : new Error('migration failed', { cause: result.error });
   }

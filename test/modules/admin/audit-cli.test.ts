@@ -20,7 +20,7 @@ describe('./bin/gateway audit list', () => {
     await cli('portal-keys', 'revoke', portal.id, '--json');
     json(await cli('connect-tokens', 'create', '--org', 'acme', '--json'));
 
-    const events = json<AuditEventView[]>(await cli('audit', 'list', '--org', 'acme', '--json'));
+    const events = json<{ events: AuditEventView[] }>(await cli('audit', 'list', '--org', 'acme', '--json')).events;
     expect(events.map((e) => [e.action, e.target])).toEqual([
       ['connect_token.issued', org.id],
       ['portal_key.revoked', portal.id],
@@ -31,8 +31,8 @@ describe('./bin/gateway audit list', () => {
       ['org.created', org.id],
     ]);
     for (const e of events) expect(e).toMatchObject({ actor: 'cli', org: 'acme', request_id: null });
-    expect(json<AuditEventView[]>(await cli('audit', 'list', '--json')).map((e) => e.org)).toContain('other');
-    expect(json<AuditEventView[]>(await cli('audit', 'list', '--limit', '2', '--json'))).toHaveLength(2);
+    expect(json<{ events: AuditEventView[] }>(await cli('audit', 'list', '--json')).events.map((e) => e.org)).toContain('other');
+    expect(json<{ events: AuditEventView[] }>(await cli('audit', 'list', '--limit', '2', '--json')).events).toHaveLength(2);
     const human = await cli('audit', 'list', '--org', 'acme', '--limit', '1');
     expect(human.stdout).toMatch(/connect_token\.issued/);
     expect(human.stdout).toMatch(/actor/);

@@ -27,7 +27,7 @@ describe('./bin/gateway portal-keys', () => {
 
     const listed = await cli('portal-keys', 'list', '--org', 'acme', '--json');
     expect(listed.stdout).not.toContain(created.key);
-    const keys = json<Json[]>(listed);
+    const keys = json<{ portal_keys: Json[] }>(listed).portal_keys;
     expect(keys.map((k) => [k.dealer, k.rate_limit_per_minute, k.ip_rate_limit_per_minute]).sort()).toEqual([['Shelbyville', 100, 10], ['Springfield Tire', 1200, 60]]);
     expect((await cli('portal-keys', 'list')).stdout).toContain('Shelbyville');
 

@@ -42,22 +42,22 @@ describe.each(dialects)('deliveries CLI (%s)', (dialect) => {
   };
 
   it('lists rejected deliveries with the hub\'s reason, per org, as JSON and as a table', async () => {
-    const all = JSON.parse((await cli('deliveries', 'list', '--status', 'rejected', '--json')).stdout) as DeliveryView[];
+    const all = (JSON.parse((await cli('deliveries', 'list', '--status', 'rejected', '--json')).stdout) as { deliveries: DeliveryView[] }).deliveries;
     expect(all).toHaveLength(2);
     expect(all[0]).toMatchObject({ type: 'order.created', status: 'rejected', last_error: 'dealer not onboarded', attempts: 1 });
-    const acme = JSON.parse((await cli('deliveries', 'list', '--status', 'rejected', '--org', 'acme', '--json')).stdout) as DeliveryView[];
+    const acme = (JSON.parse((await cli('deliveries', 'list', '--status', 'rejected', '--org', 'acme', '--json')).stdout) as { deliveries: DeliveryView[] }).deliveries;
     expect(acme).toHaveLength(1);
     const human = await cli('deliveries', 'list', '--status', 'rejected');
     expect(human.stdout).toContain('dealer not onboarded');
-    expect(JSON.parse((await cli('deliveries', 'list', '--status', 'queued', '--json')).stdout)).toEqual([]);
+    expect(JSON.parse((await cli('deliveries', 'list', '--status', 'queued', '--json')).stdout)).toEqual({ deliveries: [] });
   });
 
   it('retries one delivery or every rejected one; the worker then delivers them', async () => {
     sim.rejectType(null);
-    const [first] = JSON.parse((await cli('deliveries', 'list', '--status', 'rejected', '--org', 'acme', '--json')).stdout) as DeliveryView[];
+    const [first] = (JSON.parse((await cli('deliveries', 'list', '--status', 'rejected', '--org', 'acme', '--json')).stdout) as { deliveries: DeliveryView[] }).deliveries;
     expect(JSON.parse((await cli('deliveries', 'retry', first?.id ?? '', '--json')).stdout)).toEqual({ retried: 1 });
     expect(JSON.parse((await cli('deliveries', 'retry', '--all-rejected', '--json')).stdout)).toEqual({ retried: 1 });
-    expect(JSON.parse((await cli('deliveries', 'list', '--status', 'queued', '--json')).stdout)).toHaveLength(2);
+    expect((JSON.parse((await cli('deliveries', 'list', '--status', 'queued', '--json')).stdout) as { deliveries: DeliveryView[] }).deliveries).toHaveLength(2);
     expect(await h.gateway.delivery.drainOnce()).toBe(2);
     expect(sim.events().filter((e) => e.type === 'order.created')).toHaveLength(2);
   });
@@ -66,7 +66,7 @@ describe.each(dialects)('deliveries CLI (%s)', (dialect) => {
     const neither = await cli('deliveries', 'retry');
     expect(neither.code).toBe(1);
     expect(neither.stderr).toMatch(/give a delivery id or --all-rejected/);
-    const delivered = JSON.parse((await cli('deliveries', 'list', '--json')).stdout) as DeliveryView[];
+    const delivered = (JSON.parse((await cli('deliveries', 'list', '--json')).stdout) as { deliveries: DeliveryView[] }).deliveries;
     const again = await cli('deliveries', 'retry', delivered[0]?.id ?? '');
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already delivered/);

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { limitParam } from '../../../platform/core/pagination.js';
 import { identifier } from '../../../platform/core/text-rules.js';
+import { REQUIRABLE, VALIDATION_LEVELS } from './partners.constants.js';
+
+export { REQUIRABLE, VALIDATION_LEVELS } from './partners.constants.js';
 
 /** An N1 loop: name, identification (N103/N104: e.g. 92 and a store number) and address (N3/N4). */
 export const partySchema = z.object({
@@ -15,16 +18,6 @@ export const partySchema = z.object({
 });
 export type Party = z.infer<typeof partySchema>;
 
-/**
- * Segments a partner's guide can make mandatory, per document; a document that would go out without one is not sent
- * (the status change that owes it is refused). `N1-ST` is N1 with N101 ST, `REF-IA` REF with REF01 IA, `ACK-068` an
- * ACK04 068 schedule date on every accepted line, `DTM-011` DTM with DTM01 011.
- */
-export const REQUIRABLE = {
-  '855': ['N1-ST', 'N1-BT', 'N1-BY', 'REF-IA', 'ACK-068'],
-  '856': ['N1-SF', 'N1-ST', 'TD1', 'TD5', 'REF-BM', 'REF-CN', 'REF-IA', 'MAN', 'PO4'],
-  '810': ['N1-BT', 'N1-RE', 'N1-ST', 'REF-IA', 'ITD', 'DTM-011', 'SAC', 'CAD'],
-} as const;
 export type RequiringDocument = keyof typeof REQUIRABLE;
 export const REQUIRING_DOCUMENTS = Object.keys(REQUIRABLE) as RequiringDocument[];
 
@@ -38,7 +31,6 @@ const requiredSegments = z
 export type RequiredSegments = z.infer<typeof requiredSegments>;
 
 /** How strictly an inbound interchange from the partner is checked. */
-export const VALIDATION_LEVELS = ['strict', 'lenient'] as const;
 export type ValidationLevel = (typeof VALIDATION_LEVELS)[number];
 
 const profileFields = z.object({

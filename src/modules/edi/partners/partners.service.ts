@@ -21,9 +21,9 @@ import {
   type ValidationLevel,
 } from './partners.schemas.js';
 import * as repo from './partners.repository.js';
+import { DEFAULT_SKU_QUALIFIERS } from './partners.constants.js';
 
-/** PO1 product id qualifiers tried for the SKU when a partner names none: vendor part, vendor item, buyer part, SKU, UPC. */
-export const DEFAULT_SKU_QUALIFIERS = ['VP', 'VN', 'BP', 'SK', 'UP'] as const;
+export { DEFAULT_SKU_QUALIFIERS } from './partners.constants.js';
 
 // Letters, digits and a few marks: an id has to survive any delimiter choice and fixed-width ISA padding.
 const ISA_ID = /^[A-Za-z0-9](?:[A-Za-z0-9 ._-]{0,13}[A-Za-z0-9._-])?$/;

@@ -1,36 +1,12 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../config.js';
-import { createGateway, type Gateway } from '../gateway.js';
-import { MODULES } from '../modules/index.js';
 import { CLI_ACTOR } from '../platform/core/actor.js';
-import { migrateToLatest } from '../platform/db/migrate.js';
-import { registerAuditCommands } from './audit.commands.js';
-import { registerBackupCommands } from './backup.commands.js';
-import { registerDeliveriesCommands } from './deliveries.commands.js';
-import { registerDemoCommand } from './demo.command.js';
-import { registerHubSimCommand } from './hub-sim.command.js';
-import { registerObjectsCommands } from './objects.commands.js';
-import { registerPartnersCommands } from './partners.commands.js';
-import { registerPortalKeysCommands } from './portal-keys.commands.js';
-import { registerRetentionCommands } from './retention.commands.js';
-import { registerSecretsCommands } from './secrets.commands.js';
-import { registerTelematicsCommands } from './telematics.commands.js';
-import { registerVendorSimCommand } from './vendor-sim.command.js';
-import { registerWebhooksCommands } from './webhooks.commands.js';
-import { allPages, print, run, table, type OutputOptions } from './output.js';
-import { serve } from './serve.js';
+import { scopesHelp, settingsHelp } from './help-catalog.js';
+import { allPages, print, printList, run, table, type OutputOptions } from './output.js';
+import { checkDatabaseFolder } from './database-folder.js';
+import { longJob } from './progress.js';
+import type { WithGateway } from './with-gateway.js';
 
 type JsonOpt = OutputOptions;
-
-/** Opens the gateway for one command and always closes it. */
-async function withGateway<T>(body: (gw: Gateway) => Promise<T>, opts: { migrate?: boolean } = {}): Promise<T> {
-  const gw = await createGateway(loadConfig(), opts);
-  try {
-    return await body(gw);
-  } finally {
-    await gw.close();
-  }
-}
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -38,25 +14,36 @@ function positiveInt(value: string): number {
   return n;
 }
 
-export function registerCommands(program: Command): void {
+/** `serve`, `migrate`, `orgs`, `keys`, `settings`: the gateway itself and what every org needs first. */
+export function registerCoreCommands(program: Command, withGateway: WithGateway): void {
   program
     .command('serve')
-    .description('serve the gateway (HTTP and background workers); migrates first')
-    .option('--json', 'log start-up as JSON only')
-    .action(run(async () => serve(loadConfig())));
+    .option('--create', 'create a new SQLite database if the folder of DATABASE_URL does not exist yet')
+    .option('--json', 'print the listening line as JSON')
+    .action(run(async (opts: JsonOpt & { create?: boolean }) => {
+      const { loadConfig } = await import('../config.js');
+      const config = loadConfig();
+      checkDatabaseFolder(config.DATABASE_URL, opts.create ?? false);
+      const { serve } = await import('./serve.js');
+      await serve(config, { json: opts.json ?? false });
+    }));
 
   program
     .command('migrate')
-    .description('apply database migrations')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: JsonOpt) => {
-      const applied = await withGateway(async (gw) => migrateToLatest(gw.database.db, MODULES), { migrate: false });
+      const { migrateToLatest } = await import('../platform/db/migrate.js');
+      const { MODULES } = await import('../modules/index.js');
+      const applied = await longJob('migrating', opts, 'the migrations applied so far are kept; run `gateway migrate` again to apply the rest', (tick) =>
+        withGateway(async (gw) => migrateToLatest(gw.database.db, MODULES, { onMigrated: tick }), { migrate: false, create: true }),
+      );
       print(opts, { applied }, (v) => (v.applied.length ? `applied: ${v.applied.join(', ')}` : 'database is up to date'));
     }));
 
-  const orgs = program.command('orgs').description('organisations');
+  const orgs = program.command('orgs');
   orgs
     .command('create <slug>')
+    .description('create an organisation (slug: lower-case letters, digits and dashes)')
     .option('--name <name>', 'display name')
     .option('--json', 'machine-readable output')
     .action(run(async (slug: string, opts: JsonOpt & { name?: string }) => {
@@ -65,15 +52,18 @@ export function registerCommands(program: Command): void {
     }));
   orgs
     .command('list')
+    .description('list every organisation')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: JsonOpt) => {
       const list = await withGateway((gw) => gw.services.orgs.list());
-      print(opts, list, (l) => table(l as unknown as Record<string, unknown>[], ['slug', 'name', 'id', 'created_at']));
+      printList(opts, 'orgs', list, (l) => table(l as unknown as Record<string, unknown>[], ['slug', 'name', 'id', 'created_at']));
     }));
 
-  const keys = program.command('keys').description('API keys');
+  const keys = program.command('keys');
   keys
     .command('create')
+    .description('issue an API key for an org; it is shown once, only its hash is stored')
+    .addHelpText('after', scopesHelp())
     .requiredOption('--org <slug>', 'org the key belongs to')
     .requiredOption('--scopes <list>', 'comma-separated scopes, or "all"')
     .option('--name <name>', 'what the key is for')
@@ -96,6 +86,7 @@ export function registerCommands(program: Command): void {
     }));
   keys
     .command('list')
+    .description("list an org's keys: prefixes and states, never the keys themselves")
     .requiredOption('--org <slug>', 'org whose keys to list')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: JsonOpt & { org: string }) => {
@@ -105,7 +96,7 @@ export function registerCommands(program: Command): void {
           return { items: page.keys, next_cursor: page.next_cursor };
         }),
       );
-      print(opts, list, (l) =>
+      printList(opts, 'keys', list, (l) =>
         table(l.map((k) => ({ ...k, scopes: k.scopes.join(' ') })), ['id', 'prefix', 'name', 'state', 'scopes', 'expires_at']),
       );
     }));
@@ -129,12 +120,11 @@ export function registerCommands(program: Command): void {
       );
     }));
 
-  const settings = program.command('settings').description('per-org settings');
-  const declared = MODULES.flatMap((m) => m.settings?.settings ?? []);
+  const settings = program.command('settings');
   settings
     .command('set <assignments...>')
     .description('set settings of an org: name=value ...')
-    .addHelpText('after', ['', 'Settings:', ...declared.map((s) => `  ${s.name} (default ${String(s.default)}): ${s.description}`)].join('\n'))
+    .addHelpText('after', settingsHelp())
     .requiredOption('--org <slug>', 'org to configure')
     .option('--json', 'machine-readable output')
     .action(run(async (assignments: string[], opts: JsonOpt & { org: string }) => {
@@ -143,24 +133,11 @@ export function registerCommands(program: Command): void {
     }));
   settings
     .command('show')
+    .description("an org's settings, defaults included")
     .requiredOption('--org <slug>', 'org to show')
     .option('--json', 'machine-readable output')
     .action(run(async (opts: JsonOpt & { org: string }) => {
       const result = await withGateway(async (gw) => gw.services.orgs.settings((await gw.services.orgs.bySlug(opts.org)).id));
       print(opts, result, (r) => Object.entries(r).map(([k, v]) => `${k}=${String(v)}`).join('\n'));
     }));
-
-  registerObjectsCommands(program, withGateway);
-  registerPartnersCommands(program, withGateway);
-  registerPortalKeysCommands(program, withGateway);
-  registerAuditCommands(program, withGateway);
-  registerTelematicsCommands(program, withGateway);
-  registerDeliveriesCommands(program, withGateway);
-  registerWebhooksCommands(program, withGateway);
-  registerSecretsCommands(program, withGateway);
-  registerRetentionCommands(program, withGateway);
-  registerBackupCommands(program);
-  registerHubSimCommand(program);
-  registerVendorSimCommand(program);
-  registerDemoCommand(program);
 }
