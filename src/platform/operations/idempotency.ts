@@ -109,6 +109,8 @@ export function checkKeyFormat(key: unknown): string {
 export class IdempotencyStore {
   /** Claims of failed calls not yet released (see release), by org and key. */
   private readonly leftovers = new Map<string, IdempotencyClaim>();
+  /** Keys of the calls this process is running now, by org and key. */
+  private readonly running = new Set<string>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
 
@@ -128,20 +130,33 @@ export class IdempotencyStore {
     claim: IdempotencyClaim,
     call: (held: IdempotencyClaim) => Promise<StoredOutcome>,
   ): Promise<{ outcome: StoredOutcome; replayed: boolean }> {
-    const stored = await this.acquire(claim);
-    if (stored !== undefined) return { outcome: stored, replayed: true };
-    let outcome: StoredOutcome;
+    const id = leftoverId(claim);
+    let stored: StoredOutcome | undefined;
     try {
-      outcome = await call(claim);
+      stored = await this.acquire(claim);
     } catch (err) {
-      // The call's own error is the answer, whether or not the key could be freed now.
-      await this.release(claim);
+      // A database fault may have cut the answer of a claim that committed: free it later, unless a call here holds the key.
+      if (!(err instanceof AppError) && !this.running.has(id)) this.releaseLater(claim);
       throw err;
     }
-    const owner = this.instances.id;
-    if (outcome.status >= 500) await this.release(claim);
-    else await repo.saveOutcome(this.db, claim.orgId, claim.key, claim.fingerprint, owner, { statusCode: outcome.status, body: JSON.stringify(outcome) });
-    return { outcome, replayed: false };
+    if (stored !== undefined) return { outcome: stored, replayed: true };
+    this.running.add(id);
+    try {
+      let outcome: StoredOutcome;
+      try {
+        outcome = await call(claim);
+      } catch (err) {
+        // The call's own error is the answer, whether or not the key could be freed now.
+        await this.release(claim);
+        throw err;
+      }
+      const owner = this.instances.id;
+      if (outcome.status >= 500) await this.release(claim);
+      else await repo.saveOutcome(this.db, claim.orgId, claim.key, claim.fingerprint, owner, { statusCode: outcome.status, body: JSON.stringify(outcome) });
+      return { outcome, replayed: false };
+    } finally {
+      this.running.delete(id);
+    }
   }
 
   /**
@@ -152,16 +167,21 @@ export class IdempotencyStore {
     try {
       await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint, this.instances.id);
     } catch {
-      this.leftovers.set(leftoverId(claim), claim);
-      this.sweepTimer ??= setInterval(() => void this.sweep(), LEFTOVER_RETRY_MS).unref();
+      this.releaseLater(claim);
     }
+  }
+
+  private releaseLater(claim: IdempotencyClaim): void {
+    this.leftovers.set(leftoverId(claim), claim);
+    this.sweepTimer ??= setInterval(() => void this.sweep(), LEFTOVER_RETRY_MS).unref();
   }
 
   /** Releases the claims left by failed releases; one sweep at a time, stopping at the first failure. */
   private sweep(): Promise<void> {
     this.sweeping ??= (async () => {
       for (const [id, claim] of this.leftovers) {
-        await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint, this.instances.id);
+        // Taken again by a call here since (after a sweep): that claim is live, not a leftover.
+        if (!this.running.has(id)) await repo.releaseKey(this.db, claim.orgId, claim.key, claim.fingerprint, this.instances.id);
         this.leftovers.delete(id);
       }
       clearInterval(this.sweepTimer);
