@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { describeDatabase } from '../../../src/cli/serve.js';
 import { ConfigError } from '../../../src/config.js';
 import { openDatabase } from '../../../src/platform/db/database.js';
 import { WritableHostLocator } from '../../../src/platform/db/postgres-failover.js';
@@ -23,6 +24,10 @@ describe('DATABASE_URL with several hosts (libpq syntax)', () => {
     expect(parsePostgresTargets('postgres://a/db?connect_timeout=1').connectTimeoutMs).toBe(2000);
     expect(parsePostgresTargets('postgres://a/db?connect_timeout=0').connectTimeoutMs).toBeUndefined();
     expect(parsePostgresTargets('postgres:///db?host=/tmp').hosts).toEqual([]);
+  });
+
+  it('names every host, without credentials, on the listening line', () => {
+    expect(describeDatabase('postgres://gw:s3cret@db1:5432,db2:5433/gateway?target_session_attrs=read-write')).toBe('postgres://db1:5432,db2:5433/gateway');
   });
 
   it.each([
