@@ -1,6 +1,7 @@
 import { type Config, isPostgresUrl, StartupError } from '../config.js';
 import { buildApp } from '../app.js';
 import { createGateway } from '../gateway.js';
+import { parsePostgresTargets } from '../platform/db/postgres-hosts.js';
 
 /** The access log is buffered (see app.ts): write out what is left before the process ends. */
 function flushLogs(log: unknown, done: () => void): void {
@@ -15,6 +16,13 @@ export function describeDatabase(url: string): string {
   try {
     const { protocol, host, pathname } = new URL(url);
     return `${protocol}//${host}${pathname}`;
+  } catch {
+    // Several hosts (failover) are not a URL to Node: the host list is read as libpq does (postgres-hosts.ts).
+  }
+  try {
+    const { hosts, url: first } = parsePostgresTargets(url);
+    const { protocol, pathname } = new URL(first);
+    return `${protocol}//${hosts.map((h) => `${h.host}:${h.port}`).join(',')}${pathname}`;
   } catch {
     return 'postgres (unparsable URL)';
   }

@@ -4,9 +4,12 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { ConfigError } from '../../config-errors.js';
 import { DEFAULT_DATABASE_POOL_SIZE, DEFAULT_SQLITE_CACHE_MB, isPostgresUrl, type SqliteSynchronous } from '../../config.js';
 import type { Database, Db } from './schema.js';
 import { preparedStatementName } from './prepared-query.js';
+import { failoverPoolOptions } from './postgres-failover.js';
+import { parsePostgresTargets, PostgresUrlError, type PostgresTargets } from './postgres-hosts.js';
 import { GatewaySqliteDialect } from './sqlite-dialect.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 
@@ -84,14 +87,27 @@ function tightenModes(files: string[], log: OpenDatabaseOptions['log']): void {
   if (tightened.length > 0) log?.warn({ files: tightened }, 'tightened the SQLite database files to 0600: they hold every org\'s data and the key hashes');
 }
 
+/** A bad host list fails at start with one line, like any other bad setting (the URL itself, password and all, is not repeated). */
+function postgresTargetsOf(url: string): PostgresTargets {
+  try {
+    return parsePostgresTargets(url);
+  } catch (err) {
+    if (err instanceof PostgresUrlError) throw new ConfigError(`invalid configuration: DATABASE_URL: ${err.message}`);
+    throw err;
+  }
+}
+
 export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): DatabaseHandle {
   if (isPostgresUrl(url)) {
-    const pool = new pg.Pool({
-      Client: PreparingClient,
-      connectionString: url,
-      max: opts.poolSize ?? DEFAULT_DATABASE_POOL_SIZE,
-      ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
-    });
+    const targets = postgresTargetsOf(url);
+    const session = opts.schema ? { options: `-c search_path=${opts.schema}` } : {};
+    const max = opts.poolSize ?? DEFAULT_DATABASE_POOL_SIZE;
+    // One host and no target_session_attrs: pg as it is. Otherwise pick the host libpq would (postgres-failover.ts).
+    const pool = new pg.Pool(
+      targets.hosts.length <= 1 && targets.targetSessionAttrs === 'any' && targets.connectTimeoutMs === undefined
+        ? { Client: PreparingClient, connectionString: url, max, ...session }
+        : { ...failoverPoolOptions(targets, session, PreparingClient), max },
+    );
     // A connection the server drops (a restart, pg_terminate_backend) emits 'error': on the pool while idle, on the client
     // while checked out between queries. Unheard, either would end the process. The query in flight fails by itself
     // (503, see faults.ts); the pool discards the broken client on release and the next query connects afresh.

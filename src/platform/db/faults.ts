@@ -4,8 +4,11 @@
  * retries; the transaction rolled back, so nothing is half-written) and the next one gets a fresh connection.
  */
 
-/** PostgreSQL SQLSTATEs of a server going away or refusing work for now (class 08, and 57P01-57P03, 53300). */
-const PG_TRANSIENT_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * PostgreSQL SQLSTATEs of a server going away or refusing work for now (class 08, and 57P01-57P03, 53300), and 25006:
+ * a write refused by a server that became a standby, which the pool leaves for the new primary (postgres-failover.ts).
+ */
+const PG_TRANSIENT_STATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
 
 /** Node's network errors on the way to the server. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);

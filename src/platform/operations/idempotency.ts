@@ -2,6 +2,7 @@ import { updatePaced } from '../core/paced-hash.js';
 import { createHash, type Hash } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import type { DatabaseHandle } from '../db/database.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../db/faults.js';
 import type { PurgeTarget } from '../db/retention.js';
 import type { Db, Executor } from '../db/schema.js';
 import { AppError, invalidInput } from '../core/errors.js';
@@ -108,6 +109,13 @@ export function checkKeyFormat(key: unknown): string {
  * INSTANCE_TTL_MS (instance-liveness.ts).
  */
 export class IdempotencyStore {
+  /** Claims of failed calls not yet released (see release), by org and key. */
+  private readonly leftovers = new Map<string, IdempotencyClaim>();
+  /** Keys of the calls this process is running now, by org and key. */
+  private readonly running = new Set<string>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -126,23 +134,71 @@ export class IdempotencyStore {
     call: (held: IdempotencyClaim) => Promise<StoredOutcome>,
     replayOf: (outcome: StoredOutcome) => StoredOutcome = (outcome) => outcome,
   ): Promise<{ outcome: StoredOutcome; replayed: boolean }> {
-    const stored = await this.acquire(claim);
-    if (stored !== undefined) return { outcome: stored, replayed: true };
-    let outcome: StoredOutcome;
+    const id = leftoverId(claim);
+    let stored: StoredOutcome | undefined;
     try {
-      outcome = await call(claim);
+      stored = await this.acquire(claim);
     } catch (err) {
-      // With the database down the release fails too: the call's own error is the answer; the key frees when this process stops.
-      await repo.releaseKey(this.db, claim.table, claim.orgId, claim.key, claim.fingerprint, this.instances.id).catch(() => undefined);
+      // A database fault may have cut the answer of a claim that committed: free it later, unless a call here holds the key.
+      if (!(err instanceof AppError) && !this.running.has(id)) this.releaseLater(claim);
       throw err;
     }
-    const owner = this.instances.id;
-    if (outcome.status >= 500) await repo.releaseKey(this.db, claim.table, claim.orgId, claim.key, claim.fingerprint, owner);
-    else {
-      const kept = replayOf(outcome);
-      await repo.saveOutcome(this.db, claim.table, claim.orgId, claim.key, claim.fingerprint, owner, { statusCode: kept.status, body: JSON.stringify(kept) });
+    if (stored !== undefined) return { outcome: stored, replayed: true };
+    this.running.add(id);
+    try {
+      let outcome: StoredOutcome;
+      try {
+        outcome = await call(claim);
+      } catch (err) {
+        // The call's own error is the answer, whether or not the key could be freed now.
+        await this.release(claim);
+        throw err;
+      }
+      const owner = this.instances.id;
+      if (outcome.status >= 500) await this.release(claim);
+      else {
+        const kept = replayOf(outcome);
+        await repo.saveOutcome(this.db, claim.table, claim.orgId, claim.key, claim.fingerprint, owner, { statusCode: kept.status, body: JSON.stringify(kept) });
+      }
+      return { outcome, replayed: false };
+    } finally {
+      this.running.delete(id);
     }
-    return { outcome, replayed: false };
+  }
+
+  /**
+   * Frees a failed call's key. With the database unreachable (a failover) the release fails too, and this process lives
+   * on, so its claim would refuse the client's retry (409) indefinitely: it is released again once the database answers.
+   */
+  private async release(claim: IdempotencyClaim): Promise<void> {
+    try {
+      await repo.releaseKey(this.db, claim.table, claim.orgId, claim.key, claim.fingerprint, this.instances.id);
+    } catch {
+      this.releaseLater(claim);
+    }
+  }
+
+  private releaseLater(claim: IdempotencyClaim): void {
+    this.leftovers.set(leftoverId(claim), claim);
+    this.sweepTimer ??= setInterval(() => void this.sweep(), LEFTOVER_RETRY_MS).unref();
+  }
+
+  /** Releases the claims left by failed releases; one sweep at a time, stopping at the first failure. */
+  private sweep(): Promise<void> {
+    this.sweeping ??= (async () => {
+      for (const [id, claim] of this.leftovers) {
+        // Taken again by a call here since (after a sweep): that claim is live, not a leftover.
+        if (!this.running.has(id)) await repo.releaseKey(this.db, claim.table, claim.orgId, claim.key, claim.fingerprint, this.instances.id);
+        this.leftovers.delete(id);
+      }
+      clearInterval(this.sweepTimer);
+      this.sweepTimer = undefined;
+    })()
+      .catch(() => undefined)
+      .finally(() => {
+        this.sweeping = undefined;
+      });
+    return this.sweeping;
   }
 
   /**
@@ -158,6 +214,8 @@ export class IdempotencyStore {
 
   /** Takes the key (undefined), or returns the outcome stored under it; throws while another call holds it. */
   private async acquire(claim: IdempotencyClaim): Promise<StoredOutcome | undefined> {
+    // A leftover of this key is released first: a sweep finishing later must not delete the claim made now.
+    if (this.leftovers.has(leftoverId(claim))) await this.sweep();
     // Registered before the claim is written: another process must never see a claim whose owner it cannot find.
     await this.instances.start();
     const now = this.clock.now();
@@ -193,6 +251,11 @@ export class IdempotencyStore {
     return JSON.parse(seen.response_body) as StoredOutcome;
   }
 }
+
+/** How often claims whose release failed are released again: about when a database fault passes (faults.ts). */
+const LEFTOVER_RETRY_MS = DATABASE_RETRY_AFTER_SECONDS * 1000;
+
+const leftoverId = (claim: IdempotencyClaim) => `${claim.table}\n${claim.orgId}\n${claim.key}`;
 
 /** Records written before outcomes were stored per operation held raw HTTP bodies: those are not replayable. */
 function isOutcome(body: string | null): boolean {

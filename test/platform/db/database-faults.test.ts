@@ -45,7 +45,7 @@ describe('database faults are recognised as retryable', () => {
 
   it('recognises PostgreSQL shutdown and connection-class states, SQLite busy and locked, and leaves other errors internal', () => {
     const coded = (code: string) => Object.assign(new Error('x'), { code });
-    for (const code of ['57P01', '57P02', '57P03', '08006', '08003', '53300', 'SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED', 'ECONNRESET']) {
+    for (const code of ['57P01', '57P02', '57P03', '08006', '08003', '08001', '53300', '25006', 'SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED', 'ECONNRESET']) {
       expect(isTransientDatabaseError(coded(code)), code).toBe(true);
     }
     expect(isTransientDatabaseError(new Error('Connection terminated unexpectedly'))).toBe(true);
