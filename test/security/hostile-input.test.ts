@@ -227,9 +227,9 @@ interface DocOperation {
 /**
  * Tables a refused request may legitimately write: `POST /v1/edi` stores every authenticated body before reading it
  * ("nothing received is lost", docs/decisions.md, EDI), so a refused interchange adds its row and chunks, never
- * changing an existing one.
+ * changing an existing one, and its `edi.message.received` event (a partner's webhook learns of refusals too).
  */
-const KEPT_ON_REFUSAL: Record<string, readonly string[]> = { edi_submit: ['edi_messages', 'edi_message_chunks'] };
+const KEPT_ON_REFUSAL: Record<string, readonly string[]> = { edi_submit: ['edi_messages', 'edi_message_chunks', 'webhook_events'] };
 
 /** Malformed callback queries for an HTML page (the vendor's redirect back): a person reads its answer, so no envelope. */
 const pageQueries: fc.Arbitrary<string> = fc
