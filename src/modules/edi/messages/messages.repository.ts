@@ -78,6 +78,22 @@ export async function takeLease(db: Executor, orgId: string, id: string, owner: 
   return Number(result.numUpdatedRows) > 0;
 }
 
+/**
+ * Gives up the lease `owner` holds on an interchange it stopped taking without an answer (a slice failed): a resend
+ * may then finish it at once instead of waiting for `owner` to stop heartbeating. False when it was not held by `owner`.
+ */
+export async function releaseLease(db: Executor, orgId: string, id: string, owner: string): Promise<boolean> {
+  const result = await db
+    .updateTable('edi_messages')
+    .set({ lease_owner: null })
+    .where('org_id', '=', orgId)
+    .where('id', '=', id)
+    .where('result', 'is', null)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** Marks a slice taken under the lease `owner` holds: false when another process took the interchange over meanwhile. */
 export async function touchHeld(db: Executor, orgId: string, id: string, owner: string, now: string): Promise<boolean> {
   const result = await db.updateTable('edi_messages').set({ updated_at: now }).where('org_id', '=', orgId).where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();

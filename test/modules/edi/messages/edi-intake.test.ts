@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, itChecksAuth } from '../../../support/auth-checks.js';
 import { dialects, type Harness } from '../../../support/harness.js';
@@ -444,6 +445,27 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       const stored = await message((error.details as { message_id: string }).message_id);
       expect(stored.status).toBe('conflict');
       expectError(await h.request({ method: 'GET', url: '/v1/orders/PO-1042', key }), 404);
+    });
+
+    it('a resend finishes at once an interchange whose taking failed in a process that lives on', async () => {
+      // The orders insert fails once, as a slice's transaction does when the primary dies under it; the process lives,
+      // so unless the failed call gives its lease up, a resend waits (30 s, then 503) for it to finish what nobody takes.
+      const text = readEdiFixture('po-4010-single.x12').replaceAll('000000101', '000000161').replace('PO-1001', 'PO-1061');
+      const db = h.gateway.database.db;
+      if (dialect === 'postgres') {
+        await sql`create function fail_po_1061() returns trigger language plpgsql as $$ begin raise exception 'injected failure'; end $$`.execute(db);
+        await sql`create trigger fail_po_1061 before insert on orders for each row when (new.po_number = 'PO-1061') execute function fail_po_1061()`.execute(db);
+      } else {
+        await sql`create trigger fail_po_1061 before insert on orders when new.po_number = 'PO-1061' begin select raise(abort, 'injected failure'); end`.execute(db);
+      }
+      const failed = await submit(h, key, text);
+      expect(failed.statusCode).toBe(500);
+      await sql`drop trigger fail_po_1061${sql.raw(dialect === 'postgres' ? ' on orders' : '')}`.execute(db);
+      const started = Date.now();
+      const again = await ok(text);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(again.status).toBe('accepted');
+      await order('PO-1061');
     });
 
     it('the same interchange twice at once: one order, one answer', async () => {

@@ -7,7 +7,7 @@ import { inboundValidation } from '../../partners/partners.service.js';
 import { assess997Async, type Examined, type ExaminedBody, hydrate } from '../../x12/index.js';
 import { acknowledge, send855s, writeReply } from './acknowledge.js';
 import { documentsTaken, judgement, readDocuments, type SetEntry, setsOf } from './read-documents.js';
-import { type IntakeDeps, markFailed, type Received, storeReceived } from './received.js';
+import { type IntakeDeps, markFailed, type Received, storeReceived, whileHeld } from './received.js';
 import { answerResend } from './resend.js';
 import { type Checked, claimControlNumber, screen, setTypes, winnerOf } from './screen.js';
 import { settleRefusal, settleTaken } from './settle.js';
@@ -50,22 +50,30 @@ export class InterchangeIntake {
     const entries = setsOf(checked.envelope);
     // Registered before the lease is written: another process must never see a holder it cannot find.
     await this.deps.instances.start();
-    const claimed = await this.deps.db.transaction().execute(async (tx) => {
-      if (!(await claimControlNumber(tx, received, checked))) return false;
-      const identity = { partner_id: checked.partner.id, control_number: checked.envelope.controlNumber, type: setTypes(checked.envelope) };
-      await messages.updateMessage(tx, received.orgId, received.messageId, { ...identity, sets_total: entries.length, lease_owner: this.deps.instances.id, updated_at: this.now() });
-      return true;
+    // From the claim (whose commit may be in doubt when the connection drops) to the answer, the lease is this call's:
+    // should the call fail, it is released for a resend to finish the interchange.
+    const taken = await whileHeld(this.deps, received, async () => {
+      const claimed = await this.deps.db.transaction().execute(async (tx) => {
+        if (!(await claimControlNumber(tx, received, checked))) return false;
+        const identity = { partner_id: checked.partner.id, control_number: checked.envelope.controlNumber, type: setTypes(checked.envelope) };
+        await messages.updateMessage(tx, received.orgId, received.messageId, { ...identity, sets_total: entries.length, lease_owner: this.deps.instances.id, updated_at: this.now() });
+        return true;
+      });
+      return claimed ? await this.take(received, checked, entries, []) : undefined;
     });
+    if (taken !== undefined) return taken;
     // Not claimed: a resend raced this one and won the key, so this one is answered as the resend it turned out to be.
-    if (!claimed) return answerResend(this.deps, received, await winnerOf(this.deps, received, checked), (original, c) => this.resume(original, c));
-    return this.take(received, checked, entries, []);
+    return answerResend(this.deps, received, await winnerOf(this.deps, received, checked), (original, c) => this.resume(original, c));
   }
 
   /** Finishes an interchange a stopped process left part taken: the sets after those its documents record. */
-  private async resume(original: Received, checked: Checked): Promise<StoredAnswer> {
-    const entries = setsOf(checked.envelope);
-    const rows = await messages.findDocuments(this.deps.db, original.orgId, original.messageId);
-    return this.take(original, checked, entries, documentsTaken(rows, checked, entries));
+  private resume(original: Received, checked: Checked): Promise<StoredAnswer> {
+    // The caller took the lease: released again should this call fail before the answer.
+    return whileHeld(this.deps, original, async () => {
+      const entries = setsOf(checked.envelope);
+      const rows = await messages.findDocuments(this.deps.db, original.orgId, original.messageId);
+      return this.take(original, checked, entries, documentsTaken(rows, checked, entries));
+    });
   }
 
   /**

@@ -70,3 +70,39 @@ export async function storeReceived(deps: IntakeDeps, orgId: string, bytes: Buff
 export async function markFailed(deps: IntakeDeps, received: Received): Promise<void> {
   await messages.updateMessage(deps.db, received.orgId, received.messageId, { status: 'failed', updated_at: deps.clock.now().toISOString() });
 }
+
+/** How long a process keeps trying to give up a lease, and how often: past that, its heartbeats stopping frees it. */
+const RELEASE_FOR_MS = 5 * 60_000;
+const RELEASE_EVERY_MS = 250;
+
+/**
+ * Runs `work`, which takes (or may have taken) the lease on `message` for this process; when it throws, this process
+ * no longer takes the interchange, and the lease is released, or a resend would wait for this live process to finish
+ * what nobody is taking (a database fault answered 503 mid-interchange; see docs/decisions.md, PostgreSQL failover).
+ */
+export async function whileHeld<T>(deps: IntakeDeps, message: { orgId: string; messageId: string }, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    releaseLeaseLater(deps, message);
+    throw err;
+  }
+}
+
+/**
+ * Releases this process's lease on `message` in the background, retrying while the database is away: the fault that
+ * stopped the work usually fails the release too (the primary gone, the standby not yet promoted). Only a lease this
+ * process holds on a message without an answer is released (messages.releaseLease).
+ */
+function releaseLeaseLater(deps: IntakeDeps, message: { orgId: string; messageId: string }): void {
+  const giveUpAt = Date.now() + RELEASE_FOR_MS;
+  const attempt = (): void => {
+    messages.releaseLease(deps.db, message.orgId, message.messageId, deps.instances.id).then(
+      () => undefined,
+      () => {
+        if (Date.now() < giveUpAt) setTimeout(attempt, RELEASE_EVERY_MS).unref();
+      },
+    );
+  };
+  attempt();
+}

@@ -3,7 +3,7 @@ import * as messages from '../messages.repository.js';
 import { failure } from '../several-interchanges.js';
 import { TA1_NOTES } from '../../x12/index.js';
 import { sendTa1 } from './acknowledge.js';
-import type { IntakeDeps, Received } from './received.js';
+import { type IntakeDeps, type Received, whileHeld } from './received.js';
 import { type Checked, type Resend, setTypes } from './screen.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../../../../platform/core/errors.js';
@@ -55,7 +55,11 @@ async function finishOriginal(deps: IntakeDeps, original: messages.MessageRow, r
     const now = deps.clock.now();
     const row = await messages.findMessage(deps.db, original.org_id, original.id);
     if (row?.result != null) return row.result;
-    if (await messages.takeLease(deps.db, original.org_id, original.id, deps.instances.id, deps.instances.liveIds(), now.toISOString())) break;
+    // A takeover whose commit is in doubt (the connection dropped) is released again: nobody would finish it otherwise.
+    const took = await whileHeld(deps, { orgId: original.org_id, messageId: original.id }, () =>
+      messages.takeLease(deps.db, original.org_id, original.id, deps.instances.id, deps.instances.liveIds(), now.toISOString()),
+    );
+    if (took) break;
     if (Date.now() - started > WAIT_FOR_ORIGINAL_MS) {
       // Its holder still lives: it answers when done, or its heartbeats stop and the next resend finishes it.
       const seconds = Math.max(1, Math.ceil(deps.instances.ttlMs / 1000));
