@@ -14,7 +14,7 @@ const ADMIN = 'backup-test-admin-token-0123456789';
 
 describe('backup and restore of the embedded SQLite database', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-backup-'));
-  const database = join(dir, 'data', 'gateway.sqlite');
+  const database = join(dir, 'gateway.sqlite');
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, DATABASE_URL: `sqlite:${database}`, GATEWAY_ADMIN_TOKEN: ADMIN, LOG_LEVEL: 'silent' };
   const cli = cliRunner(env);
   let serve: ServeProcess | undefined;
@@ -72,7 +72,7 @@ describe('backup and restore of the embedded SQLite database', () => {
     const after = answered.filter((a) => a.at > ended).map((a) => a.id);
 
     expect(backup.code, backup.stderr).toBe(0);
-    expect(backup.stdout).toContain(join(dir, 'data', 'gateway.secret'));
+    expect(backup.stdout).toContain(join(dir, 'gateway.secret'));
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statuses.filter((s) => s !== 201)).toEqual([]);
 

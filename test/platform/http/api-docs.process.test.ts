@@ -1,4 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
+import { API_VERSION } from '../../../src/platform/core/api-version.js';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../support/harness.js';
@@ -41,7 +42,7 @@ describe.skipIf(chromiumMissing !== undefined)(browserSuiteName('/docs in Chromi
     const title = page.locator('.information-container .title');
     await title.waitFor();
     expect(await title.innerText()).toContain('tire-gateway');
-    expect(await title.innerText()).toContain(PACKAGE.version);
+    expect(await title.innerText()).toContain(API_VERSION);
     expect(await page.title()).toBe(`tire-gateway ${PACKAGE.version} · API reference`);
     expect(await page.locator('.topbar').count()).toBe(0);
     expect(await page.locator('input.download-url-input').count()).toBe(0);
