@@ -1,12 +1,11 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audienceOf, type Operation, takesIdempotencyKey } from '../../src/platform/operations/operation.js';
 import { dialects, type Harness, startHarness } from '../support/harness.js';
+import { rowChanges, rowCounts } from '../support/row-counts.js';
 import { type Answer, type Call, callMcp, callRest, mcpArgsOf } from '../support/operations.js';
 import { FIXTURES, seedOrg } from './fixtures.js';
 
 type Door = 'rest' | 'mcp';
-type RowCounts = Record<string, number>;
 
 /**
  * Exactly once across a crash, for every write an idempotency key protects, on both doors: the call "dies" right after
@@ -25,20 +24,6 @@ describe.each(dialects)('every keyed write, exactly once across a crash (%s)', (
   });
   afterAll(() => h.close());
 
-  /** Rows in every table of this harness's database. */
-  async function rowCounts(): Promise<RowCounts> {
-    const { db } = h.gateway.database;
-    const tables = (await db.introspection.getTables()).filter((t) => !t.isView && (dialect === 'sqlite' || t.schema === h.databaseSchema));
-    const counts: RowCounts = {};
-    for (const table of tables) {
-      const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table.name)}`.execute(db);
-      counts[table.name] = Number(rows[0]?.n ?? 0);
-    }
-    return counts;
-  }
-
-  const changes = (before: RowCounts, after: RowCounts) =>
-    Object.fromEntries(Object.keys(after).flatMap((t) => ((after[t] ?? 0) === (before[t] ?? 0) ? [] : [[t, (after[t] ?? 0) - (before[t] ?? 0)]])));
 
   async function call(door: Door, op: Operation, args: Call, key: string, idempotencyKey: string): Promise<Answer> {
     if (door === 'rest') return callRest(h, op, args, key, { 'idempotency-key': idempotencyKey });
@@ -87,13 +72,13 @@ describe.each(dialects)('every keyed write, exactly once across a crash (%s)', (
         // A first call unmeasured, so what only an org's first call makes (its claim-number counter) is made by then.
         await call(door, op, await fixture(h, 'owner'), key, `first-${door}-${op.name}`);
         const once = await fixture(h, 'owner');
-        const beforeOnce = await rowCounts();
+        const beforeOnce = await rowCounts(h);
         const answer = await call(door, op, once, key, `once-${door}-${op.name}`);
         expect(successOf(door, op), `${what}: a call without a crash answered ${answer.status} ${JSON.stringify(answer.payload)}`).toContain(answer.status);
-        const oneCall = changes(beforeOnce, await rowCounts());
+        const oneCall = rowChanges(beforeOnce, await rowCounts(h));
 
         const crashed = await fixture(h, 'owner');
-        const before = await rowCounts();
+        const before = await rowCounts(h);
         h.crashAfterCommit(op.name);
         expect((await call(door, op, crashed, key, idempotencyKey)).status, `${what}: the crash`).toBe(500);
         const retry = await call(door, op, crashed, key, idempotencyKey);
@@ -103,7 +88,7 @@ describe.each(dialects)('every keyed write, exactly once across a crash (%s)', (
         const replay = await call('rest', op, crashed, key, idempotencyKey);
         expect(replay.headers['idempotent-replayed'], `${what}: replay header`).toBe('true');
         expect(replay.payload, what).toEqual(retry.payload);
-        expect(changes(before, await rowCounts()), `${what}: rows written by the crashed call and its retry, against one call`).toEqual(oneCall);
+        expect(rowChanges(before, await rowCounts(h)), `${what}: rows written by the crashed call and its retry, against one call`).toEqual(oneCall);
       }
     });
   }

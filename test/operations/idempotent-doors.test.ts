@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audienceOf, type Operation, takesIdempotencyKey } from '../../src/platform/operations/operation.js';
 import { expectError } from '../support/auth-checks.js';
 import { dialects, HARNESS_ADMIN_TOKEN, type Harness, startHarness } from '../support/harness.js';
+import { rowChanges, rowCounts } from '../support/row-counts.js';
 import { type Answer, type Call, callRest } from '../support/operations.js';
 import { type Fixture, newConnection, PORTAL_FIXTURES, PORTAL_ORIGIN, portalKeyOf, seedOrg } from './fixtures.js';
 
-type RowCounts = Record<string, number>;
 type Json = Record<string, unknown>;
 
 const unique = () => randomUUID().slice(0, 8);
@@ -42,18 +42,6 @@ describe.each(dialects)('Idempotency-Key on the operator and portal doors (%s)',
   });
   afterAll(() => h.close());
 
-  async function rowCounts(): Promise<RowCounts> {
-    const { db } = h.gateway.database;
-    const tables = (await db.introspection.getTables()).filter((t) => !t.isView && (dialect === 'sqlite' || t.schema === h.databaseSchema));
-    const counts: RowCounts = {};
-    for (const table of tables) {
-      const { rows } = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table.name)}`.execute(db);
-      counts[table.name] = Number(rows[0]?.n ?? 0);
-    }
-    return counts;
-  }
-  const changes = (before: RowCounts, after: RowCounts) =>
-    Object.fromEntries(Object.keys(after).flatMap((t) => ((after[t] ?? 0) === (before[t] ?? 0) ? [] : [[t, (after[t] ?? 0) - (before[t] ?? 0)]])));
 
   async function fixtureOf(op: Operation): Promise<Call> {
     const fixture = (audienceOf(op) === 'portal' ? PORTAL_FIXTURES : OPERATOR_FIXTURES)[op.name];
@@ -98,13 +86,13 @@ describe.each(dialects)('Idempotency-Key on the operator and portal doors (%s)',
       // A first call unmeasured, so what only the first call makes (a claim-number counter) is made by then.
       await call(op, await fixtureOf(op), `first-${op.name}`);
       const once = await fixtureOf(op);
-      const beforeOnce = await rowCounts();
+      const beforeOnce = await rowCounts(h);
       const answer = await call(op, once, `once-${op.name}`);
       expect(answer.status, `${what}: ${JSON.stringify(answer.payload)}`).toBe(op.status);
-      const oneCall = changes(beforeOnce, await rowCounts());
+      const oneCall = rowChanges(beforeOnce, await rowCounts(h));
 
       const crashed = await fixtureOf(op);
-      const before = await rowCounts();
+      const before = await rowCounts(h);
       h.crashAfterCommit(op.name);
       expect((await call(op, crashed, `crash-${op.name}`)).status, `${what}: the crash`).toBe(500);
       const retry = await call(op, crashed, `crash-${op.name}`);
@@ -118,7 +106,7 @@ describe.each(dialects)('Idempotency-Key on the operator and portal doors (%s)',
       }
       const replay = await call(op, crashed, `crash-${op.name}`);
       expect({ ...replay.payload, request_id: null }, what).toEqual({ ...retry.payload, request_id: null });
-      expect(changes(before, await rowCounts()), `${what}: rows written by the crashed call and its retry, against one call`).toEqual(oneCall);
+      expect(rowChanges(before, await rowCounts(h)), `${what}: rows written by the crashed call and its retry, against one call`).toEqual(oneCall);
     }
   });
 
