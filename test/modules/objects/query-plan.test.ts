@@ -71,7 +71,7 @@ describe.each(dialects)('dynamic object query plans (%s)', (dialect) => {
 
   const planFor = (params: Record<string, string>, afterId?: number) => {
     const filters = parseFilters(shape, params);
-    return explainQuery(h.gateway.database, rowsQuery(h.gateway.database.db, orgId, objectId, filters, afterId, 101));
+    return explainQuery(h.gateway.database, rowsQuery(h.gateway.database.db, orgId, objectId, filters, afterId === undefined ? {} : { afterId }, 101));
   };
   const indexOf = (field: string) => (field === 'code' ? 'object_rows_key_uq' : `object_rows_${shape.slots[field] ?? '?'}_idx`);
 
