@@ -44,7 +44,8 @@ interface DefineResult {
   rows_resumed: number;
 }
 
-const cursorSchema = z.object({ i: z.number().int().nonnegative() });
+// Strict: a cursor of the sync order (which also carries `i`) is refused here rather than read as an id.
+const cursorSchema = z.strictObject({ i: z.number().int().nonnegative() });
 
 function load(row: repo.DefinitionRow): LoadedObject {
   const fields = JSON.parse(row.fields) as FieldDefinition[];
