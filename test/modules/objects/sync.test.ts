@@ -6,10 +6,14 @@ import { callMcp } from '../../support/operations.js';
 import { variant, visits } from './fixtures.js';
 
 interface SyncPage {
+  ok?: true;
   rows: Record<string, unknown>[];
   next_cursor: string | null;
   next_updated_since?: string;
 }
+
+/** Fields typed loosely, so a test can add any field. */
+type Field = { name: string; type: string } & Record<string, unknown>;
 
 const tags = {
   key: 'tags',
@@ -20,16 +24,17 @@ const tags = {
   fields: [
     { name: 'tag', type: 'string', required: true },
     { name: 'color', type: 'string', filterable: true },
-  ],
+  ] as Field[],
 };
 
 /** A definition from before `updated_since` was reserved: made with another name, renamed in storage as it would stand. */
-const legacy = variant(visits, (d) => {
-  d.key = 'legacy';
-  d.read_scope = 'objects:legacy:read';
-  d.write_scope = 'objects:legacy:write';
-  d.fields.push({ name: 'since_old', type: 'string' } as (typeof d.fields)[number]);
-});
+const legacy = {
+  ...visits,
+  key: 'legacy',
+  read_scope: 'objects:legacy:read',
+  write_scope: 'objects:legacy:write',
+  fields: [...visits.fields, { name: 'since_old', type: 'string' }] as Field[],
+};
 
 /** updated_since on custom-object rows: a partner syncs an object incrementally, in write order, on REST and MCP alike. */
 describe.each(dialects)('custom-object rows synced by time (%s)', (dialect) => {
