@@ -93,7 +93,7 @@ export async function benchObjectsFilter(opts: { rows?: number; databaseUrl?: st
         returned = (await gateway.services.objects.query(gateway.database.db, auth, 'fitments', params, { limit: 100 })).rows.length;
         if (i >= 3) times.push(performance.now() - t);
       }
-      const query = rowsQuery(gateway.database.db, org.id, stored.id, parseFilters(shape, params), undefined, 101);
+      const query = rowsQuery(gateway.database.db, org.id, stored.id, parseFilters(shape, params), {}, 101);
       filters.push({ query: new URLSearchParams(params).toString(), medianMs: median(times), returned, plan: await explainQuery(gateway.database, query) });
     }
     return { dialect: postgres ? 'postgres' : 'sqlite', rows: total, seedMs, filterMs: Math.max(...filters.map((f) => f.medianMs)), filters };

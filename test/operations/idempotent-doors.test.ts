@@ -30,7 +30,8 @@ const nextIp = () => `10.88.${Math.floor(++ips / 250) % 250}.${(ips % 250) + 1}`
 
 /**
  * Idempotency-Key on the operator's and the dealer portal's writes: a retry after a lost answer changes nothing again.
- * A success holding a secret shown once (a key, a connect token) replays as 409 secret_shown_once naming what was made.
+ * A success holding a secret shown once (a key, a connect token, a webhook endpoint's secret) replays as 409
+ * secret_shown_once naming what was made.
  */
 describe.each(dialects)('Idempotency-Key on the operator and portal doors (%s)', (dialect) => {
   let h: Harness;
@@ -155,6 +156,59 @@ describe.each(dialects)('Idempotency-Key on the operator and portal doors (%s)',
     const { rows } = await sql<{ response_body: string | null }>`select response_body from operator_idempotency_keys`.execute(h.gateway.database.db);
     const stored = rows.map((r) => r.response_body ?? '').join('\n');
     for (const secret of [created.key, rotated.key, portalKey.key, token.connect_token]) expect(stored).not.toContain(secret);
+  });
+
+  it('webhook endpoints: create and rotate-secret show the whsec_ secret once; a retry, after a crash too, is 409 naming the endpoint; no record keeps it', async () => {
+    const apiKey = await seedOrg(h, 'owner');
+    const api = (method: 'POST' | 'GET', url: string, idempotencyKey: string, payload?: Json) =>
+      h.request({ method, url, key: apiKey, headers: { 'idempotency-key': idempotencyKey }, ...(payload === undefined ? {} : { payload }) });
+    const endpointIds = async () => (await h.gateway.database.db.selectFrom('webhook_endpoints').select('id').execute()).map((r) => r.id);
+    const body = { url: 'https://203.0.113.10/hooks', event_types: ['telematics.sync.failed'] };
+    const secrets: string[] = [];
+    const expectShownOnce = (res: Awaited<ReturnType<typeof api>>, id: string) => {
+      const error = expectError(res, 409, 'secret_shown_once');
+      expect(res.headers['idempotent-replayed']).toBe('true');
+      expect(error.details).toEqual({ id });
+      expect(error.error).toContain(`POST /v1/webhook-endpoints/${id}/rotate-secret`);
+      for (const secret of secrets) expect(res.body).not.toContain(secret);
+    };
+
+    const count = (await endpointIds()).length;
+    const first = await api('POST', '/v1/webhook-endpoints', 'hook-1', body);
+    expect(first.statusCode, first.body).toBe(201);
+    const created = first.json<{ endpoint: { id: string }; secret: string }>();
+    expect(created.endpoint.id).toMatch(/^whe_/);
+    secrets.push(created.secret);
+    expectShownOnce(await api('POST', '/v1/webhook-endpoints', 'hook-1', body), created.endpoint.id);
+    expect((await endpointIds()).length).toBe(count + 1);
+
+    const rotate = `/v1/webhook-endpoints/${created.endpoint.id}/rotate-secret`;
+    const cipher = async () =>
+      (await h.gateway.database.db.selectFrom('webhook_endpoints').select('secret_ciphertext').where('id', '=', created.endpoint.id).executeTakeFirstOrThrow()).secret_ciphertext;
+    const rotated = await api('POST', rotate, 'rotate-hook-1');
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    secrets.push(rotated.json<{ secret: string }>().secret);
+    const afterRotation = await cipher();
+    expectShownOnce(await api('POST', rotate, 'rotate-hook-1'), created.endpoint.id);
+    // The replay rotated nothing: the secret of the first answer is still the endpoint's.
+    expect(await cipher()).toBe(afterRotation);
+
+    // After a crash past the commit, the record written in the transaction says the same.
+    const known = new Set(await endpointIds());
+    h.crashAfterCommit('webhook_endpoints_create');
+    expect((await api('POST', '/v1/webhook-endpoints', 'hook-crash', body)).statusCode).toBe(500);
+    const [crashedId, ...more] = (await endpointIds()).filter((id) => !known.has(id));
+    expect(more).toEqual([]);
+    expectShownOnce(await api('POST', '/v1/webhook-endpoints', 'hook-crash', body), crashedId ?? '');
+    h.crashAfterCommit('webhook_endpoints_rotate_secret');
+    expect((await api('POST', rotate, 'rotate-hook-crash')).statusCode).toBe(500);
+    expectShownOnce(await api('POST', rotate, 'rotate-hook-crash'), created.endpoint.id);
+
+    const { rows } = await sql<{ response_body: string | null }>`select response_body from idempotency_keys`.execute(h.gateway.database.db);
+    const stored = rows.map((r) => r.response_body ?? '').join('\n');
+    expect(stored).toContain('secret_shown_once');
+    for (const secret of secrets) expect(stored).not.toContain(secret);
+    expect(stored).not.toContain('whsec_');
   });
 
   it('an org created twice with one key is one org; the operator\'s keys are apart from every org\'s', async () => {

@@ -3,6 +3,7 @@ import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { objectsOperations } from './objects.operations.js';
 import { ObjectsService } from './objects.service.js';
 import * as m0022 from './migrations/0022_objects_rewrite.js';
+import * as m0037 from './migrations/0037_objects_sync_order.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './objects.tables.js';
 
@@ -24,5 +25,5 @@ export const objectsModule: ModuleDefinition = {
   },
   services: ({ db, clock, services }) => ({ objects: new ObjectsService(db, clock, services.orgs) }),
   operations: (services) => objectsOperations(services.objects),
-  migrations: { '0022_objects_rewrite': m0022 },
+  migrations: { '0022_objects_rewrite': m0022, '0037_objects_sync_order': m0037 },
 };

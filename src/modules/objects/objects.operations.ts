@@ -28,10 +28,11 @@ function queryParts(args: unknown): RequestParts {
   // Checked here as well as by the tool layer: an argument this shape does not know must not drop a filter silently.
   const parsed = queryRowsArgs.safeParse(args);
   if (!parsed.success) throw invalidFromIssues(parsed.error.issues, 'arguments');
-  const { object, filters, limit, cursor } = parsed.data;
+  const { object, filters, limit, cursor, updated_since } = parsed.data;
   const query: Record<string, unknown> = Object.fromEntries(Object.entries(filters ?? {}).map(([field, value]) => [field, String(value)]));
   if (limit !== undefined) query.limit = limit;
   if (cursor !== undefined) query.cursor = cursor;
+  if (updated_since !== undefined) query.updated_since = updated_since;
   return { params: { object }, query, body: undefined };
 }
 
@@ -109,31 +110,45 @@ export function objectsOperations(objects: ObjectsService): Operation[] {
         'true/false, date YYYY-MM-DD, ISO 8601 date-time with a zone, enum value, or exact case-sensitive string); several ' +
         'filters AND together. Over REST every query parameter other than `limit` and `cursor` is a filter (`?make=Audi&year=2020`); ' +
         'over MCP they go in `filters`. An unknown, non-filterable, repeated or ill-typed filter is refused with every problem listed. ' +
-        'Rows come in the order they were first written, `limit` (1-1000, default 100) per page; pass `next_cursor` back as `cursor`.',
+        'Rows come in the order they were first written, `limit` (1-1000, default 100) per page; pass `next_cursor` back as `cursor`. ' +
+        'To sync, pass `updated_since`: every row written (created or replaced) at or after it, oldest write first, and ' +
+        '`next_updated_since`, the time of the last row listed, to pass as `updated_since` for the next sync.',
       params: objectParams,
       query: queryRowsQuery,
-      output: z.object({ rows: rowsOut, next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
+      output: z.object({
+        rows: rowsOut,
+        next_cursor: z.string().nullable().describe('cursor of the next page; null on the last'),
+        next_updated_since: z
+          .string()
+          .optional()
+          .describe('with updated_since only: when the last row listed was written (or updated_since itself on an empty page), the updated_since of the next sync'),
+      }),
       status: 200,
-      returns: 'one page of matching rows.',
+      returns: 'one page of matching rows: in the order first written, or oldest write first with updated_since.',
       errors: {
         not_found: 'No object with this key in your organisation (answered before the scope is checked).',
+        invalid_input: 'An unknown, non-filterable, repeated or ill-typed filter (`details` lists each); or `updated_since` on an object with a field of that name, defined before the name was reserved.',
         concurrent_change: 'The object is being redefined and a filter reads a field whose stored values are being rewritten; try again shortly.',
       },
       example: {
         params: { object: 'fitments' },
-        query: { make: 'Audi', year: '2020', limit: '20' },
-        response: { rows: [exampleFitment], next_cursor: null },
+        query: { make: 'Audi', year: '2020', updated_since: '2026-06-01T00:00:00Z', limit: '20' },
+        response: { rows: [exampleFitment], next_cursor: null, next_updated_since: '2026-06-01T12:00:00.000Z' },
       },
       mcp: {
         input: queryRowsArgs,
         toParts: queryParts,
         why:
-          "REST's query string is open-ended (every parameter but limit and cursor filters on one of the object's own fields), " +
+          "REST's query string is open-ended (every parameter but limit, cursor and updated_since filters on one of the object's own fields), " +
           'which cannot merge into a strict argument object; MCP takes the filters as one typed `filters` object instead.',
       },
       handle: ({ db, auth }, { params, query }) => {
-        const { limit, cursor, ...filters } = query;
-        return objects.query(db, auth, params.object, filters, { limit, ...(cursor === undefined ? {} : { cursor }) });
+        const { limit, cursor, updated_since, ...filters } = query;
+        return objects.query(db, auth, params.object, filters, {
+          limit,
+          ...(cursor === undefined ? {} : { cursor }),
+          ...(updated_since === undefined ? {} : { updated_since }),
+        });
       },
     }),
     defineWrite({

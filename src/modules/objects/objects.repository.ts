@@ -1,5 +1,7 @@
 import { type RawBuilder, sql } from 'kysely';
+import type { SinceWindow } from '../../platform/core/pagination.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
+import { inSinceOrder } from '../../platform/db/since-order.js';
 import type { ObjectDefinitionsTable, ObjectRowsTable } from './objects.tables.js';
 import { NUMBER_SLOTS, type NumberSlot, type SlotValues, TEXT_SLOTS, type TextSlot } from './field-slots.js';
 import type { RowFilters } from './filters.js';
@@ -76,16 +78,24 @@ export async function reserveRowIds(
   return row && { last_row_id: Number(row.last_row_id), version: Number(row.version) };
 }
 
-/** One page of rows in id order; equality filters on indexed columns, ANDed. */
-export function rowsQuery(db: Executor, orgId: string, objectId: string, filters: RowFilters, afterId: number | undefined, limit: number) {
+/** One page of rows in id order, or with `since` in updated_at order; equality filters on indexed columns, ANDed. */
+export function rowsQuery(
+  db: Executor,
+  orgId: string,
+  objectId: string,
+  filters: RowFilters,
+  order: { afterId?: number } | { since: SinceWindow },
+  limit: number,
+) {
   let query = db
     .selectFrom('object_rows')
-    .select(['id', 'data'])
-    .where('object_id', '=', objectId)
-    .where('org_id', '=', orgId);
+    .select(['id', 'data', 'updated_at'])
+    .where('org_id', '=', orgId)
+    .where('object_id', '=', objectId);
   for (const f of filters.text) query = query.where(f.column, '=', f.value);
   for (const f of filters.number) query = query.where(f.column, '=', f.value);
-  if (afterId !== undefined) query = query.where('id', '>', afterId);
+  if ('since' in order) return inSinceOrder(query, order.since, 'id').limit(limit);
+  if (order.afterId !== undefined) query = query.where('id', '>', order.afterId);
   return query.orderBy('id').limit(limit);
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { freeText } from '../../platform/core/text-rules.js';
-import { limitParam } from '../../platform/core/pagination.js';
+import { limitParam, sinceParams } from '../../platform/core/pagination.js';
 
 const FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'date', 'datetime', 'enum'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -13,7 +13,8 @@ export const OBJECT_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:(read|write)$/;
 const OBJECT_READ_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:read$/;
 const OBJECT_WRITE_SCOPE = /^objects:[a-z][a-z0-9_-]{0,62}:write$/;
 /** Query parameters of GET /v1/objects/:key that are not filters. */
-const RESERVED_FIELD_NAMES = ['limit', 'cursor'] as const;
+export const RESERVED_FIELD_NAMES = ['limit', 'cursor', 'updated_since'] as const;
+const RESERVED_TEXT = 'limit, cursor and updated_since';
 /** Key fields are compared as text; a float or a boolean makes a poor identity. */
 const KEY_FIELD_TYPES: readonly FieldType[] = ['string', 'integer', 'enum', 'date'];
 /** A filterable string lands in a btree entry; PostgreSQL caps those near 2.7 kB. */
@@ -32,7 +33,7 @@ const fieldSchema = z
   })
   .superRefine((f, ctx) => {
     const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if ((RESERVED_FIELD_NAMES as readonly string[]).includes(f.name)) issue('name', `${f.name} is reserved (it is a query parameter)`);
+    if ((RESERVED_FIELD_NAMES as readonly string[]).includes(f.name)) issue('name', `${f.name} is reserved: ${RESERVED_TEXT} are query parameters of objects_query`);
     if (f.type === 'enum') {
       if (!f.enum_values) issue('enum_values', 'is required for enum fields');
       else if (new Set(f.enum_values).size !== f.enum_values.length) issue('enum_values', 'must not repeat a value');
@@ -123,6 +124,7 @@ export const queryRowsQuery = z
   .strictObject({
     limit: limitParam(1000, 100).describe('Rows per page, 1-1000 (default 100).'),
     cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+    ...sinceParams(false),
   })
   .catchall(
     z
@@ -135,7 +137,7 @@ export const queryRowsArgs = z.strictObject({
   object: objectKeySchema,
   filters: z
     .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
-    .refine((f) => RESERVED_FIELD_NAMES.every((name) => !(name in f)), { message: 'limit and cursor are arguments, not filters' })
+    .refine((f) => RESERVED_FIELD_NAMES.every((name) => !(name in f)), { message: `${RESERVED_TEXT} are arguments, not filters` })
     .optional()
     .describe(
       `Field -> value, ${filterableNote}; each value of the field's type (integer, number, boolean true/false, date YYYY-MM-DD, ` +
@@ -143,6 +145,7 @@ export const queryRowsArgs = z.strictObject({
     ),
   limit: z.number().int().min(1).max(1000).optional().describe('Rows per page, 1-1000 (default 100).'),
   cursor: z.string().max(500).optional().describe('`next_cursor` of the previous page.'),
+  ...sinceParams(false),
 });
 
 // Rows stay `unknown` at run time: a row that is not an object is a 422 for that row, like any other invalid row.

@@ -3,9 +3,9 @@ import type { AuthContext } from '../../platform/auth/scopes.js';
 import { hasScope, requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
-import { AppError, notFound, paramOf } from '../../platform/core/errors.js';
+import { AppError, invalidInput, notFound, paramOf } from '../../platform/core/errors.js';
 import { invalidFromIssues } from '../../platform/core/issues.js';
-import { decodeCursor, page } from '../../platform/core/pagination.js';
+import { decodeCursor, page, sincePage, sinceWindowOf } from '../../platform/core/pagination.js';
 import { newId } from '../../platform/core/ids.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { assignSlots, keyValueOf, type SlotMap, slotValuesOf } from './field-slots.js';
@@ -44,7 +44,8 @@ interface DefineResult {
   rows_resumed: number;
 }
 
-const cursorSchema = z.object({ i: z.number().int().nonnegative() });
+// Strict: a cursor of the sync order (which also carries `i`) is refused here rather than read as an id.
+const cursorSchema = z.strictObject({ i: z.number().int().nonnegative() });
 
 function load(row: repo.DefinitionRow): LoadedObject {
   const fields = JSON.parse(row.fields) as FieldDefinition[];
@@ -167,23 +168,34 @@ export class ObjectsService {
   }
 
   /**
-   * GET /v1/objects/:object: equality filters on filterable fields (ANDed), id order, cursor paging. Takes the caller's
-   * grants: each object names its own read scope, so the scope is checked here, per object, after the 404.
+   * GET /v1/objects/:object: equality filters on filterable fields (ANDed), id order, cursor paging; with updated_since,
+   * the rows written since then in updated_at order (decisions.md). Takes the caller's grants: each object names its own
+   * read scope, so the scope is checked here, per object, after the 404.
    */
   async query(
     db: Executor,
     auth: AuthContext,
     key: string,
     filterParams: Record<string, string | string[]>,
-    paging: { limit: number; cursor?: string },
-  ): Promise<{ rows: ObjectRow[]; next_cursor: string | null }> {
+    paging: { limit: number; cursor?: string; updated_since?: string },
+  ): Promise<{ rows: ObjectRow[]; next_cursor: string | null; next_updated_since?: string }> {
     const object = await this.object(db, auth.orgId, key);
     requireScope(auth, object.view.read_scope);
     const waiting = Object.keys(filterParams).filter((f) => object.rewriting?.fields.has(f));
     if (waiting.length > 0) throw beingRewritten(key, `filters on ${waiting.join(', ')} answer`);
     const filters = parseFilters(object, filterParams);
+    const since = sinceWindowOf(paging);
+    if (since !== undefined) {
+      const legacy = object.fields.find((f) => f.name === 'updated_since');
+      if (legacy) throw reservedFieldClash(key, legacy.name);
+      const rows = await repo.rowsQuery(db, auth.orgId, object.id, filters, { since }, paging.limit + 1).execute();
+      const { items, next_cursor } = sincePage(rows, paging.limit, since, (r) => ({ at: r.updated_at, id: Number(r.id) }));
+      // Where the next sync starts: the last row's time (inclusive, so re-reading that instant is harmless), or the same bound.
+      const next_updated_since = items.at(-1)?.updated_at ?? since.since;
+      return { rows: items.map((r) => toWireRow(object.fields, JSON.parse(r.data) as ObjectRow)), next_cursor, next_updated_since };
+    }
     const after = decodeCursor(paging.cursor, cursorSchema);
-    const rows = await repo.rowsQuery(db, auth.orgId, object.id, filters, after?.i, paging.limit + 1).execute();
+    const rows = await repo.rowsQuery(db, auth.orgId, object.id, filters, after === undefined ? {} : { afterId: after.i }, paging.limit + 1).execute();
     const { items, next_cursor } = page(rows, paging.limit, (r) => ({ i: Number(r.id) }));
     return { rows: items.map((r) => toWireRow(object.fields, JSON.parse(r.data) as ObjectRow)), next_cursor };
   }
@@ -263,6 +275,19 @@ function writable(auth: AuthContext, object: LoadedObject, key: string): LoadedO
 /** A redefinition is rewriting the object's rows; what waits for it is taken again once it is done. */
 function beingRewritten(key: string, what: string): AppError {
   return new AppError('concurrent_change', `object ${key} is being redefined: its rows are being rewritten, and ${what} once that is done; try again shortly`);
+}
+
+/**
+ * An object defined before `updated_since` was reserved, with a field of that name: the parameter could mean either, so
+ * it means neither on that object until the operator renames the field (decisions.md); its rows still read and write.
+ */
+function reservedFieldClash(key: string, field: string): AppError {
+  return invalidInput(
+    `updated_since cannot be used on object ${key}: it has a field named ${field}, defined before that name became the sync parameter; ` +
+      `the operator must rename the field (objects define) before ${key} can be synced or filtered by it`,
+    undefined,
+    'updated_since',
+  );
 }
 
 /** The message lists the first problems too: an MCP client sees the message, not `details`. */

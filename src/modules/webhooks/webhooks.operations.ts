@@ -54,6 +54,8 @@ const SIGNING =
   '(the event id, the same on every redelivery: de-duplicate by it), `webhook-timestamp` and `webhook-signature` ' +
   '(`v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with the secret).';
 const NOT_FOUND = 'No webhook endpoint with this id in your organisation.';
+const SHOWN_ONCE = 'A retry with the same Idempotency-Key: the secret was shown once, in the first answer, and is not replayed (`details.id` names the endpoint).';
+const rotateUrl = (id: string) => `POST /v1/webhook-endpoints/${id}/rotate-secret`;
 const UNSAFE = 'The URL is not https, carries credentials, or its host resolves to a private, loopback, link-local or metadata address (`details.field` is `url`).';
 
 /** The webhook and events operations: each one REST route, one MCP tool and one OpenAPI operation. */
@@ -67,14 +69,19 @@ export function webhooksOperations(webhooks: WebhooksService): Operation[] {
       summary: 'Create a webhook endpoint',
       description:
         'Subscribe a URL to your organisation\'s events: `event_types` lists the types (GET /v1/webhook-event-types) or is `["*"]`. ' +
-        `The answer holds the signing \`secret\` (\`whsec_…\`), shown only here and on rotation. ${SIGNING} ` +
+        `The answer holds the signing \`secret\` (\`whsec_…\`), shown only here and on rotation (a retry with the same Idempotency-Key answers 409 \`secret_shown_once\`). ${SIGNING} ` +
         'Failed attempts (timeouts, refusals, 408, 429, 5xx) are retried with backoff; an endpoint failing every attempt for days is disabled.',
       body: createEndpointInput,
       output: z.object({ endpoint: endpointSchema, secret: secretSchema }),
       status: 201,
       returns: 'the endpoint and its secret.',
-      errors: { invalid_input: UNSAFE },
+      errors: { invalid_input: UNSAFE, secret_shown_once: SHOWN_ONCE },
       hints: { readOnly: false, destructive: false, idempotent: false, openWorld: true },
+      shownOnce: ({ endpoint: { id } }) => ({
+        created: `webhook endpoint ${id}`,
+        details: { id },
+        instead: `unless the secret was kept, rotate it (${rotateUrl(id)}) with a new Idempotency-Key and use that one; do not create the endpoint again`,
+      }),
       example: {
         body: { url: exampleEndpoint.url, event_types: exampleEndpoint.event_types, description: exampleEndpoint.description },
         response: { endpoint: exampleEndpoint, secret: exampleSecret },
@@ -176,8 +183,15 @@ export function webhooksOperations(webhooks: WebhooksService): Operation[] {
       output: z.object({ endpoint: endpointSchema, secret: secretSchema }),
       status: 200,
       returns: 'the endpoint and its new secret.',
-      errors: { not_found: NOT_FOUND },
+      errors: { not_found: NOT_FOUND, secret_shown_once: SHOWN_ONCE },
       hints: { readOnly: false, destructive: true, idempotent: false, openWorld: false },
+      shownOnce: ({ endpoint: { id } }) => ({
+        created: `a new secret for webhook endpoint ${id}`,
+        details: { id },
+        instead:
+          `unless the secret was kept, rotate again (${rotateUrl(id)}) with a new Idempotency-Key and put that secret in your receiver at once ` +
+          '(rotating again ends the grace of the secret from before the lost rotation)',
+      }),
       example: {
         params: { endpoint_id: exampleEndpoint.id },
         response: { endpoint: { ...exampleEndpoint, previous_secret_valid_until: '2026-06-02T12:00:00.000Z' }, secret: exampleSecret },

@@ -40,7 +40,7 @@ const DETAILS: [readonly ErrorCode[], z.ZodType | undefined][] = [
   [
     ['secret_shown_once'],
     z.object({
-      id: z.string().optional().describe('the id of what the first call created (`key_…`, `pkey_…`)'),
+      id: z.string().optional().describe('the id of what the first call created (`key_…`, `pkey_…`, a webhook endpoint `whe_…`)'),
       expires_at: z.string().nullable().optional().describe('when its secret stops working, ISO 8601 UTC'),
     }),
   ],

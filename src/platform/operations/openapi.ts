@@ -251,6 +251,7 @@ function errorResponses(op: Operation): Record<string, Json> {
     if (status === 401) headers['WWW-Authenticate'] = headerRef('WWW-Authenticate');
     if (status === 405) headers.Allow = headerRef('Allow');
     if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
+    if (replays(op, atStatus)) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
     out[String(status)] = {
       description: lines.join(' '),
       headers,
@@ -258,6 +259,14 @@ function errorResponses(op: Operation): Record<string, Json> {
     };
   }
   return out;
+}
+
+/**
+ * Whether a keyed operation's answers at this status can be replays: its handler's refusals (its own error codes) are
+ * recorded like successes, and `secret_shown_once` is never anything but a replay.
+ */
+function replays(op: Operation, codes: readonly ErrorCode[]): boolean {
+  return takesIdempotencyKey(op) && codes.some((code) => code in op.errors);
 }
 
 function rateHeaders(): Json {

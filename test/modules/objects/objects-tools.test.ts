@@ -105,7 +105,7 @@ describe.each(dialects)('dynamic objects over MCP (%s)', (dialect) => {
     const byName = new Map(tools.map((t) => [t.name, t]));
     const argsOf = (name: string) => Object.keys(byName.get(name)?.inputSchema.properties ?? {}).sort();
     expect(argsOf('objects_list_definitions')).toEqual([]);
-    expect(argsOf('objects_query')).toEqual(['cursor', 'filters', 'limit', 'object']);
+    expect(argsOf('objects_query')).toEqual(['cursor', 'filters', 'limit', 'object', 'updated_since']);
     expect(byName.get('objects_query')?.inputSchema.required).toEqual(['object']);
     expect(argsOf('objects_write')).toEqual(['idempotency_key', 'object', 'rows']);
     expect(byName.get('objects_write')?.inputSchema.required).toEqual(['object', 'rows']);
@@ -126,9 +126,9 @@ describe.each(dialects)('dynamic objects over MCP (%s)', (dialect) => {
     expect(flat).toMatchObject({ code: 'invalid_input', status: 400 });
     expect(flat.details).toEqual([{ path: 'make', message: 'is unknown' }]);
     expect(flat).toMatchObject({ param: 'make', message: 'invalid arguments: make: is unknown' });
-    for (const reserved of ['limit', 'cursor']) {
+    for (const reserved of ['limit', 'cursor', 'updated_since']) {
       const err = errorOf(await client.call('objects_query', { object: 'fitments', filters: { [reserved]: '1' } }));
-      expect(err.message).toBe('invalid arguments: filters: limit and cursor are arguments, not filters');
+      expect(err.message).toBe('invalid arguments: filters: limit, cursor and updated_since are arguments, not filters');
     }
     expect(errorOf(await client.call('objects_query', { object: 'fitments', limit: 0 })).code).toBe('invalid_input');
     expect(errorOf(await client.call('objects_query', { object: 'fitments', filters: { make: ['Audi'] } })).code).toBe('invalid_input');

@@ -56,6 +56,8 @@ describe.each(dialects)('dynamic object query plans (%s)', (dialect) => {
       const rows = Array.from({ length: 1000 }, (_, i) => row(start + i));
       const res = await h.request({ method: 'POST', url: '/v1/objects/plan', key, payload: { rows } });
       expect(res.statusCode, res.body).toBe(200);
+      // Each write at its own time, so the sync order (updated_since) has times to seek.
+      h.clock.advance(1000);
     }
     const stored = await h.gateway.database.db
       .selectFrom('object_definitions')
@@ -71,7 +73,7 @@ describe.each(dialects)('dynamic object query plans (%s)', (dialect) => {
 
   const planFor = (params: Record<string, string>, afterId?: number) => {
     const filters = parseFilters(shape, params);
-    return explainQuery(h.gateway.database, rowsQuery(h.gateway.database.db, orgId, objectId, filters, afterId, 101));
+    return explainQuery(h.gateway.database, rowsQuery(h.gateway.database.db, orgId, objectId, filters, afterId === undefined ? {} : { afterId }, 101));
   };
   const indexOf = (field: string) => (field === 'code' ? 'object_rows_key_uq' : `object_rows_${shape.slots[field] ?? '?'}_idx`);
 
@@ -105,6 +107,19 @@ describe.each(dialects)('dynamic object query plans (%s)', (dialect) => {
     const text = plan.join('\n');
     expect(text).toMatch(/object_rows_(s|n)\d_idx|object_rows_key_uq/);
     expect(text).not.toMatch(dialect === 'sqlite' ? /SCAN object_rows/ : /Seq Scan/);
+  });
+
+  it('pages the sync order (updated_since) along its index, sought to the cursor, with no sort', async () => {
+    const after = { at: new Date(h.clock.now().getTime() - 10_000).toISOString(), id: 10_500 };
+    const since = { column: 'updated_at', since: '2000-01-01T00:00:00.000Z', after } as const;
+    const text = (await explainQuery(h.gateway.database, rowsQuery(h.gateway.database.db, orgId, objectId, { text: [], number: [] }, { since }, 101))).join('\n');
+    if (dialect === 'sqlite') {
+      expect(text, text).toMatch(/SEARCH object_rows USING INDEX object_rows_updated_idx \(object_id=\? AND .*>/);
+      expect(text, text).not.toMatch(/TEMP B-TREE/);
+    } else {
+      expect(text, text).toMatch(/object_rows_updated_idx[\s\S]*Index Cond: .*>/);
+      expect(text, text).not.toMatch(/Seq Scan|Sort/);
+    }
   });
 
   it('pages an unfiltered object along its primary key', async () => {

@@ -135,6 +135,27 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents Idempotent-Replayed on every 409 secret_shown_once, and on the statuses of the refusals a keyed write replays', () => {
+    const shownOnce: string[] = [];
+    for (const { operation: op } of h.gateway.operations) {
+      if (op.absent?.rest) continue;
+      const responses = doc.paths[openApiPath(op.path)]?.[op.method.toLowerCase()]?.responses ?? {};
+      if ('secret_shown_once' in op.errors) {
+        shownOnce.push(op.name);
+        expect(op.shownOnce, `${op.name} declares secret_shown_once without shownOnce`).toBeDefined();
+        expect(JSON.stringify(responses['409']?.content), op.name).toContain('secret_shown_once');
+        expect(responses['409']?.headers?.['Idempotent-Replayed'], op.name).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
+      }
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 400 || !response.headers?.['Idempotent-Replayed']) continue;
+        expect(takesIdempotencyKey(op), `${op.name} ${status}: only a keyed write replays`).toBe(true);
+      }
+    }
+    expect(shownOnce.sort()).toEqual(
+      ['connect_tokens_create', 'keys_create', 'keys_rotate', 'portal_keys_create', 'webhook_endpoints_create', 'webhook_endpoints_rotate_secret'].sort(),
+    );
+  });
+
   it("has one example request and response per operation that its own schemas accept", () => {
     for (const { operation: op } of h.gateway.operations) {
       const { example } = op;
