@@ -23,6 +23,7 @@ const exampleProduct = {
   sku: 'MICH-225-45R17',
   name: 'Michelin Pilot Sport 5 225/45R17',
   description: 'Max performance summer tire',
+  tire_size: '225/45R17',
   availability: 'in_stock',
 };
 
