@@ -160,7 +160,7 @@ describe.each(dialects)('connections replay and syncs, CLI (%s)', (dialect) => {
     const worker = h.gateway.services.syncWorker;
     while ((await worker.tick()) > 0) await worker.idle();
     const followed = await cli('connections', 'syncs', livelink, '--org', 'acme', '--status', 'completed', '--json');
-    expect(JSON.parse(followed.stdout).syncs.map((s: Sync) => s.id)).toContain(id);
+    expect((JSON.parse(followed.stdout) as { syncs: Sync[] }).syncs.map((s) => s.id)).toContain(id);
     const resumed = await cli('connections', 'replay', livelink, '--org', 'acme', '--resume', id);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(new RegExp(`^sync ${id} completed: ${FLEET}/${FLEET} machines`));
