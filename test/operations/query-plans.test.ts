@@ -153,8 +153,13 @@ describe.each(dialects)('every read operation finds its rows through an index (%
       const example = (op.example as { query?: Record<string, string> }).query;
       const calls = example === undefined || audienceOf(op) === 'operator' ? [call] : [call, { ...call, query: { ...call.query, ...example } }];
       for (const since of sinceQueries(op)) calls.push({ ...call, query: { ...call.query, ...since } }, { ...call, query: { ...call.query, ...example, ...since } });
-      // A catalog search by tire size takes its own index (products_org_size_idx), with and without a sync order.
-      if (hasQuery(op, 'q')) calls.push({ ...call, query: { ...call.query, q: '225 45 17' } }, ...sinceQueries(op).map((since) => ({ ...call, query: { ...call.query, q: 'P225/45R17', ...since } })));
+      // A catalog search by tire size takes its own index (products_org_size_idx), with and without a sync order, also
+      // with a load index, speed rating and other words narrowing it.
+      if (hasQuery(op, 'q')) {
+        calls.push({ ...call, query: { ...call.query, q: '225 45 17' } }, { ...call, query: { ...call.query, q: 'michelin 225/45R17 94W' } });
+        calls.push(...sinceQueries(op).map((since) => ({ ...call, query: { ...call.query, q: 'P225/45R17', ...since } })));
+        calls.push(...sinceQueries(op).map((since) => ({ ...call, query: { ...call.query, q: 'pilot 225/45R17 94Y', ...since } })));
+      }
       for (const variant of calls) {
         capture.start();
         const answer = await callRest(h, op, variant, credential, headers);

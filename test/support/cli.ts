@@ -30,9 +30,10 @@ export function cliRunner(env: NodeJS.ProcessEnv): (...args: string[]) => Promis
 
 /**
  * The CLI run in this process against its own SQLite file, for tests that need many quick commands: registers the
- * suite's beforeAll/afterAll (DATABASE_URL and LOG_LEVEL set, then restored) and returns the runner.
+ * suite's beforeAll/afterAll (DATABASE_URL and LOG_LEVEL set, then restored) and returns the runner. `watch.stderr`,
+ * when set, sees each write to stderr as it happens (a test reacts to a progress line: Ctrl-C at a known point).
  */
-export function useInProcessCli(name: string): (...args: string[]) => Promise<CliResult> {
+export function useInProcessCli(name: string, watch: { stderr?: (chunk: string) => void } = {}): (...args: string[]) => Promise<CliResult> {
   const dir = mkdtempSync(join(tmpdir(), `gw-${name}-`));
   const env = { DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: process.env.LOG_LEVEL };
   beforeAll(() => {
@@ -51,7 +52,11 @@ export function useInProcessCli(name: string): (...args: string[]) => Promise<Cl
     let stdout = '';
     let stderr = '';
     const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      stderr += String(chunk);
+      watch.stderr?.(String(chunk));
+      return true;
+    });
     process.exitCode = 0;
     try {
       await program.parseAsync(['node', 'gateway', ...args]);

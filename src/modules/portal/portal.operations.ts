@@ -23,6 +23,7 @@ const exampleProduct = {
   sku: 'MICH-225-45R17',
   name: 'Michelin Pilot Sport 5 225/45R17',
   description: 'Max performance summer tire',
+  tire_size: '225/45R17',
   availability: 'in_stock',
 };
 
@@ -39,7 +40,8 @@ export function portalOperations(portal: PortalService): Operation[] {
       description:
         "The portal key's organisation's active products, ordered by SKU, each with its availability (in_stock, low_stock, " +
         'backorder) and never its quantity, bin or price. `q` is a tire size in any usual spelling (`225 45 17`, `P225/45R17`, ' +
-        '`LT245/75R16`) or text searched in SKU and name; pass `next_cursor` back as `cursor`.',
+        '`LT245/75R16`), with a load index and speed rating (`94W`) and other words (`michelin 225/45R17`) narrowing it, or text ' +
+        'searched in SKU and name; pass `next_cursor` back as `cursor`.',
       query: listProductsQuery,
       output: portalProductsOutput,
       status: 200,

@@ -17,6 +17,7 @@ export const portalProductSchema = z
     sku: z.string().describe('the SKU as the catalog spells it'),
     name: z.string(),
     description: z.string().nullable(),
+    tire_size: z.string().nullable().describe('the tire size, normalized (`225/45R17`, `LT245/75R16`); null when the product has none'),
     availability,
   })
   .meta({ id: 'PortalProduct', description: 'A catalog product as a dealer site shows it: availability, never quantities, bins or prices.' });

@@ -8,7 +8,7 @@ import type { PortalProduct } from './portal.schemas.js';
 
 /** Field by field, never a spread: a field added to products stays off dealer pages until someone puts it here. */
 function toPortalProduct(product: Product): PortalProduct {
-  return { sku: product.sku, name: product.name, description: product.description, availability: product.stock_status };
+  return { sku: product.sku, name: product.name, description: product.description, tire_size: product.tire_size, availability: product.stock_status };
 }
 
 /** What a dealer's page reads and files, for the org of its portal key, through the products and warranty services. */

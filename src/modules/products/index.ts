@@ -1,6 +1,7 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
 import * as m0025 from './migrations/0025_products_sync_order.js';
 import * as m0036 from './migrations/0036_products_tire_size.js';
+import * as m0040 from './migrations/0040_products_load_speed.js';
 import { productsOperations } from './products.operations.js';
 import { ProductsService } from './products.service.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
@@ -23,6 +24,6 @@ export const productsModule: ModuleDefinition = {
     orgs.onSettingsChanged(stockSettings, products.onSettingsChanged);
     return { products };
   },
-  migrations: { '0025_products_sync_order': m0025, '0036_products_tire_size': m0036 },
+  migrations: { '0025_products_sync_order': m0025, '0036_products_tire_size': m0036, '0040_products_load_speed': m0040 },
   operations: (services) => productsOperations(services.products),
 };

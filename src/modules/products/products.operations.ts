@@ -32,7 +32,8 @@ export function productsOperations(products: ProductsService): Operation[] {
         'active ones by SKU, or those in `status` (active, inactive, discontinued). To sync, pass `updated_since`: every product ' +
         'changed at or after it, whatever its status unless `status` is given, oldest change first; keep the last ' +
         '`updated_at` you saw for the next sync. `q` is a tire size in any usual spelling (`225 45 17`, `P225/45R17`, ' +
-        '`LT245/75R16`) or text searched in SKU and name; pass `next_cursor` back as `cursor` for the next page.',
+        '`LT245/75R16`), with a load index and speed rating (`94W`) and other words (`michelin 225/45R17`) narrowing it, or text ' +
+        'searched in SKU and name; pass `next_cursor` back as `cursor` for the next page.',
       query: listProductsQuery,
       output: z.object({ products: z.array(productSchema), next_cursor: z.string().nullable().describe('cursor of the next page; null on the last') }),
       status: 200,

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import { PreparedList, PreparedQuery } from '../../platform/db/prepared-query.js';
 import type { SinceWindow } from '../../platform/core/pagination.js';
-import type { Executor } from '../../platform/db/schema.js';
+import type { Database, Executor } from '../../platform/db/schema.js';
 import { inSinceOrder } from '../../platform/db/since-order.js';
 import type { ProductStatus } from './products.schemas.js';
 import type { ProductsTable } from './products.tables.js';
@@ -32,22 +32,36 @@ export async function findProducts(db: Executor, orgId: string, skusLower: strin
   return found;
 }
 
+/** What `q` asks: a size (its load index and speed rating when given) with other words each contained, or a substring. */
+export interface ProductSearch {
+  q?: string;
+  size?: { key: string; loadIndex?: string | undefined; speedRating?: string | undefined };
+  words?: string[];
+}
+
+/** SKU or name contains `text` (case-insensitive, LIKE's wildcards taken literally). */
+function containing(eb: ExpressionBuilder<Database, 'products'>, text: string) {
+  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return eb.or([eb('sku_lower', 'like', sql<string>`${pattern} escape '\\'`), eb('name_lower', 'like', sql<string>`${pattern} escape '\\'`)]);
+}
+
 export async function listProducts(
   db: Executor,
   orgId: string,
-  opts: { q?: string; sizeKey?: string; status?: ProductStatus; afterSkuLower?: string; since?: SinceWindow; limit: number },
+  opts: ProductSearch & { status?: ProductStatus; afterSkuLower?: string; since?: SinceWindow; limit: number },
 ): Promise<ProductRow[]> {
   let query = db.selectFrom('products').selectAll().where('org_id', '=', orgId);
   if (opts.status !== undefined) query = query.where('status', '=', opts.status);
-  if (opts.sizeKey !== undefined) query = query.where('size_key', '=', opts.sizeKey);
-  else if (opts.q) {
-    const pattern = `%${opts.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query = query.where((eb) =>
-      eb.or([
-        eb('sku_lower', 'like', sql<string>`${pattern} escape '\\'`),
-        eb('name_lower', 'like', sql<string>`${pattern} escape '\\'`),
-      ]),
-    );
+  const { size } = opts;
+  if (size !== undefined) {
+    query = query.where('size_key', '=', size.key);
+    // Asked for, they must be stored and equal: a tire whose load or speed is not known is not shown as matching.
+    if (size.loadIndex !== undefined) query = query.where('load_index', '=', size.loadIndex);
+    if (size.speedRating !== undefined) query = query.where('speed_rating', '=', size.speedRating);
+    for (const word of opts.words ?? []) query = query.where((eb) => containing(eb, word));
+  } else if (opts.q) {
+    const q = opts.q;
+    query = query.where((eb) => containing(eb, q));
   }
   if (opts.since !== undefined) return inSinceOrder(query, opts.since, 'sku_lower').limit(opts.limit).execute();
   if (opts.afterSkuLower !== undefined) query = query.where('sku_lower', '>', opts.afterSkuLower);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { freeText, identifier } from '../../platform/core/text-rules.js';
 import { limitParam, sinceParams } from '../../platform/core/pagination.js';
 import { patchBody } from '../../platform/core/patch-body.js';
-import { parseTireSize } from './tire-size.js';
+import { formatTireSize, parseTireSize } from './tire-size.js';
 
 const PRODUCT_STATUSES = ['active', 'inactive', 'discontinued'] as const;
 export const STOCK_STATUSES = ['backorder', 'low_stock', 'in_stock'] as const;
@@ -45,12 +45,12 @@ const fields = {
     .max(40, { error: 'tire_size is at most 40 characters' })
     .transform((text, ctx) => {
       const size = parseTireSize(text);
-      if (size) return size.key;
+      if (size) return formatTireSize(size);
       ctx.issues.push({ code: 'custom', input: text, message: 'tire_size is not a tire size: write it like 225/45R17, LT245/75R16 or 33x12.50R15' });
       return z.NEVER;
     })
     .nullable()
-    .describe('The tire size, any usual spelling (`225/45R17`, `P225/45R17 94W`, `LT245/75R16`, `33x12.50R15`), stored normalized; without it (or null) the size is read from the name.'),
+    .describe('The tire size, any usual spelling (`225/45R17`, `P225/45R17 94W`, `LT245/75R16`, `33x12.50R15`), stored normalized with its load index and speed rating when given; without it (or null) the size is read from the name.'),
 };
 
 export const createProductInput = z.strictObject({
@@ -81,7 +81,9 @@ export const listProductsQuery = z.strictObject({
     .optional()
     .describe(
       'A tire size in any usual spelling (`225/45R17`, `225 45 17`, `22545R17`, `P225/45R17 94W`, `LT245/75R16`, `33x12.50R15`) finds the ' +
-        'products of that size (P is the passenger size; LT and ST only their own); any other text is a case-insensitive substring of SKU or name.',
+        'products of that size (P is the passenger size; LT and ST only their own); a load index and speed rating after it (`94W`) narrow to products ' +
+        'stored with the same ones, and other words (`michelin 225/45R17`) to products whose SKU or name holds each; any other text is a case-insensitive ' +
+        'substring of SKU or name.',
     ),
   status: z
     .enum(PRODUCT_STATUSES, { error: 'status must be active, inactive or discontinued' })

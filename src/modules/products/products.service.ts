@@ -6,7 +6,7 @@ import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { z } from 'zod';
 import type { CreateProductInput, ListProductsQuery, Product, UpdateProductInput } from './products.schemas.js';
 import * as repo from './products.repository.js';
-import { findTireSize, parseTireSize } from './tire-size.js';
+import { parseSizeQuery, productSize } from './tire-size.js';
 import { deriveStockStatus, type StockSettings, stockSettings, thresholdsOf } from './stock-status.js';
 
 function toProduct(row: repo.ProductRow): Product {
@@ -26,8 +26,20 @@ function toProduct(row: repo.ProductRow): Product {
 
 const cursorSchema = z.object({ s: z.string() });
 
-/** The size a product is searched by: the one given, else the first one written in its name. */
-const sizeKeyOf = (tireSize: string | null, name: string): string | null => tireSize ?? findTireSize(name)?.key ?? null;
+/** The searched size columns of a product: the size given, else the first one written in its name (productSize). */
+function sizeColumns(tireSize: string | null, name: string): Pick<repo.ProductRow, 'size_key' | 'load_index' | 'speed_rating'> {
+  const size = productSize(tireSize, name);
+  return { size_key: size?.key ?? null, load_index: size?.loadIndex ?? null, speed_rating: size?.speedRating ?? null };
+}
+
+/** The list's filters for `q`: a size (with its load and speed when given) and any other words, or a substring. */
+function searchOf(q: string | undefined): repo.ProductSearch {
+  if (!q) return {};
+  const sized = parseSizeQuery(q);
+  if (!sized) return { q };
+  const { key, loadIndex, speedRating } = sized.size;
+  return { size: { key, loadIndex: loadIndex?.split('/')[0], speedRating }, words: sized.words };
+}
 
 /** The org-scoped product resource layer behind REST, MCP and the dealer portal. */
 export class ProductsService {
@@ -38,9 +50,8 @@ export class ProductsService {
 
   /** One page of the catalog: active products by SKU, or with updated_since every change in time order (decisions.md). */
   async list(db: Executor, orgId: string, query: ListProductsQuery): Promise<{ products: Product[]; next_cursor: string | null }> {
-    // A query that is a tire size is looked up by size (indexed); any other is a substring search.
-    const size = query.q ? parseTireSize(query.q) : undefined;
-    const filters = { ...(size ? { sizeKey: size.key } : query.q ? { q: query.q } : {}), limit: query.limit + 1 };
+    // A query holding a tire size is looked up by size (indexed), its other words narrowing; any other is a substring search.
+    const filters = { ...searchOf(query.q), limit: query.limit + 1 };
     const since = sinceWindowOf(query);
     if (since !== undefined) {
       const rows = await repo.listProducts(db, orgId, { ...filters, ...(query.status === undefined ? {} : { status: query.status }), since });
@@ -74,7 +85,7 @@ export class ProductsService {
       stock_status: deriveStockStatus(input.stock_qty, thresholds),
       bin_location: input.bin_location ?? null,
       tire_size: input.tire_size ?? null,
-      size_key: sizeKeyOf(input.tire_size ?? null, input.name),
+      ...sizeColumns(input.tire_size ?? null, input.name),
       created_at: at,
       updated_at: at,
     };
@@ -93,7 +104,7 @@ export class ProductsService {
       const stored = await repo.findProduct(tx, orgId, sku);
       if (!stored) throw notFound(`product ${sku}`);
       const tireSize = input.tire_size === undefined ? stored.tire_size : input.tire_size;
-      Object.assign(patch, { tire_size: tireSize, size_key: sizeKeyOf(tireSize, input.name ?? stored.name) });
+      Object.assign(patch, { tire_size: tireSize, ...sizeColumns(tireSize, input.name ?? stored.name) });
     }
     if (input.stock_qty !== undefined) {
       const thresholds = thresholdsOf(await this.orgs.settingsOf(stockSettings, orgId, tx));

@@ -18,6 +18,10 @@ export interface ProductsTable {
   tire_size: string | null;
   /** The size searched by: tire_size, else the size read from the name; null when neither has one. */
   size_key: string | null;
+  /** The searched size's single-tire load index (`94`; `120` of `120/116`), or null when not known. */
+  load_index: string | null;
+  /** The searched size's speed rating (`W`), or null when not known. */
+  speed_rating: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -5,7 +5,8 @@
  * Keys: passenger (P-metric and unprefixed Euro-metric are the same size) `225/45R17`; light truck `LT245/75R16`
  * (prefix or suffix); trailer `ST205/75R15`; European commercial `215/65R16C`; flotation `33X12.50R15` (always
  * light truck, an `LT` suffix changes nothing). The construction letter (R, ZR) is not part of the key: retail
- * sizes are radial. Load index and speed rating are read when given, and are not part of the key (decisions.md).
+ * sizes are radial. Load index and speed rating are read when given and kept beside the key: a search that gives
+ * them narrows to tires stored with the same ones (decisions.md).
  */
 
 export type TireClass = 'passenger' | 'LT' | 'ST' | 'C' | 'flotation';
@@ -60,11 +61,56 @@ export function parseTireSize(query: string): TireSize | undefined {
   return m ? fromMatch(m) : undefined;
 }
 
-/** The first tire size written in a product's name (`Michelin Pilot Sport 4 225/45R17 94Y`), or undefined. */
-export function findTireSize(text: string): TireSize | undefined {
-  for (const m of canonical(text).matchAll(WITHIN)) {
+/** The first tire size written in a text, with where it stands in the text's canonical form. */
+function firstSize(text: string): { size: TireSize; at: number; length: number; canonical: string } | undefined {
+  const upper = canonical(text);
+  for (const m of upper.matchAll(WITHIN)) {
     const size = fromMatch(m);
-    if (size) return size;
+    if (size) return { size, at: m.index, length: m[0].length, canonical: upper };
   }
   return undefined;
+}
+
+/** The first tire size written in a product's name (`Michelin Pilot Sport 4 225/45R17 94Y`), or undefined. */
+export function findTireSize(text: string): TireSize | undefined {
+  return firstSize(text)?.size;
+}
+
+/**
+ * A search query holding a tire size: the size, and the query's other words (`michelin 225/45R17`, `225 45 17 pilot`),
+ * lower-cased, each of which a product must also contain. Undefined when the query holds no size (a text search).
+ */
+export function parseSizeQuery(query: string): { size: TireSize; words: string[] } | undefined {
+  const whole = parseTireSize(query);
+  if (whole) return { size: whole, words: [] };
+  const found = firstSize(query);
+  if (!found) return undefined;
+  const rest = `${found.canonical.slice(0, found.at)} ${found.canonical.slice(found.at + found.length)}`;
+  return { size: found.size, words: rest.toLowerCase().split(' ').filter((w) => w !== '') };
+}
+
+/** A size as stored when given: the key, and its load index and speed rating when it has them (`225/45R17 94W`). */
+export function formatTireSize(size: TireSize): string {
+  return size.loadIndex && size.speedRating ? `${size.key} ${size.loadIndex}${size.speedRating}` : size.key;
+}
+
+/** What a product is searched by: the size, its single-tire load index (`120` of `120/116`) and its speed rating. */
+export interface SearchedSize {
+  key: string;
+  loadIndex: string | null;
+  speedRating: string | null;
+}
+
+const searched = (size: TireSize): SearchedSize => ({ key: size.key, loadIndex: size.loadIndex?.split('/')[0] ?? null, speedRating: size.speedRating ?? null });
+
+/**
+ * The size a product is searched by: the one given (stored by formatTireSize), else the first in its name. A size
+ * given without load and speed takes the name's when the name has the same size.
+ */
+export function productSize(given: string | null, name: string): SearchedSize | null {
+  const fromName = findTireSize(name);
+  const stated = given === null ? undefined : parseTireSize(given);
+  if (!stated) return fromName ? searched(fromName) : null;
+  if (stated.loadIndex === undefined && fromName?.key === stated.key) return searched(fromName);
+  return searched(stated);
 }

@@ -46,6 +46,11 @@ export class InstanceLiveness {
     return repo.liveIds(db, this.dialect, this.options.ttlMs);
   }
 
+  /** Whether another process beats on this database (a `serve`): a CLI job then leaves the background work to it. */
+  async othersLive(): Promise<boolean> {
+    return (await this.liveIds().where('id', '!=', this.id).executeTakeFirst()) !== undefined;
+  }
+
   /** Stops beating and leaves the registry: what this process still owned is free at once for the others. */
   async stop(): Promise<void> {
     clearInterval(this.timer);

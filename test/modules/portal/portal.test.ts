@@ -68,9 +68,9 @@ describe.each(dialects)('dealer portal routes (%s)', (dialect) => {
       expect(res.json()).toEqual({
         ok: true,
         products: [
-          { sku: 'PILOT-225', name: 'Pilot Sport 225/45R17', description: 'Summer performance', availability: 'in_stock' },
-          { sku: 'PILOT-235', name: 'Pilot Sport 235/40R18', description: null, availability: 'low_stock' },
-          { sku: 'WINTER-205', name: 'Alpin 205/55R16', description: null, availability: 'backorder' },
+          { sku: 'PILOT-225', name: 'Pilot Sport 225/45R17', description: 'Summer performance', tire_size: '225/45R17', availability: 'in_stock' },
+          { sku: 'PILOT-235', name: 'Pilot Sport 235/40R18', description: null, tire_size: '235/40R18', availability: 'low_stock' },
+          { sku: 'WINTER-205', name: 'Alpin 205/55R16', description: null, tire_size: '205/55R16', availability: 'backorder' },
         ],
         next_cursor: null,
       });
@@ -105,7 +105,7 @@ describe.each(dialects)('dealer portal routes (%s)', (dialect) => {
   describe('GET /api/portal/v1/products/:sku', () => {
     it('answers an active product case-insensitively; an inactive or unknown one is 404', async () => {
       const res = await call('/api/portal/v1/products/pilot-235');
-      expect(res.json()).toEqual({ ok: true, product: { sku: 'PILOT-235', name: 'Pilot Sport 235/40R18', description: null, availability: 'low_stock' } });
+      expect(res.json()).toEqual({ ok: true, product: { sku: 'PILOT-235', name: 'Pilot Sport 235/40R18', description: null, tire_size: '235/40R18', availability: 'low_stock' } });
       const discontinued = expectError(await call('/api/portal/v1/products/OLD-195'), 404, 'not_found');
       const unknown = expectError(await call('/api/portal/v1/products/NOPE-1'), 404, 'not_found');
       expect(discontinued.error).toBe('product OLD-195 not found');

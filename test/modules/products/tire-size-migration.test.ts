@@ -40,6 +40,10 @@ describe.each(dialects)('0036_products_tire_size on a catalog that exists (%s)',
       const lt = await h.request({ method: 'GET', url: '/v1/products?q=lt245+75+16&limit=200', key });
       expect(lt.statusCode, lt.body).toBe(200);
       expect(lt.json<{ products: unknown[] }>().products).toHaveLength(PER_ORG / 3);
+      // 0040 read each name's load index and speed rating too: `Touring 215/55R16 91V` is i = 9 (mod 12), 25 of them.
+      const rated = async (q: string) => (await h.request({ method: 'GET', url: `/v1/products?${new URLSearchParams({ q, limit: '200' }).toString()}`, key })).json<{ products: unknown[] }>().products;
+      expect(await rated('215/55R16 91V')).toHaveLength(25);
+      expect(await rated('215/55R16 94V')).toHaveLength(0);
       const got = await h.request({ method: 'GET', url: '/v1/products/SKU-299', key });
       expect(got.json<{ product: { tire_size: string | null } }>().product.tire_size).toBe(null);
       const first = await h.request({ method: 'GET', url: '/v1/products/SKU-0', key });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findTireSize, parseTireSize } from '../../../src/modules/products/tire-size.js';
+import { findTireSize, formatTireSize, parseSizeQuery, parseTireSize, productSize } from '../../../src/modules/products/tire-size.js';
 
 /** Spellings shoppers type and catalogs print, with the key each one must find. */
 const SPELLINGS: [string, string][] = [
@@ -102,7 +102,36 @@ describe('tire sizes', () => {
       fc.property(fc.string({ maxLength: 120 }), (text) => {
         parseTireSize(text);
         findTireSize(text);
+        parseSizeQuery(text);
       }),
     );
   });
+
+  it.each([
+    ['225/45R17', '225/45R17', undefined, undefined, []],
+    ['michelin 225/45R17', '225/45R17', undefined, undefined, ['michelin']],
+    ['225 45 17 pilot', '225/45R17', undefined, undefined, ['pilot']],
+    ['Pilot  Sport 225-45zr17 (94Y) XL', '225/45R17', '94', 'Y', ['pilot', 'sport', 'xl']],
+    ['bfg LT245/75R16 120/116S ko2', 'LT245/75R16', '120/116', 'S', ['bfg', 'ko2']],
+  ] as const)('reads %j as size %s (load %s, speed %s) and the words %j', (q, key, loadIndex, speedRating, words) => {
+    const found = parseSizeQuery(q);
+    expect(found && { key: found.size.key, loadIndex: found.size.loadIndex, speedRating: found.size.speedRating, words: found.words }).toEqual({ key, loadIndex, speedRating, words });
+  });
+
+  it.each(['michelin', 'r17', '225/45', 'sku 2254517', ''])('finds no size in %j (a text search)', (q) => {
+    expect(parseSizeQuery(q)).toBeUndefined();
+  });
+
+  it('stores a given size with its service description, and searches the name\'s when the given one has none', () => {
+    expect(formatTireSize(parseTireSize('p225/45zr17 94w') ?? fail())).toBe('225/45R17 94W');
+    expect(productSize('225/45R17 94W', 'Potenza')).toEqual({ key: '225/45R17', loadIndex: '94', speedRating: 'W' });
+    expect(productSize('225/45R17', 'Pilot Sport 4 225/45R17 94Y')).toEqual({ key: '225/45R17', loadIndex: '94', speedRating: 'Y' });
+    expect(productSize('235/40R18', 'Pilot Sport 4 225/45R17 94Y')).toEqual({ key: '235/40R18', loadIndex: null, speedRating: null });
+    expect(productSize(null, 'KO2 LT245/75R16 120/116S')).toEqual({ key: 'LT245/75R16', loadIndex: '120', speedRating: 'S' });
+    expect(productSize(null, 'Valve stem kit')).toBeNull();
+  });
 });
+
+function fail(): never {
+  throw new Error('not a size');
+}

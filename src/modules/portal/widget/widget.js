@@ -180,6 +180,7 @@ svg .tread { stroke: var(--_surface); opacity: .35; }
 }
 .item .icon { width: 44px; height: 44px; color: #2f3640; }
 .item .sku { margin: 2px 0 0; font: 500 .8rem/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; color: var(--_muted); letter-spacing: .02em; }
+.item .size { color: var(--_text); font-weight: 600; }
 .item .desc { margin: 6px 0 0; font-size: .9rem; color: var(--_muted); }
 .item .subtitle a { color: inherit; text-decoration: underline; text-decoration-color: var(--_border); text-underline-offset: 3px; }
 .item .subtitle a:hover { text-decoration-color: currentColor; }
@@ -520,7 +521,8 @@ fieldset.plain:disabled { opacity: .55; }
           'div',
           {},
           heading(this.level + 1, { class: 'subtitle' }, this.actionLink(p)),
-          h('p', { class: 'sku', text: `SKU ${p.sku}` }),
+          // The normalized size first: shoppers compare rows by it, whatever spelling they searched with.
+          h('p', { class: 'sku' }, p.tire_size ? [h('span', { class: 'size', part: 'size', text: p.tire_size }), ' · '] : null, `SKU ${p.sku}`),
           p.description ? h('p', { class: 'desc', text: p.description }) : null,
         ),
         h(

@@ -55,15 +55,40 @@ export class SyncWorker implements BackgroundWorker {
   async tick(): Promise<number> {
     const free = this.options.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
+    const rows = await this.claim(free);
+    for (const row of rows) this.begin(row);
+    return rows.length;
+  }
+
+  /**
+   * Runs the one sync `id` in the caller's stead (the CLI's replay when no `serve` runs), if nobody holds it and it is
+   * due: step after step until it ends or waits to retry, `beforeStep` first each time. A throw from `beforeStep`
+   * (Ctrl-C) gives the sync back at once, so any process resumes it. False when it was not claimable.
+   */
+  async runOne(id: string, beforeStep: (row: SyncRow) => void): Promise<boolean> {
+    const [row] = await this.claim(1, id);
+    let current = row;
+    try {
+      while (current !== undefined) {
+        beforeStep(current);
+        current = await this.syncs.step(current, this.owner);
+      }
+    } catch (err) {
+      if (current !== undefined) await this.syncs.release(current, this.owner);
+      throw err;
+    }
+    return row !== undefined;
+  }
+
+  private claim(limit: number, id?: string): Promise<SyncRow[]> {
     const now = this.clock.now();
-    const rows = await claimSyncs(this.db, this.dialect, {
+    return claimSyncs(this.db, this.dialect, {
       owner: this.owner,
       nowIso: now.toISOString(),
       leaseUntil: new Date(now.getTime() + this.syncs.leaseMs).toISOString(),
-      limit: free,
+      limit,
+      ...(id === undefined ? {} : { id }),
     });
-    for (const row of rows) this.begin(row);
-    return rows.length;
   }
 
   private begin(row: SyncRow): void {

@@ -51,9 +51,10 @@ export async function cancelUnfinished(db: Executor, connectionId: string, nowIs
 
 /**
  * Claims up to `limit` unfinished syncs nobody holds (a dead process's claim runs out) whose retry time has come, and
- * marks them running. On PostgreSQL concurrent workers skip each other's rows; on SQLite the single UPDATE is the claim.
+ * marks them running; only the sync `id` when given. On PostgreSQL concurrent workers skip each other's rows; on SQLite
+ * the single UPDATE is the claim.
  */
-export async function claimSyncs(db: Db, dialect: Dialect, o: { owner: string; nowIso: string; leaseUntil: string; limit: number }): Promise<SyncRow[]> {
+export async function claimSyncs(db: Db, dialect: Dialect, o: { owner: string; nowIso: string; leaseUntil: string; limit: number; id?: string }): Promise<SyncRow[]> {
   return db
     .updateTable('telematics_syncs')
     .set({ status: 'running', lease_owner: o.owner, lease_until: o.leaseUntil, started_at: sql<string>`coalesce(started_at, ${o.nowIso})`, updated_at: o.nowIso })
@@ -64,6 +65,7 @@ export async function claimSyncs(db: Db, dialect: Dialect, o: { owner: string; n
         .where('status', 'in', ['queued', 'running'])
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', o.nowIso)]))
         .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', o.nowIso)]))
+        .$if(o.id !== undefined, (q) => q.where('id', '=', o.id ?? ''))
         .orderBy('id')
         .limit(o.limit);
       return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;

@@ -105,6 +105,9 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
     expect(await badge('BRID-205-55R16-T005')).toBe('Low stock');
     expect(await badge('CONT-235-65R17-LX25')).toBe('On backorder');
     expect(await catalog.locator('[role="status"]').textContent()).toBe('4 tires.');
+    // Each row shows the normalized size before the SKU.
+    expect(await catalog.locator('li[data-sku="MICH-225-45R17-PS4"] .sku').textContent()).toBe('225/45R17 · SKU MICH-225-45R17-PS4');
+    expect(await catalog.locator('li[data-sku="CONT-235-65R17-LX25"] .size').textContent()).toBe('235/65R17');
     // No quantity reaches the page.
     expect(await catalog.locator('section').innerText()).not.toMatch(/\b(40|24)\b/);
     if (SCREENSHOTS) {
