@@ -65,7 +65,7 @@ describe.each(dialects)('webhook targets without the allow list (%s)', (dialect)
       // Addresses written as such, allowed where they were created: refused here before any connection is tried.
       for (const host of literal) {
         const url = `https://${host.includes(':') ? `[${host}]` : host}/hooks`;
-        const endpoint = await allowing.database.db.transaction().execute((tx) => allowing.services.webhooks.create(tx, orgId, { url, event_types: ['webhook.test'] }));
+        const endpoint = await allowing.database.db.transaction().execute((tx) => allowing.services.webhooks.create(tx, orgId, { url, event_types: ['*'] }));
         expect((await h.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.endpoint.id}/test`, key })).statusCode).toBe(202);
         for (let i = 0; i < 10 && (await h.gateway.delivery.drainOnce()) > 0; i++);
         const seen = (await h.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.endpoint.id}/deliveries`, key })).json<{ deliveries: { status: string; attempts: { status_code: number | null; error: string }[] }[] }>().deliveries;
