@@ -11,6 +11,7 @@ import { benchPostgresUrl, type LoadResult, root } from './support.js';
 import { benchFullReplay, benchSyncPolls, benchTelematics, RECOMMENDED_HEAP_MB } from './telematics.bench.js';
 import { benchX12 } from './x12.bench.js';
 import { benchIsolation, type IsolationRow } from './isolation.bench.js';
+import { benchWebhooks } from './webhooks.bench.js';
 
 /** `npm run bench`: runs every benchmark with its baseline in this one run and rewrites docs/benchmarks.md. */
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
@@ -560,6 +561,36 @@ if (only?.includes('growth')) {
   ]);
 }
 
+if (wanted('webhooks')) {
+  log(`webhooks: 10,000 events fanned out to 3 endpoints, then orders with 3 endpoints vs none (${durationSec}s a run, twice each)…`);
+  const w = await benchWebhooks(durationSec);
+  const { fanOut, orders } = w;
+  log(`  ${fmt(fanOut.deliveriesPerSec)} deliveries/s; orders ratio ${fmt(orders.ratio, 2)}`);
+  const GOAL = 0.9;
+  const row = (name: string, x: LoadResult) => `| ${name} | ${fmt(x.requestsPerSec)} | ${x.p99Ms} | ${us(x.cpuUsPerRequest)} |`;
+  publish('webhooks', [
+    '## Webhooks: fan-out and the orders path with endpoints ([18/20])',
+    '',
+    `${fmt(fanOut.events)} \`inventory.updated\` events queued on SQLite while the delivery worker was stopped, each fanned out (in its own`,
+    `transaction, as a change does) to 3 endpoints on one local receiver in its own process (answers 204 at once, verifies nothing):`,
+    `${fmt(fanOut.deliveries)} signed POSTs, sent by one process's delivery worker (\`OUTBOX_CONCURRENCY\` 2, 20 a batch) in ${fmt(fanOut.seconds, 2)} s:`,
+    `**${fmt(fanOut.deliveriesPerSec)} deliveries/s** (recorded; no goal set).`,
+    '',
+    'The orders path (3 lines, the hub simulator up, autocannon with 50 connections) on two `serve` processes on fresh SQLite files, one',
+    'with no endpoint and one with 3 endpoints subscribed to every event (so each order also queues 3 webhook deliveries in its transaction,',
+    `and the worker sends them meanwhile), measured in turn: none, three, none, three, ${durationSec} s each.`,
+    '',
+    '| gateway POST /v1/orders | orders/s | p99 (ms) | server CPU (µs/request) |',
+    '|---|---:|---:|---:|',
+    ...orders.none.map((x, i) => row(`no endpoint, run ${i + 1}`, x)),
+    ...orders.three.map((x, i) => row(`3 endpoints, run ${i + 1}`, x)),
+    '',
+    `With 3 endpoints over none (means of the runs): **${fmt(orders.ratio, 2)}** (goal >= ${GOAL}: ${verdict(orders.ratio >= GOAL)}).`,
+    '',
+    `Load average at the end of the run (1 / 5 / 15 min, ${cpus().length} cores): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`,
+  ]);
+}
+
 if (wanted('cli')) {
   log('cli: start-up of each command against node -e 0…');
   const cli = benchCliStartup(root);
@@ -583,7 +614,7 @@ if (wanted('cli')) {
 const header = [
   '# Benchmarks',
   '',
-  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics,cli` picks sections, `BENCH_DURATION` sets seconds per load run;',
+  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics,webhooks,cli` picks sections, `BENCH_DURATION` sets seconds per load run;',
   '`BENCH_ONLY=replay31` runs the hour-long full telematics replay, `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
   '(`BENCH_SYNC_SECONDS`, default 300), `BENCH_ONLY=growth` the growth table (`BENCH_GROWTH_ROWS`, default 1,000,000) and `BENCH_ONLY=isolation`',
   'the heavy jobs beside a steady load (`BENCH_ISOLATION_REPLAY_SECONDS`, default 300), which a plain',
@@ -595,6 +626,6 @@ const header = [
 ].join('\n');
 // Read now, not at start: a long run (replay31) must not undo sections another run published meanwhile.
 const kept = only ? publishedSections() : new Map<string, string>();
-const ordered = ['products', 'orders', 'x12', 'objects', 'jobs', 'telematics', 'cli', 'replay31', 'syncpolls', 'growth', 'isolation'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
+const ordered = ['products', 'orders', 'x12', 'objects', 'jobs', 'telematics', 'webhooks', 'cli', 'replay31', 'syncpolls', 'growth', 'isolation'].flatMap((name) => sections.get(name) ?? kept.get(name) ?? []);
 writeFileSync(docPath, `${header}\n${ordered.join('\n\n')}\n`);
 log('wrote docs/benchmarks.md');

@@ -7,6 +7,7 @@ import { loadConfig, StartupError } from '../config.js';
 import { createGateway, type Gateway } from '../gateway.js';
 import { type HubSim, startHubSim } from '../sim/hub-sim.js';
 import { startVendorSim, type VendorSim } from '../sim/vendor-sim.js';
+import { startWebhookReceiverSim, type VerifiedDelivery, type WebhookReceiverSim } from '../sim/webhook-receiver-sim.js';
 import { CLI_ACTOR } from '../platform/core/actor.js';
 
 /** Written into the demo's data folder: only a folder holding it is ever wiped by the next run. */
@@ -89,10 +90,11 @@ function freshDataDir(dir: string): void {
 
 /** One JSON call to the running gateway, as a user's client makes it; anything but 2xx stops the demo with the answer. */
 async function call(base: string, method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Record<string, unknown>> {
+  const contentType: Record<string, string> = body === undefined ? {} : { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' };
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(typeof body === 'string' ? { 'content-type': 'text/plain' } : { 'content-type': 'application/json' }), ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { ...contentType, ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
   const text = await res.text();
   if (!res.ok) throw new StartupError(`demo set-up: ${method} ${path} answered ${res.status}: ${text}`);
@@ -127,13 +129,35 @@ async function seed(gw: Gateway, base: string, adminToken: string): Promise<Seed
   return { key, portalKey: String((portal.portal_key as { key: string }).key), connectionId: String(connected.connection_id), orgId: org.id };
 }
 
-function banner(o: { base: string; hub: string; vendor: string; dataDir: string; adminToken: string; poFile: string } & Seeded): string {
+interface Subscribed {
+  receiverUrl: string;
+  endpointId: string;
+  secret: string;
+}
+
+/** The demo receiver subscribed to every event of the org, as a partner subscribes: over HTTP with the org's key. */
+async function subscribeReceiver(base: string, key: string, receiver: WebhookReceiverSim): Promise<Subscribed> {
+  const created = await call(base, 'POST', '/v1/webhook-endpoints', { url: receiver.url, event_types: ['*'], description: 'demo receiver' }, { authorization: `Bearer ${key}` });
+  const secret = String(created.secret);
+  receiver.trust(secret);
+  return { receiverUrl: receiver.url, endpointId: String((created.endpoint as { id: string }).id), secret };
+}
+
+/** One line per delivery the demo receiver verified: what a partner's receiver would log. */
+export function verifiedLine(d: VerifiedDelivery): string {
+  return `webhook verified: ${d.type} ${d.id} (signed at ${new Date(d.timestamp * 1000).toISOString()})\n`;
+}
+
+type Ready = { base: string; hub: string; vendor: string; dataDir: string; adminToken: string; poFile: string } & Seeded & Subscribed;
+
+function banner(o: Ready): string {
   const mcpConfig = JSON.stringify({ mcpServers: { 'tire-gateway': { type: 'http', url: `${o.base}/mcp`, headers: { Authorization: `Bearer ${o.key}` } } } }, null, 2);
   return `
 Tire gateway demo
   gateway          ${o.base}   (SQLite in ${o.dataDir}, fresh each run)
   hub simulator    ${o.hub}    (receives the gateway's events)
   vendor simulator ${o.vendor} (plays the 21 telematics providers)
+  webhook receiver ${o.receiverUrl} (subscribed to every event; verifies each delivery with the standardwebhooks library)
   org "${ORG}" (${o.orgId}): 5 tire products, EDI partner ${PARTNER_ISA}, object "fitments", a ${PROVIDER} connection, a portal key
 
 Paste into a shell:
@@ -165,6 +189,9 @@ curl -s -H "X-Portal-Key: $PK" -H "Origin: $G" "$G/api/portal/v1/products?q=R17"
 # 10. everything the hub has received, and the OpenAPI document
 curl -s "$HUB/v1/events" | head -c 600; echo
 curl -s $G/openapi.json | head -c 300; echo
+# 11. webhooks: the receiver's deliveries (each verified one also prints a line below), and the events API
+curl -s -H "Authorization: Bearer $KEY" $G/v1/webhook-endpoints/${o.endpointId}/deliveries | head -c 600; echo
+curl -s -H "Authorization: Bearer $KEY" "$G/v1/events?limit=3" | head -c 600; echo
 
 MCP client (Streamable HTTP; e.g. in an MCP client's config file):
 ${mcpConfig}
@@ -172,12 +199,13 @@ ${mcpConfig}
 Dealer portal demo page (catalog and warranty-claim widgets):
   ${o.base}/portal/demo.html?key=${o.portalKey}
 
-Demo ready. Ctrl-C stops the gateway and both simulators.
+Demo ready. Ctrl-C stops the gateway, both simulators and the webhook receiver.
+Verified webhook deliveries (a webhook.test first, then one per event you cause):
 `;
 }
 
 /** The demo's keys and URLs for a script (`demo --json`): what the banner's export lines hold. */
-function demoJson(o: { base: string; hub: string; vendor: string; dataDir: string; adminToken: string; poFile: string } & Seeded): Record<string, unknown> {
+function demoJson(o: Ready): Record<string, unknown> {
   return {
     gateway_url: o.base,
     hub_url: o.hub,
@@ -191,6 +219,7 @@ function demoJson(o: { base: string; hub: string; vendor: string; dataDir: strin
     po_850_file: o.poFile,
     mcp_url: `${o.base}/mcp`,
     portal_demo_url: `${o.base}/portal/demo.html?key=${o.portalKey}`,
+    webhook_receiver: { url: o.receiverUrl, endpoint_id: o.endpointId, secret: o.secret },
   };
 }
 
@@ -203,16 +232,20 @@ export async function startDemo(opts: DemoOptions): Promise<void> {
   const adminToken = `demo-admin-${randomBytes(12).toString('hex')}`;
   let hub: HubSim | undefined;
   let vendor: VendorSim | undefined;
+  let receiver: WebhookReceiverSim | undefined;
   let gw: Gateway | undefined;
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   const stopAll = async (): Promise<void> => {
     await app?.close();
     await gw?.close();
-    await Promise.all([hub?.close(), vendor?.close()]);
+    await Promise.all([hub?.close(), vendor?.close(), receiver?.close()]);
   };
   try {
     hub = await startHubSim({ host: shownHost, port: 0 });
     vendor = await startVendorSim({ host: shownHost, port: 0 });
+    // With --json, stdout is one JSON object: the delivery lines go to stderr.
+    const out = opts.json ? process.stderr : process.stdout;
+    receiver = await startWebhookReceiverSim({ host: shownHost, onVerified: (d) => out.write(verifiedLine(d)) });
     // The embedded default whatever the shell has set: the demo never touches a real database, Redis or vendor.
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'GATEWAY_SECRET', 'GATEWAY_SECRET_PREVIOUS', 'HUB_TOKEN', 'PROVIDERS_CONFIG', 'TRUST_PROXY']) delete env[name];
@@ -227,6 +260,8 @@ export async function startDemo(opts: DemoOptions): Promise<void> {
       VENDOR_SIM_URL: vendor.url,
       GATEWAY_ADMIN_TOKEN: adminToken,
       CONNECT_ALLOWED_ORIGINS: base,
+      // The demo receiver listens on loopback, which webhook endpoints may name only when the operator allows it.
+      WEBHOOK_ALLOWED_HOSTS: shownHost,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     });
     gw = await createGateway(config);
@@ -238,8 +273,11 @@ export async function startDemo(opts: DemoOptions): Promise<void> {
     const seeded = await seed(gw, base, adminToken);
     const poFile = join(dataDir, 'po-850.x12');
     writeFileSync(poFile, PO_850);
-    const ready = { base, hub: hub.url, vendor: vendor.url, dataDir, adminToken, poFile, ...seeded };
+    const subscribed = await subscribeReceiver(base, seeded.key, receiver);
+    const ready = { base, hub: hub.url, vendor: vendor.url, dataDir, adminToken, poFile, ...seeded, ...subscribed };
     process.stdout.write(opts.json ? `${JSON.stringify(demoJson(ready), null, 2)}\n` : banner(ready));
+    // After the banner, so its verified line comes below it.
+    await call(base, 'POST', `/v1/webhook-endpoints/${subscribed.endpointId}/test`, undefined, { authorization: `Bearer ${seeded.key}` });
   } catch (err) {
     await stopAll().catch(() => undefined);
     throw err;

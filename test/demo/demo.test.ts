@@ -17,8 +17,8 @@ interface Demo {
 }
 
 /** `gateway demo` as a newcomer runs it: the compiled CLI, its own data folder, nothing from the caller's environment but PATH. */
-function startDemo(dataDir: string): Demo {
-  const child = spawn(process.execPath, [mainJs, 'demo', '--port', '0', '--data-dir', dataDir], {
+function startDemo(dataDir: string, ...args: string[]): Demo {
+  const child = spawn(process.execPath, [mainJs, 'demo', '--port', '0', '--data-dir', dataDir, ...args], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -108,6 +108,21 @@ describe.skipIf(otherPass)('npm run demo (gateway demo)', () => {
     expect(atHub.data.id).toBe(orderId);
   });
 
+  it('subscribes its receiver: a signed webhook.test, then the order above, each verified by the reference library', async () => {
+    const receiverUrl = /^ {2}webhook receiver (http:\/\/127\.0\.0\.1:\d+\/webhooks) /m.exec(demo.out())?.[1];
+    expect(receiverUrl).toBeDefined();
+    const { G, KEY } = vars as { G: string; KEY: string };
+    const { endpoints } = await (await fetch(`${G}/v1/webhook-endpoints`, { headers: { authorization: `Bearer ${KEY}` } })).json() as { endpoints: { url: string; event_types: string[] }[] };
+    expect(endpoints).toMatchObject([{ url: receiverUrl, event_types: ['*'] }]);
+    const verified = (type: string) => demo.out().split('\n').find((l) => l.startsWith(`webhook verified: ${type} evt_`));
+    await waitFor(() => verified('webhook.test'), { what: 'the verified webhook.test line' });
+    // The order of the test above, delivered to the receiver and verified there.
+    const line = await waitFor(() => verified('order.created'), { what: 'a verified order.created line' });
+    const eventId = line.split(' ')[3] ?? '';
+    const event = await (await fetch(`${G}/v1/events/${eventId}`, { headers: { authorization: `Bearer ${KEY}` } })).json() as { event: { data: { po_number: string } } };
+    expect(event.event.data.po_number).toBe('PO-DEMO-TEST');
+  });
+
   it('the seeded catalog, object, telematics connection and portal key answer', async () => {
     const { G, HUB, KEY, PK } = vars as { G: string; HUB: string; KEY: string; PK: string };
     const auth = { authorization: `Bearer ${KEY}` };
@@ -138,14 +153,40 @@ describe.skipIf(otherPass)('npm run demo (gateway demo)', () => {
     for (const answer of answers) expect(answer.startsWith('{"ok":true'), answer.slice(0, 400)).toBe(true);
   });
 
-  it('Ctrl-C stops the gateway and both simulators and exits 0', async () => {
+  it('Ctrl-C stops the gateway, both simulators and the webhook receiver, and exits 0', async () => {
     const { G, HUB } = vars as { G: string; HUB: string };
+    const receiverUrl = /^ {2}webhook receiver (\S+) /m.exec(demo.out())?.[1] ?? '';
     demo.child.kill('SIGINT');
     const { code, signal } = await demo.exited;
     expect({ code, signal, stderr: demo.err() }).toMatchObject({ code: 0, signal: null });
     await expect(fetch(`${G}/healthz`)).rejects.toThrow();
     await expect(fetch(`${HUB}/v1/events`)).rejects.toThrow();
+    await expect(fetch(receiverUrl, { method: 'POST' })).rejects.toThrow();
   });
+
+  it('--json prints one object with the receiver; its verified lines go to stderr', async () => {
+    const json = startDemo(join(root, 'json'), '--json');
+    try {
+      const printed = await waitFor(() => {
+        if (json.child.exitCode !== null) throw new Error(`demo --json exited with ${json.child.exitCode}: ${json.err()}`);
+        try {
+          return JSON.parse(json.out()) as { webhook_receiver: { url: string; endpoint_id: string; secret: string } };
+        } catch {
+          return undefined;
+        }
+      }, { what: 'the JSON object', timeoutMs: 60_000, intervalMs: 100 });
+      const { url, endpoint_id: endpointId, secret } = printed.webhook_receiver;
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/webhooks$/);
+      expect(endpointId).toMatch(/^whe_/);
+      expect(secret).toMatch(/^whsec_/);
+      await waitFor(() => json.err().includes('webhook verified: webhook.test evt_'), { what: 'the verified line on stderr' });
+      // Still the one object: nothing was written after it.
+      expect(JSON.parse(json.out())).toEqual(printed);
+    } finally {
+      json.child.kill('SIGINT');
+      await json.exited;
+    }
+  }, 90_000);
 
   it('refuses to wipe a data folder an earlier demo did not make', async () => {
     const other = join(root, 'not-demo');

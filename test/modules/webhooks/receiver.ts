@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One POST a receiver got: its headers and its body exactly as sent. */
@@ -9,7 +9,8 @@ export interface Received {
 
 /**
  * A real loopback HTTP receiver, as a partner's would be: it answers `status` (200 unless set) and records each request.
- * `stop` closes its port (connections are refused) and `start` opens the same port again.
+ * While `holding`, it records a request but never answers it, so the delivery stays in flight.
+ * `stop` closes its port (connections are refused, held requests are cut) and `start` opens the same port again.
  */
 export interface Receiver {
   url: string;
@@ -17,6 +18,7 @@ export interface Receiver {
   status: number;
   /** Headers sent with each answer besides the defaults (a Retry-After). */
   headers: Record<string, string>;
+  holding: boolean;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -28,17 +30,24 @@ function flat(headers: IncomingHttpHeaders): Record<string, string> {
 export async function startReceiver(): Promise<Receiver> {
   let server: Server | undefined;
   let port = 0;
+  const held = new Set<ServerResponse>();
   const receiver: Receiver = {
     url: '',
     received: [],
     status: 200,
     headers: {},
+    holding: false,
     async start() {
       const s = createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           receiver.received.push({ headers: flat(req.headers), body: Buffer.concat(chunks).toString('utf8') });
+          if (receiver.holding) {
+            held.add(res);
+            res.once('close', () => held.delete(res));
+            return;
+          }
           res.writeHead(receiver.status, { 'content-type': 'text/plain', connection: 'close', ...receiver.headers }).end(receiver.status < 300 ? 'ok' : `no thanks (${receiver.status})`);
         });
       });
@@ -50,6 +59,7 @@ export async function startReceiver(): Promise<Receiver> {
     async stop() {
       const s = server;
       server = undefined;
+      for (const res of held) res.destroy();
       if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
     },
   };

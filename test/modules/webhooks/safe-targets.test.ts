@@ -47,7 +47,8 @@ describe.each(dialects)('webhook targets without the allow list (%s)', (dialect)
 
   it('refuses at delivery a target that became unsafe since it was created (checked at each attempt, never sent)', async () => {
     // Another process on the same database, whose operator allows loopback, subscribes the receiver...
-    const config = { ...h.config, environment: { ...h.config.environment, WEBHOOK_ALLOWED_HOSTS: 'localhost' } };
+    const literal = ['127.0.0.1', '10.0.0.8', '169.254.169.254', '::1'];
+    const config = { ...h.config, environment: { ...h.config.environment, WEBHOOK_ALLOWED_HOSTS: ['localhost', ...literal].join(',') } };
     const allowing: Gateway = await createGateway(config, { clock: h.clock, migrate: false, ...(h.databaseSchema ? { databaseSchema: h.databaseSchema } : {}) });
     try {
       const orgId = (await h.org('acme')).id;
@@ -61,6 +62,16 @@ describe.each(dialects)('webhook targets without the allow list (%s)', (dialect)
       expect(delivery?.status).toBe('failed');
       expect(delivery?.attempts[0]?.status_code).toBeNull();
       expect(delivery?.attempts[0]?.error).toMatch(/^unsafe target: host localhost resolves to (127\.0\.0\.1|::1), a private, loopback/);
+      // Addresses written as such, allowed where they were created: refused here before any connection is tried.
+      for (const host of literal) {
+        const url = `https://${host.includes(':') ? `[${host}]` : host}/hooks`;
+        const endpoint = await allowing.database.db.transaction().execute((tx) => allowing.services.webhooks.create(tx, orgId, { url, event_types: ['*'] }));
+        expect((await h.request({ method: 'POST', url: `/v1/webhook-endpoints/${endpoint.endpoint.id}/test`, key })).statusCode).toBe(202);
+        for (let i = 0; i < 10 && (await h.gateway.delivery.drainOnce()) > 0; i++);
+        const seen = (await h.request({ method: 'GET', url: `/v1/webhook-endpoints/${endpoint.endpoint.id}/deliveries`, key })).json<{ deliveries: { status: string; attempts: { status_code: number | null; error: string }[] }[] }>().deliveries;
+        expect(seen[0]?.status, url).toBe('failed');
+        expect(seen[0]?.attempts[0]?.error, url).toMatch(/^unsafe target: /);
+      }
       expect(receiver.received).toEqual([]);
     } finally {
       await allowing.close();

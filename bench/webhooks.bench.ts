@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { createGateway } from '../src/gateway.js';
+import { enqueueHubEvent } from '../src/platform/outbox/outbox.js';
+import { ORDER_SKUS, orderLoad } from './orders.bench.js';
+import { benchKey, type LoadResult, load, root, seedProducts, startGateway, startHubSimProcess, stopChild } from './support.js';
+
+const ENDPOINTS = 3;
+
+export interface WebhooksBench {
+  fanOut: { events: number; deliveries: number; seconds: number; deliveriesPerSec: number };
+  /** POST /v1/orders on one gateway without endpoints and one with three, measured in turn (none, three, none, three). */
+  orders: { none: LoadResult[]; three: LoadResult[]; ratio: number };
+}
+
+/** The receiver child (bench/webhook-receiver.child.ts): its URL, the POSTs it has answered, and stop. */
+async function startReceiverProcess(): Promise<{ url: string; received(): Promise<number>; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(process.execPath, [join(root, 'dist/bench/webhook-receiver.child.js')], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    child.once('exit', () => reject(new Error('webhook receiver exited')));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const received = async () => ((await (await fetch(url)).json()) as { received: number }).received;
+  return { url, received, stop: () => stopChild(child) };
+}
+
+/** Subscribes `ENDPOINTS` endpoints (every type) on the receiver through the API. */
+async function subscribe(gatewayUrl: string, headers: Record<string, string>, receiverUrl: string): Promise<void> {
+  for (let i = 0; i < ENDPOINTS; i++) {
+    const res = await fetch(`${gatewayUrl}/v1/webhook-endpoints`, { method: 'POST', headers, body: JSON.stringify({ url: `${receiverUrl}/hooks/${i}`, event_types: ['*'] }) });
+    if (res.status !== 201) throw new Error(`subscribing failed: ${res.status} ${await res.text()}`);
+  }
+}
+
+/**
+ * `events` inventory.updated events queued on SQLite while the worker is stopped, fanned out to 3 endpoints on a local
+ * receiver (its own process); then one process's delivery worker sends them: deliveries/s from start to the last one.
+ */
+async function benchFanOut(events: number, receiverUrl: string): Promise<WebhooksBench['fanOut']> {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-webhooks-'));
+  const gateway = await createGateway(loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'webhooks.sqlite')}`, LOG_LEVEL: 'silent', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' }));
+  try {
+    const org = await gateway.services.orgs.create('bench');
+    const { db } = gateway.database;
+    const { webhooks } = gateway.services;
+    for (let i = 0; i < ENDPOINTS; i++) {
+      const url = `${receiverUrl}/hooks/${i}`;
+      await webhooks.checkUrl(url);
+      await db.transaction().execute((tx) => webhooks.create(tx, org.id, { url, event_types: ['*'] }));
+    }
+    // The hub is not configured: its copies wait in the outbox, and only webhook deliveries are sent.
+    for (let start = 0; start < events; start += 1_000) {
+      await db.transaction().execute(async (tx) => {
+        for (let i = start; i < Math.min(start + 1_000, events); i++) {
+          await enqueueHubEvent(tx, { type: 'inventory.updated', orgId: org.id, at: gateway.clock.now(), id: `evt_bench_${i}`, data: { rows: [{ sku: `TIRE-${i % 50}`, stock_qty: i }], unknown_skus: [] } });
+        }
+      });
+    }
+    const pending = async () =>
+      Number(
+        (await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', 'webhook').where('status', 'in', ['queued', 'delivering']).executeTakeFirstOrThrow()).n,
+      );
+    const deliveries = await pending();
+    if (deliveries !== events * ENDPOINTS) throw new Error(`queued ${deliveries} webhook deliveries, expected ${events * ENDPOINTS}`);
+    const started = performance.now();
+    gateway.delivery.start();
+    while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const seconds = (performance.now() - started) / 1000;
+    const delivered = Number((await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', 'webhook').where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);
+    if (delivered !== deliveries) throw new Error(`${delivered} of ${deliveries} webhook deliveries delivered`);
+    return { events, deliveries, seconds, deliveriesPerSec: deliveries / seconds };
+  } finally {
+    await gateway.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The orders path with 3 subscribed endpoints against none: two `serve` processes on fresh SQLite files, the hub
+ * simulator up, driven in turn twice each (so neither is always measured on the older database); ratio of the means.
+ */
+async function benchOrdersWithEndpoints(durationSec: number, receiverUrl: string): Promise<WebhooksBench['orders']> {
+  const hub = await startHubSimProcess();
+  const env = { HUB_URL: hub.url, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
+  const [plain, subscribed] = [await startGateway(env), await startGateway(env)];
+  try {
+    const runs = [plain, subscribed].map((gw, i) => ({ gw, headers: benchKey(gw), orders: orderLoad(`PO-${i}-`) }));
+    for (const { gw, headers } of runs) await seedProducts(gw.url, headers, ORDER_SKUS);
+    const [none, three] = runs as [(typeof runs)[number], (typeof runs)[number]];
+    await subscribe(three.gw.url, three.headers, receiverUrl);
+    for (const r of runs) await load({ ...r.orders.target(r.gw.url, r.headers), duration: 2 });
+    const measured: { none: LoadResult[]; three: LoadResult[] } = { none: [], three: [] };
+    for (let round = 0; round < 2; round++) {
+      measured.none.push(await load({ ...none.orders.target(none.gw.url, none.headers), duration: durationSec }, { pids: [none.gw.pid] }));
+      measured.three.push(await load({ ...three.orders.target(three.gw.url, three.headers), duration: durationSec }, { pids: [three.gw.pid] }));
+    }
+    for (const r of [...measured.none, ...measured.three]) if (r.non2xx > 0 || r.errors > 0) throw new Error(`orders answered ${r.non2xx} non-2xx and ${r.errors} errors`);
+    const mean = (rs: LoadResult[]) => rs.reduce((s, r) => s + r.requestsPerSec, 0) / rs.length;
+    return { ...measured, ratio: mean(measured.three) / mean(measured.none) };
+  } finally {
+    await Promise.all([plain.stop(), subscribed.stop()]);
+    await hub.stop();
+  }
+}
+
+export async function benchWebhooks(durationSec: number, events = 10_000): Promise<WebhooksBench> {
+  const receiver = await startReceiverProcess();
+  try {
+    const fanOut = await benchFanOut(events, receiver.url);
+    const orders = await benchOrdersWithEndpoints(durationSec, receiver.url);
+    return { fanOut, orders };
+  } finally {
+    await receiver.stop();
+  }
+}
