@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
 import { withGateway, type WithGateway } from './with-gateway.js';
 
 type Register = (program: Command, withGateway: WithGateway) => void;
@@ -65,8 +65,17 @@ function packageVersion(): string {
   return 'unknown';
 }
 
+/** Commander marks nothing in help for a `requiredOption`; every command inherits this, so each says it. */
+const helpMarkingRequired = {
+  optionDescription(this: Help, option: Option): string {
+    const text = Help.prototype.optionDescription.call(this, option);
+    return option.mandatory ? `${text} (required)` : text;
+  },
+};
+
 function newProgram(): Command {
   return new Command()
+    .configureHelp(helpMarkingRequired)
     .name('gateway')
     .description('Integration gateway of the tire and equipment platform')
     .version(packageVersion(), '-V, --version', 'print the version')

@@ -26,6 +26,13 @@ describe('the command tree', () => {
     }
   });
 
+  it("says (required) in each command's help beside every required option, and beside no other", async () => {
+    for (const { path, command } of walk(await registerAllCommands())) {
+      const help = command.createHelp();
+      for (const option of command.options) expect(help.optionDescription(option).endsWith('(required)'), `${path} ${option.flags}`).toBe(option.mandatory);
+    }
+  });
+
   it('declares the same top-level commands whichever one is run', async () => {
     const names = (program: Command) => program.commands.map((c) => `${c.name()}: ${c.description()}`);
     const full = names(await registerAllCommands());
