@@ -101,6 +101,10 @@ describe.each(dialects)('serve on SIGTERM (%s)', (dialect) => {
     const exited = exitOf(serve);
     const received = hub.stats().received;
     const stuck = postJson(serve.url, '/v1/orders', orderPayload('PO-STUCK'), { authorization: `Bearer ${key}` }).catch((err: unknown) => err);
+    // The order committed (so its request is in its handler, not still queued: SIGTERM would answer that one 503) ...
+    const db = h.gateway.database.db;
+    await waitFor(async () => (await db.selectFrom('orders').select('id').where('po_number', '=', 'PO-STUCK').executeTakeFirst()) !== undefined, { what: 'the order committed', timeoutMs: 30_000 });
+    // ... and its delivery reached the hub, which holds it.
     await waitFor(() => hub.stats().received > received, { what: "the order's delivery at the hub", timeoutMs: 30_000 });
     serve.child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 1, signal: null });
