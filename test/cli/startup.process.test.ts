@@ -135,7 +135,7 @@ describe.skipIf(otherPass)('demo --json', { timeout: 120_000 }, () => {
         }
       }, { what: 'the demo JSON', timeoutMs: 60_000 });
       expect(Object.keys(ready).sort()).toEqual(
-        ['admin_token', 'api_key', 'connection_id', 'data_dir', 'gateway_url', 'hub_url', 'mcp_url', 'org', 'po_850_file', 'portal_demo_url', 'portal_key', 'vendor_url'],
+        ['admin_token', 'api_key', 'connection_id', 'data_dir', 'gateway_url', 'hub_url', 'mcp_url', 'org', 'po_850_file', 'portal_demo_url', 'portal_key', 'vendor_url', 'webhook_receiver'],
       );
       const products = await fetch(`${ready.gateway_url}/v1/products`, { headers: { authorization: `Bearer ${ready.api_key}` } });
       expect(products.status).toBe(200);
