@@ -2,6 +2,7 @@ import type { InjectOptions } from 'fastify';
 import { audienceOf, type Operation } from '../../src/platform/operations/operation.js';
 import { PORTAL_ORIGIN } from '../operations/fixtures.js';
 import { HARNESS_ADMIN_TOKEN, type Harness } from '../support/harness.js';
+import { harnessTables } from '../support/row-counts.js';
 
 /** One answer, or a rejection naming the request when the gateway does not answer in time (a hang, not a slow reply). */
 export async function injectOrHang(h: Harness, opts: InjectOptions, label: string, ms = 15_000): Promise<Awaited<ReturnType<Harness['request']>>> {
@@ -22,14 +23,13 @@ export async function injectOrHang(h: Harness, opts: InjectOptions, label: strin
  */
 export async function dumpDatabase(h: Harness, ignore: readonly string[] = []): Promise<Record<string, string[]>> {
   const { db } = h.gateway.database;
-  const tables = (await db.introspection.getTables()).filter((t) => (h.databaseSchema ? t.schema === h.databaseSchema : true));
   const dump: Record<string, string[]> = {};
-  for (const table of tables) {
+  for (const table of await harnessTables(h)) {
     const from = h.databaseSchema ? db.withSchema(h.databaseSchema) : db;
-    const rows = (await from.selectFrom(table.name as never).selectAll().execute()) as Record<string, unknown>[];
-    dump[table.name] = rows
+    const rows = (await from.selectFrom(table as never).selectAll().execute()) as Record<string, unknown>[];
+    dump[table] = rows
       .map((row) => {
-        const kept = Object.fromEntries(Object.entries(row).filter(([column]) => !ignore.includes(`${table.name}.${column}`)));
+        const kept = Object.fromEntries(Object.entries(row).filter(([column]) => !ignore.includes(`${table}.${column}`)));
         return JSON.stringify(kept, (_k, v: unknown) => (Buffer.isBuffer(v) ? v.toString('hex') : typeof v === 'bigint' ? v.toString() : v));
       })
       .sort();
