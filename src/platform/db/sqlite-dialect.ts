@@ -95,13 +95,22 @@ class SqliteHandle implements DatabaseConnection {
   }
 }
 
+/** Free handles kept for reuse at most: more than this many queries and transactions at once is rare. */
+const MAX_FREE_HANDLES = 64;
+
 class GatewaySqliteDriver implements Driver {
+  /**
+   * Handles given back, handed out again: Kysely remembers every connection it has seen in a WeakSet, and a new handle
+   * per query cost an insertion there (and its garbage) on every read.
+   */
+  private readonly free: SqliteHandle[] = [];
+
   constructor(private readonly store: SqliteStore) {}
 
   async init(): Promise<void> {}
 
   acquireConnection(): Promise<DatabaseConnection> {
-    return Promise.resolve(new SqliteHandle(this.store));
+    return Promise.resolve(this.free.pop() ?? new SqliteHandle(this.store));
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -116,7 +125,12 @@ class GatewaySqliteDriver implements Driver {
     await this.end(connection as SqliteHandle, false);
   }
 
-  async releaseConnection(): Promise<void> {}
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const handle = connection as SqliteHandle;
+    // A handle still in a transaction's batch (never, once Kysely has committed or rolled back) is not shared.
+    if (handle.member === undefined && this.free.length < MAX_FREE_HANDLES) this.free.push(handle);
+    return Promise.resolve();
+  }
 
   destroy(): Promise<void> {
     this.store.close();
