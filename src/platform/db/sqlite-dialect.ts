@@ -49,9 +49,20 @@ class SqliteStore {
    * A statement outside a transaction: a read on the read snapshot, a write as a one-statement member of the batch.
    * With one connection (`:memory:`) a read takes its turn on it too, and does not wait for the batch to commit.
    */
-  async execute(query: CompiledQuery): Promise<QueryResult<unknown>> {
-    const readonly = this.classifier.get(query.sql).readonly;
-    if (readonly && this.snapshot) return this.snapshot.run(query.sql, query.parameters);
+  execute(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    let readonly: boolean;
+    try {
+      readonly = this.classifier.get(query.sql).readonly;
+      // A read answers at once: no async frame of its own on the hottest path.
+      if (readonly && this.snapshot) return Promise.resolve(this.snapshot.run(query.sql, query.parameters));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return this.write(query, readonly);
+  }
+
+  /** A statement outside a transaction that writes (or any, on one connection): a one-statement member of the batch. */
+  private async write(query: CompiledQuery, readonly: boolean): Promise<QueryResult<unknown>> {
     const batch = await this.writer.enter();
     let result: QueryResult<unknown>;
     try {
