@@ -39,6 +39,9 @@ function publishedSections(): Map<string, string> {
 const publish = (name: string, lines: string[]) =>
   sections.set(name, [`<!-- bench:${name} -->`, ...lines, '', `_Measured ${new Date().toISOString()}._`].join('\n'));
 
+/** The machine's load when a section was measured: these cores are shared, and the figures move with it. */
+const loadAverageLine = () => `Load average at the end of the run (1 / 5 / 15 min, ${cpus().length} cores): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`;
+
 /** µs per request of a load run's CPU reading, or a dash when it was not taken. */
 const us = (v: number | undefined) => (v === undefined ? '–' : fmt(v));
 const cpuNote = [
@@ -183,6 +186,8 @@ if (wanted('products')) {
       '',
       ...cpuNote,
       'Where the rest goes is in docs/decisions.md ("Performance"); flame graphs by `npm run profile -- healthz|product|order` (docs/flamegraph-*.png).',
+      '',
+      loadAverageLine(),
   ]);
 }
 
@@ -259,6 +264,8 @@ if (wanted('orders')) {
       '',
       `Drain: ${fmt(d.events)} events queued while the hub was away, delivered in ${fmt(d.seconds, 2)} s once it came back:`,
       `**${fmt(d.eventsPerSec)} events/s** (goal >= 5,000/s on SQLite: ${verdict(d.eventsPerSec >= 5000)}).`,
+      '',
+      loadAverageLine(),
   ]);
 }
 
@@ -557,7 +564,7 @@ if (only?.includes('growth')) {
     ]),
     ...(postgres ? [] : ['', `PostgreSQL ${pgSkipped}.`]),
     '',
-    `Load average at the end of the run (1 / 5 / 15 min, ${cpus().length} cores): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`,
+    loadAverageLine(),
   ]);
 }
 
@@ -607,7 +614,7 @@ if (wanted('cli')) {
     `| node -e 0 | ${fmt(cli.baselineMs)} | – | – |`,
     ...cli.rows.map((r) => `| \`${r.command}\` | ${fmt(r.medianMs)} | +${fmt(r.medianMs - cli.baselineMs)} ms | ${verdict(r.medianMs < GOAL_MS)} |`),
     '',
-    `Load average at the end of the run (1 / 5 / 15 min, ${cpus().length} cores): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`,
+    loadAverageLine(),
   ]);
 }
 

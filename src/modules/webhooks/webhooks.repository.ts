@@ -1,4 +1,5 @@
 import type { Dialect } from '../../platform/db/database.js';
+import { PreparedList, PreparedQuery } from '../../platform/db/prepared-query.js';
 import type { Db, Executor } from '../../platform/db/schema.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './webhooks.tables.js';
 
@@ -22,8 +23,13 @@ export async function listEndpoints(db: Executor, orgId: string, opts: { afterId
   return query.orderBy('id').limit(opts.limit).execute();
 }
 
+// Read and written by every change that queues a hub event (an order): compiled once (per row count for the insert).
+const enabledOfOrg = new PreparedQuery((db, v: { orgId: string }) =>
+  db.selectFrom('webhook_endpoints').select(['id', 'event_types']).where('org_id', '=', v.orgId).where('enabled', '=', 1),
+);
+
 export async function enabledEndpoints(db: Executor, orgId: string): Promise<Pick<EndpointRow, 'id' | 'event_types'>[]> {
-  return db.selectFrom('webhook_endpoints').select(['id', 'event_types']).where('org_id', '=', orgId).where('enabled', '=', 1).execute();
+  return enabledOfOrg.execute(db, { orgId });
 }
 
 export async function updateEndpoint(db: Executor, orgId: string, id: string, patch: Partial<Omit<EndpointRow, 'id' | 'org_id' | 'created_at'>>): Promise<EndpointRow | undefined> {
@@ -41,9 +47,16 @@ export async function endpointsByIds(db: Executor, ids: readonly string[]): Prom
   return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', [...ids]).execute();
 }
 
+const insertEventRows = new PreparedList((db, _v: object, rows: EventRow[]) =>
+  db
+    .insertInto('webhook_events')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doNothing()),
+);
+
 export async function insertEvents(db: Executor, rows: readonly EventRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto('webhook_events').values([...rows]).onConflict((oc) => oc.column('id').doNothing()).execute();
+  await insertEventRows.result(db, {}, [...rows]);
 }
 
 /** Newest first; `before` is the cursor (created_at, id) of the last row seen. */

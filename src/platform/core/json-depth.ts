@@ -6,13 +6,35 @@ import { invalidInput, paramOf } from './errors.js';
  */
 export const MAX_INPUT_DEPTH = 64;
 
+/** An object or array still to look into, with how it was reached: the path is built only for the one reported. */
+interface Frame {
+  value: object;
+  depth: number;
+  key: string | number;
+  parent: Frame | undefined;
+}
+
+const isNested = (value: unknown): value is object => value !== null && typeof value === 'object' && !Buffer.isBuffer(value);
+
+function pathOf(frame: Frame): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at: Frame = frame; at.parent !== undefined; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
 /** The path of the first value nested deeper than `max`, found without recursion; undefined when there is none. */
 export function findTooDeep(value: unknown, max = MAX_INPUT_DEPTH): (string | number)[] | undefined {
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  if (!isNested(value)) return undefined;
+  // Runs on every request's input: leaves are never stacked and no path is copied per value.
+  const stack: Frame[] = [{ value, depth: 0, key: '', parent: undefined }];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (next.value === null || typeof next.value !== 'object' || Buffer.isBuffer(next.value)) continue;
-    if (next.path.length >= max) return next.path;
-    for (const [key, item] of Object.entries(next.value)) stack.push({ value: item, path: [...next.path, Array.isArray(next.value) ? Number(key) : key] });
+    if (next.depth >= max) return pathOf(next);
+    const container = next.value as Record<string, unknown>;
+    const array = Array.isArray(container);
+    for (const key of Object.keys(container)) {
+      const item = container[key];
+      if (isNested(item)) stack.push({ value: item, depth: next.depth + 1, key: array ? Number(key) : key, parent: next });
+    }
   }
   return undefined;
 }

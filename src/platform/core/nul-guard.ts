@@ -19,16 +19,30 @@ function problemOf(s: string): string | undefined {
   return `lone UTF-16 surrogate (\\u${lone.charCodeAt(0).toString(16)}) is not allowed`;
 }
 
-function walk(value: unknown, path: string, depth: number): UnsafeText | undefined {
+/** The dotted path of `keys` under `label`, as the walk names a place; built only for a problem found. */
+function dotted(label: string, keys: readonly string[]): string {
+  let path = label;
+  for (const key of keys) path = path ? `${path}.${key}` : key;
+  return path;
+}
+
+/** `keys` is the path so far, pushed and popped as the walk goes: no path string is made per value visited. */
+function walk(value: unknown, label: string, keys: string[]): UnsafeText | undefined {
   if (typeof value === 'string') {
     const problem = problemOf(value);
-    return problem ? { path: path || '(value)', problem } : undefined;
+    return problem ? { path: dotted(label, keys) || '(value)', problem } : undefined;
   }
-  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH || Buffer.isBuffer(value)) return undefined;
-  for (const [key, item] of Object.entries(value)) {
+  if (value === null || typeof value !== 'object' || keys.length > MAX_DEPTH || Buffer.isBuffer(value)) return undefined;
+  const container = value as Record<string, unknown>;
+  for (const key of Object.keys(container)) {
     const keyProblem = problemOf(key);
-    if (keyProblem) return { path: `${path}${path ? '.' : ''}(key)`, problem: keyProblem };
-    const found = walk(item, path ? `${path}.${key}` : key, depth + 1);
+    if (keyProblem) {
+      const path = dotted(label, keys);
+      return { path: `${path}${path ? '.' : ''}(key)`, problem: keyProblem };
+    }
+    keys.push(key);
+    const found = walk(container[key], label, keys);
+    keys.pop();
     if (found) return found;
   }
   return undefined;
@@ -40,12 +54,12 @@ function walk(value: unknown, path: string, depth: number): UnsafeText | undefin
  * refuses NUL; a lone surrogate becomes U+FFFD when encoded as UTF-8), so both are refused at the door.
  */
 export function findUnsafeText(value: unknown, label = ''): UnsafeText | undefined {
-  return walk(value, label, 0);
+  return walk(value, label, []);
 }
 
 /** The same rule as a 400 naming where: the invoker checks every operation's input with it, on both doors. */
 export function assertNoNul(value: unknown, label: string): void {
-  const found = walk(value, label, 0);
+  const found = walk(value, label, []);
   if (found) throw unsafeTextError(found);
 }
 

@@ -49,9 +49,20 @@ class SqliteStore {
    * A statement outside a transaction: a read on the read snapshot, a write as a one-statement member of the batch.
    * With one connection (`:memory:`) a read takes its turn on it too, and does not wait for the batch to commit.
    */
-  async execute(query: CompiledQuery): Promise<QueryResult<unknown>> {
-    const readonly = this.classifier.get(query.sql).readonly;
-    if (readonly && this.snapshot) return this.snapshot.run(query.sql, query.parameters);
+  execute(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    let readonly: boolean;
+    try {
+      readonly = this.classifier.get(query.sql).readonly;
+      // A read answers at once: no async frame of its own on the hottest path.
+      if (readonly && this.snapshot) return Promise.resolve(this.snapshot.run(query.sql, query.parameters));
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    return this.write(query, readonly);
+  }
+
+  /** A statement outside a transaction that writes (or any, on one connection): a one-statement member of the batch. */
+  private async write(query: CompiledQuery, readonly: boolean): Promise<QueryResult<unknown>> {
     const batch = await this.writer.enter();
     let result: QueryResult<unknown>;
     try {
@@ -95,13 +106,22 @@ class SqliteHandle implements DatabaseConnection {
   }
 }
 
+/** Free handles kept for reuse at most: more than this many queries and transactions at once is rare. */
+const MAX_FREE_HANDLES = 64;
+
 class GatewaySqliteDriver implements Driver {
+  /**
+   * Handles given back, handed out again: Kysely remembers every connection it has seen in a WeakSet, and a new handle
+   * per query cost an insertion there (and its garbage) on every read.
+   */
+  private readonly free: SqliteHandle[] = [];
+
   constructor(private readonly store: SqliteStore) {}
 
   async init(): Promise<void> {}
 
   acquireConnection(): Promise<DatabaseConnection> {
-    return Promise.resolve(new SqliteHandle(this.store));
+    return Promise.resolve(this.free.pop() ?? new SqliteHandle(this.store));
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -116,7 +136,12 @@ class GatewaySqliteDriver implements Driver {
     await this.end(connection as SqliteHandle, false);
   }
 
-  async releaseConnection(): Promise<void> {}
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const handle = connection as SqliteHandle;
+    // A handle still in a transaction's batch (never, once Kysely has committed or rolled back) is not shared.
+    if (handle.member === undefined && this.free.length < MAX_FREE_HANDLES) this.free.push(handle);
+    return Promise.resolve();
+  }
 
   destroy(): Promise<void> {
     this.store.close();

@@ -1,5 +1,6 @@
 import type { Executor, OrgsTable } from '../db/schema.js';
 import { notFound } from '../core/errors.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 
 type OrgRow = OrgsTable;
 
@@ -30,8 +31,11 @@ export async function listOrgs(db: Executor, opts: { afterSlug?: string; limit?:
   return (opts.limit === undefined ? query : query.limit(opts.limit)).execute();
 }
 
+// Read by every order (its pricing settings): compiled once.
+const settingsOfOrg = new PreparedQuery((db, v: { orgId: string }) => db.selectFrom('org_settings').select(['key', 'value']).where('org_id', '=', v.orgId));
+
 export async function readSettings(db: Executor, orgId: string): Promise<Record<string, string>> {
-  const rows = await db.selectFrom('org_settings').select(['key', 'value']).where('org_id', '=', orgId).execute();
+  const rows = await settingsOfOrg.execute(db, { orgId });
   return Object.fromEntries(rows.map((r) => [r.key, r.value]));
 }
 

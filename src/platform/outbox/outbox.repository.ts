@@ -1,4 +1,4 @@
-import { PreparedList } from '../db/prepared-query.js';
+import { PreparedList, PreparedQuery } from '../db/prepared-query.js';
 import { sql } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { Db, Executor } from '../db/schema.js';
@@ -40,31 +40,38 @@ interface ClaimOptions {
  * rows whose previous lease ran out (its worker died). On PostgreSQL concurrent workers skip each other's
  * rows; SQLite runs one writer at a time, so the single UPDATE is the claim.
  */
+/** The claim, built once per dialect (PostgreSQL's skips rows other workers hold); every idle worker polls it. */
+function claimQuery(dialect: Dialect) {
+  return new PreparedQuery((db, o: ClaimOptions) =>
+    db
+      .updateTable('outbox')
+      .set({
+        status: 'delivering',
+        lease_owner: o.owner,
+        lease_until: o.leaseUntil,
+        // An expired lease makes the row due again without a second index.
+        next_attempt_at: o.leaseUntil,
+        attempts: sql<number>`attempts + 1`,
+      })
+      .where('id', 'in', () => {
+        const due = db
+          .selectFrom('outbox')
+          .select('id')
+          .where('destination', '=', o.destination)
+          .where(PENDING)
+          .where('next_attempt_at', '<=', o.now)
+          .orderBy('next_attempt_at')
+          .orderBy('created_at')
+          .limit(o.limit);
+        return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
+      })
+      .returning([...CLAIMED_COLUMNS, 'created_at']),
+  );
+}
+const claims = { sqlite: claimQuery('sqlite'), postgres: claimQuery('postgres') } satisfies Record<Dialect, unknown>;
+
 export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promise<ClaimedDelivery[]> {
-  const claimed = await db
-    .updateTable('outbox')
-    .set({
-      status: 'delivering',
-      lease_owner: o.owner,
-      lease_until: o.leaseUntil,
-      // An expired lease makes the row due again without a second index.
-      next_attempt_at: o.leaseUntil,
-      attempts: sql<number>`attempts + 1`,
-    })
-    .where('id', 'in', () => {
-      const due = db
-        .selectFrom('outbox')
-        .select('id')
-        .where('destination', '=', o.destination)
-        .where(PENDING)
-        .where('next_attempt_at', '<=', o.now)
-        .orderBy('next_attempt_at')
-        .orderBy('created_at')
-        .limit(o.limit);
-      return dialect === 'postgres' ? due.forUpdate().skipLocked() : due;
-    })
-    .returning([...CLAIMED_COLUMNS, 'created_at'])
-    .execute();
+  const claimed = await claims[dialect].execute(db, o);
   // RETURNING keeps no order (PostgreSQL's follows the heap): the batch goes out in the order the events happened.
   return claimed.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1)).map(({ created_at: _at, ...delivery }) => delivery);
 }

@@ -26,6 +26,8 @@ export interface DeliveryInput {
   payload: string;
   id: string;
   createdAt: string;
+  /** A hub event's `data` as the JSON text in its payload (hubDelivery's): listeners reuse it instead of parsing the payload. */
+  dataJson?: string;
 }
 
 /**
@@ -155,8 +157,11 @@ export interface HubEvent {
 export function hubDelivery(event: HubEvent): DeliveryInput {
   const createdAt = event.at.toISOString();
   const id = event.id ?? newId('evt', event.at);
-  const payload = JSON.stringify({ id, type: event.type, org_id: event.orgId, occurred_at: createdAt, data: event.data });
-  return { orgId: event.orgId, destination: HUB_DESTINATION, target: null, type: event.type, contentType: 'application/json', payload, id, createdAt };
+  // Undefined for data JSON leaves out (undefined itself, a function): the payload then has no `data`, as JSON.stringify of the whole writes it.
+  const dataJson = JSON.stringify(event.data) as string | undefined;
+  const head = JSON.stringify({ id, type: event.type, org_id: event.orgId, occurred_at: createdAt });
+  const payload = dataJson === undefined ? head : `${head.slice(0, -1)},"data":${dataJson}}`;
+  return { orgId: event.orgId, destination: HUB_DESTINATION, target: null, type: event.type, contentType: 'application/json', payload, id, createdAt, ...(dataJson === undefined ? {} : { dataJson }) };
 }
 
 /** What retention removes of the outbox: delivered rows `keepMs` after delivery (RETENTION_OUTBOX_DELIVERED_MS). */
