@@ -9,18 +9,22 @@ export function newSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }
 
-/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the secret's base64 part decoded. */
-export function sign(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+/** The HMAC key of a secret: its base64 part decoded (once per endpoint per batch, not per delivery). */
+export function signingKey(secret: string): Buffer {
+  return Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
+}
+
+/** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with a secret's signing key. */
+export function sign(key: Buffer, id: string, timestampSeconds: number, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
 }
 
-/** The three headers of one attempt; every secret given signs (during a rotation's grace period, the new and the old). */
-export function signedHeaders(secrets: readonly string[], id: string, at: Date, body: string): Record<string, string> {
+/** The three headers of one attempt; every key given signs (during a rotation's grace period, the new and the old). */
+export function signedHeaders(keys: readonly Buffer[], id: string, at: Date, body: string): Record<string, string> {
   const timestamp = Math.floor(at.getTime() / 1000);
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': secrets.map((secret) => sign(secret, id, timestamp, body)).join(' '),
+    'webhook-signature': keys.map((key) => sign(key, id, timestamp, body)).join(' '),
   };
 }

@@ -2,11 +2,11 @@ import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import type { Clock } from '../../platform/core/clock.js';
 import { newId } from '../../platform/core/ids.js';
-import type { Db } from '../../platform/db/schema.js';
+import type { Db, Tx } from '../../platform/db/schema.js';
 import type { ClaimedDelivery, DeliverySender, SendOutcome } from '../../platform/outbox/delivery-sender.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
 import { type TargetPolicy, UnsafeTarget } from './safe-target.js';
-import { signedHeaders } from './signature.js';
+import { signedHeaders, signingKey } from './signature.js';
 import * as repo from './webhooks.repository.js';
 import { parseRetryAfterMs } from '../../platform/outbox/hub-client.js';
 import { type WebhooksSettings, webhookRetryDelayMs } from './webhooks.settings.js';
@@ -62,6 +62,13 @@ export class WebhookSender implements DeliverySender {
     const refs = new Map((await repo.deliveriesByIds(this.db, batch.map((row) => row.id))).map((ref) => [ref.id, ref]));
     const endpoints = new Map((await repo.endpointsByIds(this.db, [...new Set([...refs.values()].map((ref) => ref.endpoint_id))])).map((e) => [e.id, e]));
     const now = this.clock.now();
+    // Each endpoint's secrets are decrypted and decoded once per batch, not once per delivery.
+    const keys = new Map<string, Promise<Buffer[]>>();
+    const keysOf = (endpoint: repo.EndpointRow) => {
+      let found = keys.get(endpoint.id);
+      if (found === undefined) keys.set(endpoint.id, (found = this.signingKeysOf(endpoint, now)));
+      return found;
+    };
     const results = await Promise.all(
       batch.map(async (row) => {
         const ref = refs.get(row.id);
@@ -72,29 +79,30 @@ export class WebhookSender implements DeliverySender {
             ? { kind: 'skipped', reason: 'the endpoint was deleted' }
             : endpoint.enabled !== 1
               ? { kind: 'skipped', reason: 'the endpoint is disabled' }
-              : await this.post(row, ref.event_id, endpoint, now);
+              : await this.post(row, ref.event_id, endpoint, keysOf, now);
         return { row, endpoint, attempt, durationMs: Math.round(performance.now() - started) };
       }),
     );
-    await repo.insertAttempts(
-      this.db,
-      results.flatMap(({ row, attempt, durationMs }) =>
-        attempt.kind === 'skipped'
-          ? []
-          : [{
-              id: newId('wha', now),
-              org_id: row.org_id,
-              delivery_id: row.id,
-              attempted_at: now.toISOString(),
-              status_code: attempt.statusCode,
-              duration_ms: durationMs,
-              error: attempt.kind === 'delivered' ? null : attempt.reason,
-              response_snippet: attempt.snippet,
-            }],
-      ),
+    const attempts: repo.AttemptRow[] = results.flatMap(({ row, attempt, durationMs }) =>
+      attempt.kind === 'skipped'
+        ? []
+        : [{
+            id: newId('wha', now),
+            org_id: row.org_id,
+            delivery_id: row.id,
+            attempted_at: now.toISOString(),
+            status_code: attempt.statusCode,
+            duration_ms: durationMs,
+            error: attempt.kind === 'delivered' ? null : attempt.reason,
+            response_snippet: attempt.snippet,
+          }],
     );
-    await this.recordHealth(results, now);
-    const outcome: SendOutcome = { delivered: [], duplicates: 0, rejected: [], retry: null };
+    // The attempts and the endpoints' health are written in the transaction that records the outcome: one commit a batch.
+    const record = async (tx: Tx) => {
+      await repo.insertAttempts(tx, attempts);
+      await this.recordHealth(tx, results, now);
+    };
+    const outcome: SendOutcome = { delivered: [], duplicates: 0, rejected: [], retry: null, record };
     const retryIds: string[] = [];
     let retryReason = '';
     const waits = new Map<string, number>();
@@ -123,7 +131,7 @@ export class WebhookSender implements DeliverySender {
   }
 
   /** An endpoint that answered clears its failing mark; one that has failed every attempt since too long ago is disabled. */
-  private async recordHealth(results: readonly { endpoint: repo.EndpointRow | undefined; attempt: Attempt }[], now: Date): Promise<void> {
+  private async recordHealth(tx: Tx, results: readonly { endpoint: repo.EndpointRow | undefined; attempt: Attempt }[], now: Date): Promise<void> {
     const byEndpoint = new Map<string, { endpoint: repo.EndpointRow; ok: boolean; reason: string }>();
     for (const { endpoint, attempt } of results) {
       if (endpoint === undefined || attempt.kind === 'skipped') continue;
@@ -135,23 +143,24 @@ export class WebhookSender implements DeliverySender {
     const at = now.toISOString();
     for (const { endpoint, ok, reason } of byEndpoint.values()) {
       if (ok) {
-        if (endpoint.failing_since !== null) await repo.updateEndpoint(this.db, endpoint.org_id, endpoint.id, { failing_since: null });
+        if (endpoint.failing_since !== null) await repo.updateEndpoint(tx, endpoint.org_id, endpoint.id, { failing_since: null });
       } else if (endpoint.failing_since === null) {
-        await repo.updateEndpoint(this.db, endpoint.org_id, endpoint.id, { failing_since: at });
+        await repo.updateEndpoint(tx, endpoint.org_id, endpoint.id, { failing_since: at });
       } else if (now.getTime() - Date.parse(endpoint.failing_since) >= this.settings.WEBHOOK_DISABLE_AFTER_MS) {
         const why = `disabled by the gateway at ${at}: every attempt has failed since ${endpoint.failing_since} (last: ${reason})`;
-        await repo.updateEndpoint(this.db, endpoint.org_id, endpoint.id, { enabled: 0, disabled_reason: why, updated_at: at });
+        await repo.updateEndpoint(tx, endpoint.org_id, endpoint.id, { enabled: 0, disabled_reason: why, updated_at: at });
       }
     }
   }
 
-  private async secretsOf(endpoint: repo.EndpointRow, now: Date): Promise<string[]> {
+  /** The signing keys of an endpoint's secrets: the current one, and the previous during a rotation's grace period. */
+  private async signingKeysOf(endpoint: repo.EndpointRow, now: Date): Promise<Buffer[]> {
     const current = await this.vault.decrypt(endpoint.secret_ciphertext, endpoint.id);
-    const previousValid = endpoint.previous_secret_ciphertext !== null && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now.toISOString();
-    return previousValid && endpoint.previous_secret_ciphertext !== null ? [current, await this.vault.decrypt(endpoint.previous_secret_ciphertext, endpoint.id)] : [current];
+    const previous = endpoint.previous_secret_ciphertext !== null && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now.toISOString() ? endpoint.previous_secret_ciphertext : null;
+    return previous === null ? [signingKey(current)] : [signingKey(current), signingKey(await this.vault.decrypt(previous, endpoint.id))];
   }
 
-  private async post(row: ClaimedDelivery, eventId: string, endpoint: repo.EndpointRow, now: Date): Promise<Attempt> {
+  private async post(row: ClaimedDelivery, eventId: string, endpoint: repo.EndpointRow, keysOf: (e: repo.EndpointRow) => Promise<Buffer[]>, now: Date): Promise<Attempt> {
     let target: URL;
     try {
       ({ url: target } = await this.policy.resolve(endpoint.url));
@@ -166,7 +175,7 @@ export class WebhookSender implements DeliverySender {
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'tire-gateway-webhooks', ...signedHeaders(await this.secretsOf(endpoint, now), eventId, now, row.payload) },
+        headers: { 'content-type': 'application/json', 'user-agent': 'tire-gateway-webhooks', ...signedHeaders(await keysOf(endpoint), eventId, now, row.payload) },
         body: row.payload,
         signal,
       });

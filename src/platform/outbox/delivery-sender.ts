@@ -1,3 +1,4 @@
+import type { Tx } from '../db/schema.js';
 import type { ClaimedDelivery } from './outbox.repository.js';
 
 export type { ClaimedDelivery };
@@ -14,6 +15,8 @@ export interface SendOutcome {
    * delivery queued to it wait that long, while the destination's other targets go on (one webhook endpoint, not all).
    */
   waits?: { target: string; ms: number }[];
+  /** The sender's own records of the send (a webhook's attempts), written in the transaction that records the outcome. */
+  record?: (tx: Tx) => Promise<void>;
 }
 
 /** One destination kind (the hub; later a partner endpoint). The worker claims rows per destination and hands them here. */

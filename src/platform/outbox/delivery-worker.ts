@@ -259,40 +259,42 @@ export class DeliveryWorker implements DeliverAfterCommit {
       outcome = { delivered: [], duplicates: 0, rejected: [], retry: { ids: batch.map((r) => r.id), reason: `send failed: ${String(err)}` } };
     }
     const now = this.options.clock.now();
-    await repo.markDelivered(this.options.db, outcome.delivered, owner, now.toISOString());
-    for (const place of this.recovery.observe(batch, outcome)) {
-      const released = await repo.releaseBackedOff(this.options.db, place, now.toISOString());
-      if (released > 0) this.options.log.info({ ...place, released }, 'destination answers again: backed-off deliveries released');
-    }
-    for (const rejection of outcome.rejected) await repo.markRejected(this.options.db, rejection.id, owner, rejection.reason);
-    if (outcome.rejected.length > 0) await this.tellRejections(batch, outcome.rejected, now);
     const { destination } = sender;
-    this.options.metrics.count(destination, 'delivered', outcome.delivered.length - outcome.duplicates);
-    this.options.metrics.count(destination, 'duplicate', outcome.duplicates);
-    this.options.metrics.count(destination, 'rejected', outcome.rejected.length);
-    if (outcome.retry === null) return false;
     const retry = outcome.retry;
     const rows = new Map(batch.map((r) => [r.id, r]));
     const waitOf = new Map((outcome.waits ?? []).map((w) => [w.target, w.ms]));
     // Rows of one batch can be on different attempts and targets: one jittered delay per group, one write each.
     const groups = new Map<string, { attempts: number; wait: number; ids: string[] }>();
-    for (const id of retry.ids) {
+    for (const id of retry?.ids ?? []) {
       const row = rows.get(id);
       const attempts = row?.attempts ?? 1;
-      const wait = Math.max(retry.retryAfterMs ?? 0, waitOf.get(row?.target ?? '') ?? 0);
+      const wait = Math.max(retry?.retryAfterMs ?? 0, waitOf.get(row?.target ?? '') ?? 0);
       const key = `${attempts}|${wait}`;
       const group = groups.get(key) ?? { attempts, wait, ids: [] };
       group.ids.push(id);
       groups.set(key, group);
     }
-    for (const { attempts, wait, ids } of groups.values()) {
-      const delay = Math.max(sender.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts), wait);
-      await repo.reschedule(this.options.db, ids, owner, new Date(now.getTime() + delay).toISOString(), retry.reason);
-    }
-    // A target that asked to wait gets nothing before then, from any process: its queued rows move to the end of the wait.
-    for (const [target, ms] of waitOf) {
-      await repo.deferPlace(this.options.db, { destination, target }, new Date(now.getTime() + ms).toISOString());
-    }
+    // The whole outcome (and the sender's own records) in one transaction: one commit a batch, not one per write.
+    const released = await this.options.db.transaction().execute(async (tx) => {
+      await outcome.record?.(tx);
+      await repo.markDelivered(tx, outcome.delivered, owner, now.toISOString());
+      const freed: { place: { destination: string; target: string | null }; released: number }[] = [];
+      for (const place of this.recovery.observe(batch, outcome)) freed.push({ place, released: await repo.releaseBackedOff(tx, place, now.toISOString()) });
+      for (const rejection of outcome.rejected) await repo.markRejected(tx, rejection.id, owner, rejection.reason);
+      for (const { attempts, wait, ids } of groups.values()) {
+        const delay = Math.max(sender.retryDelayMs?.(attempts) ?? backoffDelayMs(attempts), wait);
+        await repo.reschedule(tx, ids, owner, new Date(now.getTime() + delay).toISOString(), retry?.reason ?? '');
+      }
+      // A target that asked to wait gets nothing before then, from any process: its queued rows move to the end of the wait.
+      for (const [target, ms] of waitOf) await repo.deferPlace(tx, { destination, target }, new Date(now.getTime() + ms).toISOString());
+      return freed;
+    });
+    for (const { place, released: n } of released) if (n > 0) this.options.log.info({ ...place, released: n }, 'destination answers again: backed-off deliveries released');
+    if (outcome.rejected.length > 0) await this.tellRejections(batch, outcome.rejected, now);
+    this.options.metrics.count(destination, 'delivered', outcome.delivered.length - outcome.duplicates);
+    this.options.metrics.count(destination, 'duplicate', outcome.duplicates);
+    this.options.metrics.count(destination, 'rejected', outcome.rejected.length);
+    if (retry === null) return false;
     this.options.metrics.count(destination, 'retry', retry.ids.length);
     // The destination asked us to slow down: every lane of this process waits, not just this batch.
     if (retry.retryAfterMs !== undefined) {
