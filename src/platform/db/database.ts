@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { ConfigError } from '../../config-errors.js';
@@ -10,6 +10,7 @@ import type { Database, Db } from './schema.js';
 import { preparedStatementName } from './prepared-query.js';
 import { failoverPoolOptions } from './postgres-failover.js';
 import { parsePostgresTargets, PostgresUrlError, type PostgresTargets } from './postgres-hosts.js';
+import { OwnSchemaPostgresDialect } from './postgres-dialect.js';
 import { GatewaySqliteDialect } from './sqlite-dialect.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 
@@ -113,7 +114,7 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
     // (503, see faults.ts); the pool discards the broken client on release and the next query connects afresh.
     pool.on('error', () => undefined);
     pool.on('connect', (client) => client.on('error', () => undefined));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = url.slice('sqlite:'.length);
