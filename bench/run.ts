@@ -581,7 +581,7 @@ if (wanted('webhooks')) {
     `${fmt(fanOut.events)} \`inventory.updated\` events queued on SQLite while the delivery worker was stopped, each fanned out (in its own`,
     `transaction, as a change does) to 3 endpoints on one local receiver in its own process (answers 204 at once, verifies nothing):`,
     `${fmt(fanOut.deliveries)} signed POSTs, sent by one process's delivery worker (\`OUTBOX_CONCURRENCY\` 2, 20 a batch) in ${fmt(fanOut.seconds, 2)} s:`,
-    `**${fmt(fanOut.deliveriesPerSec)} deliveries/s** (recorded; no goal set).`,
+    `**${fmt(fanOut.deliveriesPerSec)} deliveries/s**, ${us(fanOut.cpuUsPerDelivery)} µs of the sending process's CPU per delivery (recorded; no goal set).`,
     '',
     'The orders path (3 lines, the hub simulator up, autocannon with 50 connections) on two `serve` processes on fresh SQLite files, one',
     'with no endpoint and one with 3 endpoints subscribed to every event (so each order also queues 3 webhook deliveries in its transaction,',
