@@ -1,4 +1,4 @@
-import { setImmediate as yieldToRequests } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../core/clock.js';
 import { type BackgroundWorker, WorkLoop } from '../core/work-loop.js';
@@ -63,9 +63,10 @@ export class RetentionWorker implements BackgroundWorker {
   /**
    * One purge over every target, to the end unless the worker is stopping (a direct run, by tests or a CLI, never is).
    * Each statement is its own transaction: a process killed mid-purge leaves whole batches deleted, and the next run
-   * deletes what is left (it selects by age, so nothing needs remembering).
+   * deletes what is left (it selects by age, so nothing needs remembering). `pauseMs` between statements leaves the
+   * write lock free for another process (see the retention CLI).
    */
-  async runOnce(onBatch?: (batch: PurgeBatch) => void): Promise<RetentionReport> {
+  async runOnce(onBatch?: (batch: PurgeBatch) => void, pauseMs = 0): Promise<RetentionReport> {
     const report: RetentionReport = {};
     const now = this.options.clock.now().getTime();
     for (const target of this.options.targets) {
@@ -79,7 +80,7 @@ export class RetentionWorker implements BackgroundWorker {
         done.deleted += deleted;
         onBatch?.({ target: target.name, deleted, total: done.deleted, writeMs: performance.now() - started });
         if (deleted < this.options.batchSize || this.loop.stopping) break;
-        await yieldToRequests();
+        await (pauseMs > 0 ? sleep(pauseMs) : yieldToRequests());
       }
     }
     return report;
