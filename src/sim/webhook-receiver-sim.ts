@@ -29,7 +29,8 @@ interface WebhookReceiverSimOptions {
 
 const BODY_CAP_BYTES = 1024 * 1024;
 
-function headerRecord(headers: IncomingHttpHeaders): Record<string, string> {
+/** Node's request headers as the reference library takes them: one string each. */
+export function headerRecord(headers: IncomingHttpHeaders): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
 }
 

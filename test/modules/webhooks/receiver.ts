@@ -1,5 +1,6 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { headerRecord } from '../../../src/sim/webhook-receiver-sim.js';
 
 /** One POST a receiver got: its headers and its body exactly as sent. */
 export interface Received {
@@ -23,10 +24,6 @@ export interface Receiver {
   start(): Promise<void>;
 }
 
-function flat(headers: IncomingHttpHeaders): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
-}
-
 export async function startReceiver(): Promise<Receiver> {
   let server: Server | undefined;
   let port = 0;
@@ -42,7 +39,7 @@ export async function startReceiver(): Promise<Receiver> {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
-          receiver.received.push({ headers: flat(req.headers), body: Buffer.concat(chunks).toString('utf8') });
+          receiver.received.push({ headers: headerRecord(req.headers), body: Buffer.concat(chunks).toString('utf8') });
           if (receiver.holding) {
             held.add(res);
             res.once('close', () => held.delete(res));
