@@ -128,7 +128,7 @@ describe.skipIf(chromiumMissing !== undefined).each(dialects)(browserSuiteName('
     for (const spelling of ['225 45 17', 'P225/45ZR17']) {
       await catalog.getByLabel('Search the catalog').fill(spelling);
       await catalog.getByRole('button', { name: 'Search' }).click();
-      await catalog.locator('[role="status"]', { hasText: spelling }).waitFor();
+      await catalog.locator('[role="status"]', { hasText: `matching “${spelling}”` }).waitFor();
       expect(await catalog.locator('[role="status"]').textContent()).toBe(`1 tire matching “${spelling}”.`);
       expect(await catalog.locator('li.item').getAttribute('data-sku')).toBe('MICH-225-45R17-PS4');
     }
