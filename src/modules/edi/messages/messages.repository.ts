@@ -9,6 +9,8 @@ export type MessageRow = EdiMessagesTable;
 export type DocumentRow = EdiDocumentsTable;
 export type InterchangeRow = EdiInterchangesTable;
 export type MessageSummaryRow = Omit<MessageRow, 'raw' | 'result' | 'errors' | 'sets_total' | 'lease_owner'>;
+/** A message's row without its bytes, which only include=raw reads (readRaw). */
+export type StoredMessage = Omit<MessageRow, 'raw'>;
 
 /** Rows per multi-row insert: well under SQLite's 32,766 bound parameters. */
 const DOCUMENT_CHUNK = 1000;
@@ -17,6 +19,8 @@ const SUMMARY_COLUMNS = [
   'id', 'org_id', 'direction', 'partner_id', 'type', 'control_number', 'status', 'size', 'sha256', 'http_status',
   'related_id', 'parent_id', 'order_id', 'created_at', 'updated_at',
 ] as const;
+/** Every column but `raw`: a reply kept on its row can be megabytes (a 997 to 40,000 sets), which a by-id read would fetch for nothing. */
+const MESSAGE_COLUMNS = [...SUMMARY_COLUMNS, 'result', 'errors', 'sets_total', 'lease_owner'] as const;
 
 /** Bytes per chunk row: the database copies a bound value and then its row, so a body is never copied whole. */
 const RAW_CHUNK_BYTES = 64 * 1024;
@@ -33,15 +37,17 @@ export async function insertReceived(db: Db, row: Omit<MessageRow, 'raw'>, raw: 
 }
 
 /** A message's bytes: its chunks when it has any, else the bytes kept on its row. */
-export async function readRaw(db: Executor, orgId: string, message: Pick<MessageRow, 'id' | 'raw'>): Promise<Buffer> {
+export async function readRaw(db: Executor, orgId: string, messageId: string): Promise<Buffer> {
   const chunks = await db
     .selectFrom('edi_message_chunks')
     .select('data')
     .where('org_id', '=', orgId)
-    .where('message_id', '=', message.id)
+    .where('message_id', '=', messageId)
     .orderBy('seq')
     .execute();
-  return chunks.length === 0 ? message.raw : Buffer.concat(chunks.map((c) => c.data));
+  if (chunks.length > 0) return Buffer.concat(chunks.map((c) => c.data));
+  const row = await db.selectFrom('edi_messages').select('raw').where('org_id', '=', orgId).where('id', '=', messageId).executeTakeFirst();
+  return row?.raw ?? Buffer.alloc(0);
 }
 
 /** Rows per multi-row insert of messages: 17 columns each stays well under SQLite's 32,766 bound parameters. */
@@ -111,8 +117,8 @@ export async function countDocuments(db: Executor, orgId: string, messageId: str
   return Number(row.n);
 }
 
-export async function findMessage(db: Executor, orgId: string, id: string): Promise<MessageRow | undefined> {
-  return db.selectFrom('edi_messages').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+export async function findMessage(db: Executor, orgId: string, id: string): Promise<StoredMessage | undefined> {
+  return db.selectFrom('edi_messages').select(MESSAGE_COLUMNS).where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
 }
 
 export interface ListOptions {

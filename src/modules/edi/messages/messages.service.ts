@@ -39,10 +39,10 @@ function toDocumentView(row: messages.DocumentRow): DocumentView {
 }
 
 /** The raw interchange's size, and the part of it include=raw asks for. */
-async function rawPart(db: Executor, orgId: string, row: messages.MessageRow, query: GetMessageQuery): Promise<Pick<MessageDetail, 'x12' | 'raw'>> {
+async function rawPart(db: Executor, orgId: string, row: messages.StoredMessage, query: GetMessageQuery): Promise<Pick<MessageDetail, 'x12' | 'raw'>> {
   const size = Number(row.size);
   if (query.include !== 'raw') return { raw: { size, included: false, offset: 0, length: 0, next_offset: null } };
-  const part = sliceInterchange(await messages.readRaw(db, orgId, row), query.raw_offset ?? 0, RAW_SLICE_BYTES);
+  const part = sliceInterchange(await messages.readRaw(db, orgId, row.id), query.raw_offset ?? 0, RAW_SLICE_BYTES);
   return { x12: part.text, raw: { size, included: true, offset: part.offset, length: part.length, next_offset: part.nextOffset } };
 }
 

@@ -332,7 +332,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       const raw = Buffer.from([0x00, 0xff, 0xfe, 0x41]);
       const error = expectError(await submit(h, key, raw), 400, 'invalid_input');
       const row = await storedRow((error.details as { message_id: string }).message_id);
-      expect(Buffer.compare(await readRaw(h.gateway.database.db, row.org_id, row), raw)).toBe(0);
+      expect(Buffer.compare(await readRaw(h.gateway.database.db, row.org_id, row.id), raw)).toBe(0);
       expect(Number(row.size)).toBe(4);
     });
 
@@ -343,7 +343,7 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       const id = (error.details as { message_id: string }).message_id;
       const row = await storedRow(id);
       expect(row.raw.length).toBe(0);
-      expect(Buffer.compare(await readRaw(h.gateway.database.db, row.org_id, row), raw)).toBe(0);
+      expect(Buffer.compare(await readRaw(h.gateway.database.db, row.org_id, row.id), raw)).toBe(0);
       const stored = await message(id);
       expect(Buffer.compare(Buffer.from(stored.x12, 'latin1'), raw)).toBe(0);
       expect(stored.sha256).toBe(createHash('sha256').update(raw).digest('hex'));

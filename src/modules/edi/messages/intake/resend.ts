@@ -48,7 +48,7 @@ const WAIT_FOR_ORIGINAL_MS = 30_000;
  * The stored answer of an original not answered yet: the process taking it finishes it while this call waits; one
  * that stopped (its lease ran out) is finished by this call. 503 with Retry-After when the wait runs out.
  */
-async function finishOriginal(deps: IntakeDeps, original: messages.MessageRow, resend: Resend, resume: Resume): Promise<string> {
+async function finishOriginal(deps: IntakeDeps, original: messages.StoredMessage, resend: Resend, resume: Resume): Promise<string> {
   const started = Date.now();
   await deps.instances.start();
   for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
