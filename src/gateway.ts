@@ -131,77 +131,92 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     log,
     ...(opts.databaseSchema ? { schema: opts.databaseSchema } : {}),
   });
-  await startOrExplain('the database at DATABASE_URL', () => database.close(), async () => {
+  // What start-up has opened so far, closed newest first when a later step fails: nothing is left holding the database.
+  const opened: (() => Promise<unknown>)[] = [() => database.close()];
+  const closeOpened = async () => {
+    for (const close of opened.splice(0).reverse()) await close().catch(() => undefined);
+  };
+  await startOrExplain('the database at DATABASE_URL', closeOpened, async () => {
     if (opts.migrate ?? true) await migrateToLatest(database.db, modules, opts.migrateBefore === undefined ? {} : { before: opts.migrateBefore });
     else await sql`select 1`.execute(database.db);
   });
   const db = database.db;
   const vault = new SecretVault(db, clock, { secret, previous: config.GATEWAY_SECRET_PREVIOUS });
   // A wrong GATEWAY_SECRET fails start, not the first decrypt; unmigrated, the table may not exist yet.
-  if (opts.migrate ?? true) await startOrExplain('GATEWAY_SECRET', () => database.close(), () => vault.currentKeyId());
+  if (opts.migrate ?? true) await startOrExplain('GATEWAY_SECRET', closeOpened, () => vault.currentKeyId());
   const scopes = scopesOf(modules);
   const orgs = new OrgsService(db, clock, modules.flatMap((m) => (m.settings ? [m.settings] : [])));
   const metrics = createMetricsRegistry();
   registerDatabaseMetrics(metrics, database);
   // On stderr: CLI commands print their output on stdout. Workers and modules log on children named for them.
   const delivery = createDeliveryWorker(config, database, clock, metrics, log.child({ name: 'delivery-worker' }));
+  opened.push(() => delivery.close());
   const instances = new InstanceLiveness(db, database.dialect, { ttlMs: config.INSTANCE_TTL_MS, log: log.child({ name: 'instances' }) });
-  const rateLimitStore = await startOrExplain('Redis at REDIS_URL', () => database.close(), () =>
+  const rateLimitStore = await startOrExplain('Redis at REDIS_URL', closeOpened, () =>
     createRateLimitStore(config.REDIS_URL, {
       ...(opts.redisKeyPrefix ? { keyPrefix: opts.redisKeyPrefix } : {}),
       fallback: { instances: config.RATE_LIMIT_INSTANCES, log: log.child({ name: 'redis' }), metrics },
     }),
   );
+  opened.push(() => rateLimitStore.close());
   // Key revocations reach every instance's verifier through this channel (REDIS_URL), in the same namespace as the counters.
-  const keyChanges = await startOrExplain('Redis at REDIS_URL', () => Promise.all([rateLimitStore.close(), database.close()]).then(() => undefined), () =>
+  const keyChanges = await startOrExplain('Redis at REDIS_URL', closeOpened, () =>
     createKeyChanges(config.REDIS_URL, { channel: `${opts.redisKeyPrefix ?? 'gw:'}key-changes`, log: log.child({ name: 'key-changes' }) }),
   );
-  const platform = {
-    orgs,
-    apiKeys: new ApiKeysService(db, clock, scopes, keyChanges),
-    portalKeys: new PortalKeysService(db, clock, keyChanges),
-    deliveries: new DeliveriesService(db, orgs),
-    audit: new AuditService(db),
-  };
+  opened.push(() => keyChanges.close());
   const limiter = new RateLimiter(rateLimitStore, clock);
   const cpu = new CpuPool({ threads: config.WORKER_THREADS, queue: config.WORKER_QUEUE });
-  const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu, instances }, platform);
-  const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
-  const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }), modules.flatMap((m) => m.retention?.({ config, database }) ?? []));
-  return {
-    config,
-    database,
-    clock,
-    services,
-    verifier: new KeyVerifier(db, clock, config.KEY_CACHE_TTL_MS, keyChanges),
-    portalVerifier: new PortalKeyVerifier(db, clock, config.KEY_CACHE_TTL_MS, keyChanges),
-    limiter,
-    metrics,
-    log,
-    delivery,
-    operations: operationsOf(modules, services, scopes),
-    tags: tagsOf(modules),
-    webhooks: webhooksOf(modules),
-    scopes,
-    invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock, instances), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
-    instances,
-    vault,
-    cpu,
-    workers,
-    retention,
-    pages: modules.flatMap((m) => (m.pages?.(services) ?? []).map((route) => ({ ...route, tag: m.tag?.name ?? 'other' }))),
-    files: modules.flatMap((m) => m.files ?? []),
-    encryptedColumns: modules.flatMap((m) => m.encryptedColumns ?? []),
-    async close() {
-      await Promise.all([...workers.map((w) => w.stop()), retention.stop()]);
-      // After the workers: a poll that finished last queued deliveries; the delivery worker hands back what it holds.
-      await delivery.close();
-      // After every worker and request: leaving the registry frees at once whatever this process still held.
-      await instances.stop();
-      await cpu.close();
-      await limiter.close();
-      await keyChanges.close();
-      await database.close();
-    },
-  };
+  opened.push(() => cpu.close());
+  // A module can still refuse to start (a bad module setting): what is open is closed before the error goes up.
+  try {
+    const platform = {
+      orgs,
+      apiKeys: new ApiKeysService(db, clock, scopes, keyChanges),
+      portalKeys: new PortalKeysService(db, clock, keyChanges),
+      deliveries: new DeliveriesService(db, orgs),
+      audit: new AuditService(db),
+    };
+    const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu, instances }, platform);
+    const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
+    const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }), modules.flatMap((m) => m.retention?.({ config, database }) ?? []));
+    return {
+      config,
+      database,
+      clock,
+      services,
+      verifier: new KeyVerifier(db, clock, config.KEY_CACHE_TTL_MS, keyChanges),
+      portalVerifier: new PortalKeyVerifier(db, clock, config.KEY_CACHE_TTL_MS, keyChanges),
+      limiter,
+      metrics,
+      log,
+      delivery,
+      operations: operationsOf(modules, services, scopes),
+      tags: tagsOf(modules),
+      webhooks: webhooksOf(modules),
+      scopes,
+      invoker: new OperationInvoker({ db, idempotency: new IdempotencyStore(db, clock, instances), delivery, ...(opts.afterCommit ? { afterCommit: opts.afterCommit } : {}) }),
+      instances,
+      vault,
+      cpu,
+      workers,
+      retention,
+      pages: modules.flatMap((m) => (m.pages?.(services) ?? []).map((route) => ({ ...route, tag: m.tag?.name ?? 'other' }))),
+      files: modules.flatMap((m) => m.files ?? []),
+      encryptedColumns: modules.flatMap((m) => m.encryptedColumns ?? []),
+      async close() {
+        await Promise.all([...workers.map((w) => w.stop()), retention.stop()]);
+        // After the workers: a poll that finished last queued deliveries; the delivery worker hands back what it holds.
+        await delivery.close();
+        // After every worker and request: leaving the registry frees at once whatever this process still held.
+        await instances.stop();
+        await cpu.close();
+        await limiter.close();
+        await keyChanges.close();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await closeOpened();
+    throw err;
+  }
 }

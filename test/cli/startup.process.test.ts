@@ -112,6 +112,13 @@ describe('start-up failures and the CLI entry', { timeout: 120_000 }, () => {
     expectOneLine(await gateway({ HOST: 'no-such-host.invalid', PORT: '0' }, 'serve'), /^error: HOST no-such-host\.invalid does not resolve/);
   });
 
+  it('refuses an outbox lease that a delivery timeout can outlast, naming both settings', async () => {
+    await gateway({}, 'migrate');
+    expectOneLine(await gateway({ OUTBOX_LEASE_MS: '5000', HUB_BATCH_TIMEOUT_MS: '4000', PORT: '0' }, 'serve'), /^error: invalid configuration: OUTBOX_LEASE_MS \(5000\) must be longer than WEBHOOK_TIMEOUT_MS \(10000\)/);
+    expectOneLine(await gateway({ WEBHOOK_TIMEOUT_MS: '60000', PORT: '0' }, 'serve'), /^error: invalid configuration: OUTBOX_LEASE_MS \(60000\) must be longer than WEBHOOK_TIMEOUT_MS \(60000\)/);
+    expectOneLine(await gateway({ HUB_BATCH_TIMEOUT_MS: '60000', PORT: '0' }, 'serve'), /^error: invalid configuration: OUTBOX_LEASE_MS must be longer than HUB_BATCH_TIMEOUT_MS and HUB_TIMEOUT_MS/);
+  });
+
   it('reports a failed command in one line and exit code 1', async () => {
     expectOneLine(await gateway({}, 'keys', 'create', '--org', 'ghost', '--scopes', 'all'), /^error: org ghost not found/);
     expectOneLine(await gateway({}, 'objects', 'define', '--org', 'ghost', '--file', join(dir, 'none.yaml')), /^error: cannot read /);

@@ -72,6 +72,7 @@ describe.skipIf(!shared)('three serve processes on one PostgreSQL and Redis, und
       HUB_TOKEN: 'hub-token',
       HUB_TIMEOUT_MS: '300',
       HUB_BATCH_TIMEOUT_MS: '2000',
+      WEBHOOK_TIMEOUT_MS: '2000',
       OUTBOX_LEASE_MS: '4000',
       OUTBOX_POLL_MS: '200',
       VENDOR_SIM_URL: sim.url,

@@ -9,7 +9,7 @@ import { WebhookSender } from './webhook-sender.js';
 import { webhooksOperations } from './webhooks.operations.js';
 import { WebhooksService } from './webhooks.service.js';
 import { purgeBefore } from './webhooks.repository.js';
-import { webhooksSettings } from './webhooks.settings.js';
+import { checkLeaseOutlastsTimeout, webhooksSettings } from './webhooks.settings.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './webhooks.tables.js';
 
@@ -29,6 +29,7 @@ export const webhooksModule: ModuleDefinition = {
   },
   services: ({ config, db, clock, vault, delivery, services }) => {
     const settings = webhooksSettings(config.environment);
+    checkLeaseOutlastsTimeout(settings, config.OUTBOX_LEASE_MS);
     const policy = new TargetPolicy(settings.WEBHOOK_ALLOWED_HOSTS);
     // Every hub event of the catalog's kinds fans out to the org's endpoints in the transaction that queued it.
     onHubEventsQueued(db, fanOut);

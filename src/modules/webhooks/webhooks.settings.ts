@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type Environment, parseEnv } from '../../config.js';
+import { ConfigError, type Environment, parseEnv } from '../../config.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
@@ -45,6 +45,17 @@ export type WebhooksSettings = Omit<z.output<typeof webhooksEnv>, 'WEBHOOK_MAX_A
 export function webhooksSettings(env: Environment): WebhooksSettings {
   const parsed = parseEnv(webhooksEnv, env);
   return { ...parsed, WEBHOOK_MAX_ATTEMPTS: parsed.WEBHOOK_MAX_ATTEMPTS ?? parsed.WEBHOOK_RETRY_SCHEDULE.length + 1 };
+}
+
+/**
+ * A batch's deliveries are sent in parallel, each cut at WEBHOOK_TIMEOUT_MS, under the lease the delivery worker took
+ * (OUTBOX_LEASE_MS): a lease that can run out first lets another worker take the batch and send it a second time.
+ */
+export function checkLeaseOutlastsTimeout(settings: WebhooksSettings, outboxLeaseMs: number): void {
+  if (outboxLeaseMs > settings.WEBHOOK_TIMEOUT_MS) return;
+  throw new ConfigError(
+    `invalid configuration: OUTBOX_LEASE_MS (${outboxLeaseMs}) must be longer than WEBHOOK_TIMEOUT_MS (${settings.WEBHOOK_TIMEOUT_MS}), or a webhook still in flight when its lease runs out is sent again`,
+  );
 }
 
 /**

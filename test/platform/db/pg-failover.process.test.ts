@@ -75,6 +75,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
       HUB_TOKEN,
       HUB_TIMEOUT_MS: '500',
       HUB_BATCH_TIMEOUT_MS: '2000',
+      WEBHOOK_TIMEOUT_MS: '2000',
       OUTBOX_LEASE_MS: '4000',
       OUTBOX_POLL_MS: '200',
       VENDOR_SIM_URL: vendor.url,

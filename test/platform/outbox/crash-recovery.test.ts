@@ -41,7 +41,7 @@ describe.each(dialects)('delivery across real serve processes (%s)', (dialect) =
 
     // The hub takes a batch and holds on to it, so the process dies with deliveries in flight.
     await sim.setMode({ kind: 'slow', delayMs: 60_000 });
-    const env = childEnv(h, { HUB_URL: sim.url, HUB_BATCH_TIMEOUT_MS: '4000', OUTBOX_LEASE_MS: '5000', OUTBOX_POLL_MS: '50' });
+    const env = childEnv(h, { HUB_URL: sim.url, HUB_BATCH_TIMEOUT_MS: '4000', WEBHOOK_TIMEOUT_MS: '4000', OUTBOX_LEASE_MS: '5000', OUTBOX_POLL_MS: '50' });
     const first = await startServe(env);
     running.push(first);
     await waitFor(async () => sim.received() >= 1 && ((await statusCounts(h)).delivering ?? 0) > 0, { what: 'a batch in flight' });

@@ -41,7 +41,7 @@ describe.each(dialects)('a serve process killed mid-poll (%s)', (dialect) => {
 
     // Each page takes a while, so the process is mid-poll, some batches written, when it dies.
     vendor.setMode('vendor1_livelink', { kind: 'slow', delayMs: 300 });
-    const env = childEnv(h, { VENDOR_SIM_URL: vendor.url, POLL_LEASE_MS: '2000', POLLER_IDLE_MS: '100', HUB_URL: hub.url, OUTBOX_POLL_MS: '50', HUB_BATCH_TIMEOUT_MS: '4000', OUTBOX_LEASE_MS: '5000' });
+    const env = childEnv(h, { VENDOR_SIM_URL: vendor.url, POLL_LEASE_MS: '2000', POLLER_IDLE_MS: '100', HUB_URL: hub.url, OUTBOX_POLL_MS: '50', HUB_BATCH_TIMEOUT_MS: '4000', WEBHOOK_TIMEOUT_MS: '4000', OUTBOX_LEASE_MS: '5000' });
     const first = await startServe(env);
     running.push(first);
     await waitFor(async () => (await queued()).length > 0 && (await connection()).lease_owner !== null, { what: 'a batch written mid-poll', timeoutMs: 60_000 });

@@ -48,7 +48,7 @@ describe.each(dialects)('a serve process killed mid-sync (%s)', (dialect) => {
 
     // Each vendor call takes a while, so the process is mid-sync, some slices written, when it dies.
     vendor.setMode('vendor1_livelink', { kind: 'slow', delayMs: 150 });
-    const env = childEnv(h, { VENDOR_SIM_URL: vendor.url, SYNC_LEASE_MS: '2000', SYNC_IDLE_MS: '100', HUB_URL: hub.url, OUTBOX_POLL_MS: '50', HUB_BATCH_TIMEOUT_MS: '4000', OUTBOX_LEASE_MS: '5000' });
+    const env = childEnv(h, { VENDOR_SIM_URL: vendor.url, SYNC_LEASE_MS: '2000', SYNC_IDLE_MS: '100', HUB_URL: hub.url, OUTBOX_POLL_MS: '50', HUB_BATCH_TIMEOUT_MS: '4000', WEBHOOK_TIMEOUT_MS: '4000', OUTBOX_LEASE_MS: '5000' });
     const first = await startServe(env);
     running.push(first);
     await waitFor(async () => (await sync()).slices_done >= 3, { what: 'slices written mid-sync', timeoutMs: 60_000, intervalMs: 50 });
