@@ -253,6 +253,9 @@ const TABLES: TableSpec[] = [
   },
 ];
 
+/** The tables the growth bench seeds, in the order it seeds and publishes them. */
+export const GROWTH_TABLES: readonly string[] = TABLES.map((t) => t.table);
+
 /** Rows per INSERT statement, so that no one transaction (and SQLite's WAL) grows without bound. */
 const CHUNK = 200_000;
 
@@ -409,9 +412,9 @@ async function timePair(a: () => Promise<void>, b: () => Promise<void>, runs: nu
 
 /**
  * Runs the growth table on SQLite, or on fresh PostgreSQL databases when `adminUrl` is given: two databases side by side,
- * one where the measured org holds `small` rows of each table, one where it holds `large` and another org `large` more.
+ * one where the measured org holds `small` rows of each table (or of `tables`), one where it holds `large` and another org `large` more.
  */
-export async function benchGrowth(opts: { adminUrl?: string; small?: number; large?: number; runs?: number } = {}): Promise<GrowthBench> {
+export async function benchGrowth(opts: { adminUrl?: string; small?: number; large?: number; runs?: number; tables?: readonly string[] } = {}): Promise<GrowthBench> {
   const small = opts.small ?? 10_000;
   const large = opts.large ?? 1_000_000;
   const runs = opts.runs ?? 100;
@@ -423,7 +426,7 @@ export async function benchGrowth(opts: { adminUrl?: string; small?: number; lar
   try {
     const reads: GrowthRead[] = [];
     const seedSeconds: GrowthBench['seedSeconds'] = [];
-    for (const spec of TABLES) {
+    for (const spec of TABLES.filter((t) => opts.tables === undefined || opts.tables.includes(t.table))) {
       await seed(lo, spec);
       const t0 = performance.now();
       await seed(hi, spec);

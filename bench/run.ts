@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { benchCliStartup } from './cli.bench.js';
-import { benchGrowth, type GrowthBench } from './growth.bench.js';
+import { benchGrowth, GROWTH_TABLES, type GrowthBench } from './growth.bench.js';
+import { datedTable, mergeGrowthSections, minuteOf, parseGrowthSection, renderGrowthSection } from './growth-section.js';
 import { benchJobs, type JobRun } from './jobs.bench.js';
 import { benchObjectsFilter } from './objects.bench.js';
 import { benchDrain, benchOrderCreate, benchOrderWritesFloor } from './orders.bench.js';
@@ -531,42 +532,34 @@ if (only?.includes('isolation')) {
   ]);
 }
 
+/** Under the growth tables, for a run of some of their rows: which rows, and the machine's load then. */
+const rerunNote = (measured: string, tables: readonly string[], runs: GrowthBench[]) =>
+  `Rows dated ${measured}: ${tables.join(', ')} on ${runs.map((r) => (r.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL')).join(' and ')} re-measured; ` +
+  `machine ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), load average at the end of that run (1 / 5 / 15 min): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`;
+
 if (only?.includes('growth')) {
   const large = Number(process.env.BENCH_GROWTH_ROWS ?? 1_000_000);
-  const runs: GrowthBench[] = [];
+  const tables = process.env.BENCH_GROWTH_TABLES?.split(',').map((t) => t.trim());
+  const dialectsAsked = process.env.BENCH_GROWTH_DIALECTS?.split(',').map((d) => d.trim());
+  const unknown = [...(tables ?? []).filter((t) => !GROWTH_TABLES.includes(t)), ...(dialectsAsked ?? []).filter((d) => d !== 'sqlite' && d !== 'postgres')];
+  if (unknown.length > 0) throw new Error(`growth: unknown ${unknown.join(', ')} (tables: ${GROWTH_TABLES.join(', ')}; dialects: sqlite, postgres)`);
   const postgres = benchPostgresUrl();
-  for (const adminUrl of [undefined, ...(postgres ? [postgres] : [])]) {
+  if (dialectsAsked?.includes('postgres') && !postgres) throw new Error('growth: BENCH_GROWTH_DIALECTS=postgres needs BENCH_DATABASE_URL');
+  const wants = (dialect: string) => dialectsAsked === undefined || dialectsAsked.includes(dialect);
+  const runs: GrowthBench[] = [];
+  for (const adminUrl of [...(wants('sqlite') ? [undefined] : []), ...(wants('postgres') && postgres ? [postgres] : [])]) {
     log(`growth: each list at 10,000 rows, then at ${fmt(large)} with another org's ${fmt(large)} (${adminUrl ? 'PostgreSQL' : 'SQLite'})…`);
-    runs.push(await benchGrowth({ ...(adminUrl ? { adminUrl } : {}), large }));
+    runs.push(await benchGrowth({ ...(adminUrl ? { adminUrl } : {}), large, ...(tables ? { tables } : {}) }));
   }
-  const GOAL = 1.5;
-  const rowsOf = (r: GrowthBench) =>
-    r.reads.map((x) => {
-      const ratio = x.largeMs / x.smallMs;
-      return `| ${x.table} | ${x.read} | ${fmt(x.smallMs, 2)} | ${fmt(x.largeMs, 2)} | ${fmt(ratio, 2)} | ${verdict(ratio <= GOAL)} |`;
-    });
-  const dialectName = (r: GrowthBench) => (r.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL');
-  publish('growth', [
-    '## Flat cost as data grows ([16/20])',
-    '',
-    'Each table is seeded straight in the database (INSERT ... SELECT over a generated series, one table at a time): the measured org\'s',
-    `first ${fmt(runs[0]?.small ?? 0)} rows, then its rows up to ${fmt(large)} while another org gets ${fmt(large)} more, the two orgs' rows`,
-    'interleaved in time. Each read runs through a real `gateway serve` process over HTTP (the outbox, which has no HTTP read, through the',
-    "service the operator's `deliveries list` calls), sequentially, median of 100 after 5 unmeasured; the middle page's cursor is that of the",
-    'org\'s middle row. On PostgreSQL the table is ANALYZEd after each load (what autovacuum would do); SQLite keeps no statistics.',
-    `Goal: each read at ${fmt(large)} rows within ${GOAL}x of itself at ${fmt(runs[0]?.small ?? 0)}.`,
-    ...runs.flatMap((r) => [
-      '',
-      `**${dialectName(r)}** (seeding ${r.seedSeconds.map((s) => `${s.table} ${fmt(s.seconds)} s`).join(', ')})`,
-      '',
-      `| table | read | ms at ${fmt(r.small)} | ms at ${fmt(r.large)} (+ ${fmt(r.large)} of another org) | ratio | goal <= ${GOAL}x |`,
-      '|---|---|---:|---:|---:|---|',
-      ...rowsOf(r),
-    ]),
-    ...(postgres ? [] : ['', `PostgreSQL ${pgSkipped}.`]),
-    '',
-    loadAverageLine(),
-  ]);
+  const measured = minuteOf(new Date());
+  const fresh = runs.map((r) => datedTable(r, measured));
+  const published = publishedSections().get('growth');
+  // Some tables or one dialect: their rows replace the published ones, the others stay with their own dates.
+  const section =
+    (tables ?? dialectsAsked) !== undefined && published !== undefined
+      ? mergeGrowthSections(parseGrowthSection(published), fresh, GROWTH_TABLES, rerunNote(measured, tables ?? GROWTH_TABLES, runs))
+      : { tables: fresh, notes: [loadAverageLine()] };
+  publish('growth', [...renderGrowthSection(section), ...(section.tables.some((t) => t.dialect === 'postgres') ? [] : ['', `PostgreSQL ${pgSkipped}.`])]);
 }
 
 if (wanted('webhooks')) {
@@ -624,7 +617,8 @@ const header = [
   '',
   'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics,webhooks,cli` picks sections, `BENCH_DURATION` sets seconds per load run;',
   '`BENCH_ONLY=replay31` runs the hour-long full telematics replay, `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
-  '(`BENCH_SYNC_SECONDS`, default 300), `BENCH_ONLY=growth` the growth table (`BENCH_GROWTH_ROWS`, default 1,000,000) and `BENCH_ONLY=isolation`',
+  '(`BENCH_SYNC_SECONDS`, default 300), `BENCH_ONLY=growth` the growth table (`BENCH_GROWTH_ROWS`, default 1,000,000; `BENCH_GROWTH_TABLES`',
+  'and `BENCH_GROWTH_DIALECTS` re-measure some of its rows) and `BENCH_ONLY=isolation`',
   'the heavy jobs beside a steady load (`BENCH_ISOLATION_REPLAY_SECONDS`, default 300), which a plain',
   '`npm run bench` leaves as last published).',
   'Speed figures are ratios against a baseline measured in the same run, because these machines are shared and noisy.',
