@@ -4,9 +4,22 @@ import type { Executor } from './schema.js';
 /** Stand-ins the query is built with, one per named value; NUL never reaches a real value (the NUL guard refuses it). */
 const MARKER = '\u0000prepared:';
 
+/** How a call's values reach the query's parameters: by the name each stand-in carries. */
+interface Binding<I> {
+  /** The input the query is built with: a stand-in (MARKER and a name) in place of each value. */
+  markers(input: I): I;
+  /** Reads the value named `name` from a call's input; made once per parameter, when the query is compiled. */
+  reader(name: string): (input: I) => unknown;
+}
+
 /** A stand-in for each value the first call names: the build may read them one by one or pass them whole (a row). */
-function markersOf<P extends object>(values: P): P {
-  return Object.fromEntries(Object.keys(values).map((name) => [name, `${MARKER}${name}`])) as P;
+function markersOf<P extends object>(values: P, prefix = ''): P {
+  return Object.fromEntries(Object.keys(values).map((name) => [name, `${MARKER}${prefix}${name}`])) as P;
+}
+
+/** Values by their own names (a PreparedQuery's). */
+function byName<P extends object>(): Binding<P> {
+  return { markers: (values) => markersOf(values), reader: (name) => (values) => (values as Record<string, unknown>)[name] };
 }
 
 /** The SQL text of every prepared query, with the name PostgreSQL keeps its parsed statement under per connection. */
@@ -25,9 +38,12 @@ export function preparedStatementName(sql: string): string | undefined {
  * once per connection (a named statement, see `preparedStatementName`).
  */
 export class PreparedQuery<P extends object, R> {
-  private readonly compiled = new WeakMap<DialectAdapter, { query: CompiledQuery<R>; slots: (keyof P | undefined)[] }>();
+  private readonly compiled = new WeakMap<DialectAdapter, { query: CompiledQuery<R>; slots: ({ name: string; read: (values: P) => unknown } | undefined)[] }>();
 
-  constructor(private readonly build: (db: Executor, values: P) => Compilable<R>) {}
+  constructor(
+    private readonly build: (db: Executor, values: P) => Compilable<R>,
+    private readonly binding: Binding<P> = byName<P>(),
+  ) {}
 
   async execute(db: Executor, values: P): Promise<R[]> {
     return (await this.result(db, values)).rows;
@@ -37,10 +53,10 @@ export class PreparedQuery<P extends object, R> {
   result(db: Executor, values: P): Promise<QueryResult<R>> {
     const { query, slots } = this.compiledFor(db, values);
     const parameters = query.parameters.map((constant, i) => {
-      const name = slots[i];
-      if (name === undefined) return constant;
-      const value = (values as Record<keyof P, unknown>)[name];
-      if (value === undefined) throw new TypeError(`prepared query: no value for ${String(name)}`);
+      const slot = slots[i];
+      if (slot === undefined) return constant;
+      const value = slot.read(values);
+      if (value === undefined) throw new TypeError(`prepared query: no value for ${slot.name}`);
       return value;
     });
     return db.executeQuery<R>({ ...query, parameters });
@@ -50,13 +66,17 @@ export class PreparedQuery<P extends object, R> {
     return (await this.execute(db, values))[0];
   }
 
-  private compiledFor(db: Executor, values: P): { query: CompiledQuery<R>; slots: (keyof P | undefined)[] } {
+  private compiledFor(db: Executor, values: P) {
     // One adapter per database: transactions of the same database share it, so they share the compiled query.
     const adapter = db.getExecutor().adapter;
     let entry = this.compiled.get(adapter);
     if (!entry) {
-      const query = this.build(db, markersOf(values)).compile();
-      const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARKER) ? (p.slice(MARKER.length) as keyof P) : undefined));
+      const query = this.build(db, this.binding.markers(values)).compile();
+      const slots = query.parameters.map((p) => {
+        if (typeof p !== 'string' || !p.startsWith(MARKER)) return undefined;
+        const name = p.slice(MARKER.length);
+        return { name, read: this.binding.reader(name) };
+      });
       entry = { query, slots };
       if (!statementNames.has(query.sql)) statementNames.set(query.sql, `gw_prepared_${statementNames.size + 1}`);
       this.compiled.set(adapter, entry);
@@ -65,30 +85,27 @@ export class PreparedQuery<P extends object, R> {
   }
 }
 
-/** The named values and the list one call of a PreparedList binds, flattened to one record of names. */
-type Flat = Record<string, unknown>;
-
-function flatten(values: object, list: readonly unknown[]): Flat {
-  const flat: Flat = {};
-  for (const [name, value] of Object.entries(values)) flat[`v:${name}`] = value;
-  list.forEach((item, i) => {
-    if (item !== null && typeof item === 'object') for (const [name, value] of Object.entries(item)) flat[`l:${i}:${name}`] = value;
-    else flat[`l:${i}`] = item;
-  });
-  return flat;
+/** One call of a PreparedList: its named values and its list (of values, or of rows with the same columns). */
+interface ListInput<P, T> {
+  values: P;
+  list: T[];
 }
 
-/** The values and the list back from a flattened record (of stand-ins, when the query is built). */
-function unflatten(flat: Flat): { values: Record<string, unknown>; list: unknown[] } {
-  const values: Record<string, unknown> = {};
-  const list: unknown[] = [];
-  for (const [key, value] of Object.entries(flat)) {
-    const [kind, a, b] = key.split(':') as [string, string, string | undefined];
-    if (kind === 'v') values[a] = value;
-    else if (b === undefined) list[Number(a)] = value;
-    else ((list[Number(a)] ??= {}) as Record<string, unknown>)[b] = value;
-  }
-  return { values, list };
+/** A list's stand-ins are named `v:<name>` for a value, `l:<index>` for a list item, `l:<index>:<column>` for a row's. */
+function listBinding<P extends object, T>(): Binding<ListInput<P, T>> {
+  return {
+    markers: ({ values, list }) => ({
+      values: markersOf(values, 'v:'),
+      list: list.map((item, i) => (item !== null && typeof item === 'object' ? markersOf(item, `l:${i}:`) : `${MARKER}l:${i}`) as T),
+    }),
+    reader: (name) => {
+      const [kind, at = '', column] = name.split(':');
+      if (kind === 'v') return ({ values }) => (values as Record<string, unknown>)[at];
+      const index = Number(at);
+      if (column === undefined) return ({ list }) => list[index];
+      return ({ list }) => (list[index] as Record<string, unknown> | undefined)?.[column];
+    },
+  };
 }
 
 /**
@@ -97,7 +114,7 @@ function unflatten(flat: Flat): { values: Record<string, unknown>; list: unknown
  * built per call. The list's items are values or rows (every row with the same columns).
  */
 export class PreparedList<P extends object, T, R> {
-  private readonly byLength = new Map<number, PreparedQuery<Flat, R>>();
+  private readonly byLength = new Map<number, PreparedQuery<ListInput<P, T>, R>>();
 
   constructor(
     private readonly build: (db: Executor, values: P, list: T[]) => Compilable<R>,
@@ -112,12 +129,9 @@ export class PreparedList<P extends object, T, R> {
     if (list.length > this.maxLength) return db.executeQuery<R>(this.build(db, values, list).compile());
     let prepared = this.byLength.get(list.length);
     if (prepared === undefined) {
-      prepared = new PreparedQuery<Flat, R>((dbOf, flat) => {
-        const { values: v, list: l } = unflatten(flat);
-        return this.build(dbOf, v as P, l as T[]);
-      });
+      prepared = new PreparedQuery<ListInput<P, T>, R>((dbOf, input) => this.build(dbOf, input.values, input.list), listBinding<P, T>());
       this.byLength.set(list.length, prepared);
     }
-    return prepared.result(db, flatten(values, list));
+    return prepared.result(db, { values, list });
   }
 }

@@ -27,8 +27,13 @@ export function refusePollutingKeys(value: unknown, label: string): void {
   if (key) throw invalidInput(`${key}: the key is not allowed (it would change object prototypes)`);
 }
 
-/** JSON's tokens that matter to object keys: a string (escapes included), a bracket, a brace or a comma. */
-const TOKEN = /"(?:[^"\\]|\\.)*"|[{}[\],]/g;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_OBJECT = 0x7d;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
 
 interface Frame {
   parent: Frame | undefined;
@@ -48,25 +53,47 @@ function pathOf(frame: Frame | undefined): (string | number)[] {
   return path.reverse();
 }
 
+/** The index of the quote that closes the string opening at `start`, or -1; a quote after an odd run of backslashes is escaped. */
+function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  for (;;) {
+    if (end === -1) return -1;
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
 /**
  * The first key an object of well-formed JSON text repeats, as a path (`['lines', 0, 'sku']`). JSON.parse keeps the
  * last value silently, so `{"stock_qty":6,"stock_qty":-5}` would store -5 where a reader of the text may see 6.
- * One pass over the tokens with a linked stack of frames, never recursion: any depth JSON.parse took is fine here.
+ * One pass over the characters (strings skipped whole) with a linked stack of frames, never recursion: any depth
+ * JSON.parse took is fine here.
  */
 export function findDuplicateKey(text: string): (string | number)[] | undefined {
   let top: Frame | undefined;
-  for (const [token] of text.matchAll(TOKEN)) {
-    if (token === '{' || token === '[') top = { parent: top, keys: token === '{' ? new Set() : undefined, index: 0, expectKey: true, key: '' };
-    else if (token === '}' || token === ']') top = top?.parent;
-    else if (token === ',' && top !== undefined) {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (end === -1) return undefined;
+      if (top?.keys !== undefined && top.expectKey) {
+        const raw = text.slice(i + 1, end);
+        const key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+        if (top.keys.has(key)) return [...pathOf(top.parent), key];
+        top.keys.add(key);
+        top.key = key;
+        top.expectKey = false;
+      }
+      i = end;
+    } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+      top = { parent: top, keys: c === OPEN_OBJECT ? new Set() : undefined, index: 0, expectKey: true, key: '' };
+    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+      top = top?.parent;
+    } else if (c === COMMA && top !== undefined) {
       if (top.keys === undefined) top.index++;
       else top.expectKey = true;
-    } else if (top?.keys !== undefined && top.expectKey) {
-      const key = token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
-      if (top.keys.has(key)) return [...pathOf(top.parent), key];
-      top.keys.add(key);
-      top.key = key;
-      top.expectKey = false;
     }
   }
   return undefined;

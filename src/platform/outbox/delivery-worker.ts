@@ -65,7 +65,8 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private closing = false;
   /** Batches in flight at once: each lane claims, sends and records one batch at a time. */
   private readonly lanes: WorkLoop[];
-  private readonly immediate: { ids: string[]; started: boolean; done: () => void }[] = [];
+  /** Changes waiting for their deliveries' first try; each is answered with where its deliveries stand after it. */
+  private readonly immediate: { ids: string[]; started: boolean; done: (states: Map<string, repo.DeliveryState>) => void }[] = [];
   private flushing = false;
   /** The immediate sends in flight, so closing waits for their outcomes before it releases leases. */
   private flush: Promise<void> = Promise.resolve();
@@ -179,19 +180,23 @@ export class DeliveryWorker implements DeliverAfterCommit {
    * Never throws: the change is committed either way, and the worker retries what is left.
    */
   async deliverNow(ids: string[]): Promise<Map<string, repo.DeliveryState>> {
-    if (this.active && ids.length > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        const entry = { ids, started: false, done: resolve };
-        // Stuck behind a send in flight for a whole timeout: answer now; the ids still go out with the next send.
-        timer = setTimeout(() => {
-          if (!entry.started) resolve();
-        }, this.options.immediateTimeoutMs);
-        this.immediate.push(entry);
-        if (!this.flushing) this.flush = this.flushImmediate();
-      });
-      clearTimeout(timer);
-    }
+    if (!this.active || ids.length === 0) return this.statesOf(ids);
+    let timer: NodeJS.Timeout | undefined;
+    const states = await new Promise<Map<string, repo.DeliveryState> | undefined>((resolve) => {
+      const entry = { ids, started: false, done: resolve };
+      // Stuck behind a send in flight for a whole timeout: answer now; the ids still go out with the next send.
+      timer = setTimeout(() => {
+        if (!entry.started) resolve(undefined);
+      }, this.options.immediateTimeoutMs);
+      this.immediate.push(entry);
+      if (!this.flushing) this.flush = this.flushImmediate();
+    });
+    clearTimeout(timer);
+    return states ?? this.statesOf(ids);
+  }
+
+  /** Where these deliveries stand; none known when the database cannot say (the answer then shows them queued). */
+  private async statesOf(ids: string[]): Promise<Map<string, repo.DeliveryState>> {
     try {
       return new Map((await repo.findStates(this.options.db, ids)).map((s) => [s.id, s]));
     } catch (err) {
@@ -201,8 +206,8 @@ export class DeliveryWorker implements DeliverAfterCommit {
   }
 
   /**
-   * Requests that commit while a send is in flight ride together in the next one: one claim, one batch
-   * and one outcome write for all of them, so the hub round trip is not paid once per request under load.
+   * Requests that commit while a send is in flight ride together in the next one: one claim, one batch, one outcome
+   * write and one read of where they stand for all of them, so none of it is paid once per request under load.
    */
   private async flushImmediate(): Promise<void> {
     this.flushing = true;
@@ -210,13 +215,14 @@ export class DeliveryWorker implements DeliverAfterCommit {
       while (this.immediate.length > 0) {
         const group = this.immediate.splice(0);
         for (const g of group) g.started = true;
+        const ids = group.flatMap((g) => g.ids);
         try {
-          await this.sendImmediately(group.flatMap((g) => g.ids));
+          await this.sendImmediately(ids);
         } catch (err) {
           this.options.log.warn({ err }, 'immediate delivery failed; the worker will retry');
-        } finally {
-          for (const g of group) g.done();
         }
+        const states = await this.statesOf(ids);
+        for (const g of group) g.done(states);
       }
     } finally {
       this.flushing = false;

@@ -1,5 +1,5 @@
 import type { DeliverySender, SendOutcome } from './delivery-sender.js';
-import { HUB_MAX_BATCH, type HubClient, type HubEvent } from './hub-client.js';
+import { HUB_MAX_BATCH, type HubClient } from './hub-client.js';
 import { HUB_DESTINATION } from './outbox.js';
 import type { ClaimedDelivery } from './outbox.repository.js';
 
@@ -12,8 +12,7 @@ export class HubSender implements DeliverySender {
 
   async send(batchId: string, batch: ClaimedDelivery[], opts: { timeoutMs: number }): Promise<SendOutcome> {
     const ids = batch.map((row) => row.id);
-    const events = batch.map((row) => JSON.parse(row.payload) as HubEvent);
-    const result = await this.client.send(batchId, events, opts);
+    const result = await this.client.send(batchId, batch.map((row) => row.payload), opts);
     if (result.kind === 'retry') {
       const retry = { ids, reason: result.reason, ...(result.retryAfterMs === undefined ? {} : { retryAfterMs: result.retryAfterMs }) };
       return { delivered: [], duplicates: 0, rejected: [], retry };

@@ -11,13 +11,9 @@ import { startHubSim, type HubSim } from '../../../src/sim/hub-sim.js';
 
 const TOKEN = 'hub-client-token';
 
-const ev = (id: string, type = 'order.created'): HubEvent => ({
-  id,
-  type,
-  org_id: 'org_1',
-  occurred_at: '2026-01-01T00:00:00.000Z',
-  data: { ref: id },
-});
+/** A hub event as the outbox stores its payload: JSON text. */
+const ev = (id: string, type = 'order.created'): string =>
+  JSON.stringify({ id, type, org_id: 'org_1', occurred_at: '2026-01-01T00:00:00.000Z', data: { ref: id } } satisfies HubEvent);
 
 let sim: HubSim;
 let client: HubClient;
