@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createGateway } from '../src/gateway.js';
+import { WEBHOOK_DESTINATION } from '../src/modules/webhooks/webhook-sender.js';
 import { enqueueHubEvent } from '../src/platform/outbox/outbox.js';
 import { ORDER_SKUS, orderLoad } from './orders.bench.js';
 import { benchKey, type LoadResult, load, root, seedProducts, startGateway, startHubSimProcess, stopChild } from './support.js';
@@ -69,7 +70,7 @@ export async function benchFanOut(events: number, receiver: Pick<Receiver, 'url'
     }
     const pending = async () =>
       Number(
-        (await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', 'webhook').where('status', 'in', ['queued', 'delivering']).executeTakeFirstOrThrow()).n,
+        (await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', WEBHOOK_DESTINATION).where('status', 'in', ['queued', 'delivering']).executeTakeFirstOrThrow()).n,
       );
     const deliveries = await pending();
     if (deliveries !== events * ENDPOINTS) throw new Error(`queued ${deliveries} webhook deliveries, expected ${events * ENDPOINTS}`);
@@ -83,7 +84,7 @@ export async function benchFanOut(events: number, receiver: Pick<Receiver, 'url'
     while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
-    const delivered = Number((await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', 'webhook').where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);
+    const delivered = Number((await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', WEBHOOK_DESTINATION).where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);
     if (delivered !== deliveries) throw new Error(`${delivered} of ${deliveries} webhook deliveries delivered`);
     return { events, deliveries, seconds, deliveriesPerSec: deliveries / seconds, cpuUsPerDelivery: (cpu.user + cpu.system) / deliveries };
   } finally {

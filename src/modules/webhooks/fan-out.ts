@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { Clock } from '../../platform/core/clock.js';
 import type { Tx } from '../../platform/db/schema.js';
+import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { type DeliveryInput, enqueueDeliveries } from '../../platform/outbox/outbox.js';
 import { subscribes, webhookTypeOf } from './catalog.js';
 import { WEBHOOK_DESTINATION } from './webhook-sender.js';
@@ -42,40 +44,79 @@ function plan(input: DeliveryInput): Planned | undefined {
   return { orgId: input.orgId, body, text: JSON.stringify(body) };
 }
 
-/** Queues `body` to each endpoint in `tx`: the delivery rows of the org's view and the outbox rows the worker sends. */
-export async function queueToEndpoints(tx: Tx, orgId: string, body: EventHead, text: string, endpointIds: readonly string[]): Promise<string[]> {
-  const deliveries = endpointIds.map((endpointId) => ({ id: deliveryIdOf(body.id, endpointId), org_id: orgId, endpoint_id: endpointId, event_id: body.id, type: body.type, created_at: body.created_at }));
+/**
+ * Queues a stored event (its row in webhook_events holds the body) to each endpoint in `tx`: the delivery rows of the
+ * org's view and the outbox rows the worker sends, which name the event rather than carry its body.
+ */
+export async function queueToEndpoints(tx: Tx, orgId: string, event: EventHead, endpointIds: readonly string[]): Promise<string[]> {
+  const deliveries = endpointIds.map((endpointId) => ({ id: deliveryIdOf(event.id, endpointId), org_id: orgId, endpoint_id: endpointId, event_id: event.id, type: event.type, created_at: event.created_at }));
   await repo.insertDeliveries(tx, deliveries);
   const rows: DeliveryInput[] = deliveries.map((d) => ({
     id: d.id,
     orgId,
     destination: WEBHOOK_DESTINATION,
     target: d.endpoint_id,
-    type: body.type,
+    type: event.type,
     contentType: 'application/json',
-    payload: text,
-    createdAt: body.created_at,
+    payload: event.id,
+    createdAt: event.created_at,
   }));
   await enqueueDeliveries(tx, rows);
   return deliveries.map((d) => d.id);
 }
 
+/** Orgs whose endpoints are kept at most; past it the oldest entry goes (it is read again when needed). */
+const CACHED_ORGS = 10_000;
+
+/**
+ * How long an entry serves even at the same revision: a backstop for writers that do not bump it (a previous build
+ * during a rolling upgrade, an operator's hand edit). Changes through this build are seen at once, by the revision.
+ */
+const CACHE_BACKSTOP_MS = 30_000;
+
+interface Subscribers {
+  revision: string;
+  readAt: number;
+  endpoints: { id: string; types: string[] }[];
+}
+
 /**
  * Runs in the transaction that queued the hub events (the change's own): the org's events are kept for the events API
  * and queued to every enabled endpoint subscribed to their type, so a change and its webhooks commit together.
+ * The org's enabled endpoints are cached by the revision its settings carry (OrgsService.revisionOf), which the
+ * change's transaction reads there: an order reads its org's settings anyway, so it pays no statement for them.
  */
-export async function fanOut(tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> {
-  const planned = inputs.map(plan).filter((p): p is Planned => p !== undefined);
-  if (planned.length === 0) return;
-  await repo.insertEvents(tx, planned.map((p) => ({ id: p.body.id, org_id: p.orgId, type: p.body.type, created_at: p.body.created_at, body: p.text })));
-  const endpointsByOrg = new Map<string, { id: string; types: string[] }[]>();
-  for (const p of planned) {
-    let endpoints = endpointsByOrg.get(p.orgId);
-    if (endpoints === undefined) {
-      endpoints = (await repo.enabledEndpoints(tx, p.orgId)).map((e) => ({ id: e.id, types: JSON.parse(e.event_types) as string[] }));
-      endpointsByOrg.set(p.orgId, endpoints);
+export class FanOut {
+  private readonly byOrg = new Map<string, Subscribers>();
+
+  constructor(
+    private readonly orgs: OrgsService,
+    private readonly clock: Clock,
+  ) {}
+
+  readonly listener = async (tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> => {
+    const planned = inputs.map(plan).filter((p): p is Planned => p !== undefined);
+    if (planned.length === 0) return;
+    await repo.insertEvents(tx, planned.map((p) => ({ id: p.body.id, org_id: p.orgId, type: p.body.type, created_at: p.body.created_at, body: p.text })));
+    const endpointsByOrg = new Map<string, Subscribers['endpoints']>();
+    for (const p of planned) {
+      let endpoints = endpointsByOrg.get(p.orgId);
+      if (endpoints === undefined) endpointsByOrg.set(p.orgId, (endpoints = await this.enabledEndpoints(tx, p.orgId)));
+      const subscribed = endpoints.filter((e) => subscribes(e.types, p.body.type)).map((e) => e.id);
+      if (subscribed.length > 0) await queueToEndpoints(tx, p.orgId, p.body, subscribed);
     }
-    const subscribed = endpoints.filter((e) => subscribes(e.types, p.body.type)).map((e) => e.id);
-    if (subscribed.length > 0) await queueToEndpoints(tx, p.orgId, p.body, p.text, subscribed);
+  };
+
+  /** The org's enabled endpoints as `tx` sees them: cached while the revision `tx` reads is the one they were read at. */
+  private async enabledEndpoints(tx: Tx, orgId: string): Promise<Subscribers['endpoints']> {
+    const revision = await this.orgs.revisionOf(tx, orgId, repo.ENDPOINTS_REVISION);
+    const now = this.clock.now().getTime();
+    const cached = this.byOrg.get(orgId);
+    if (cached !== undefined && cached.revision === revision && now - cached.readAt < CACHE_BACKSTOP_MS) return cached.endpoints;
+    const endpoints = (await repo.enabledEndpoints(tx, orgId)).map((e) => ({ id: e.id, types: JSON.parse(e.event_types) as string[] }));
+    this.byOrg.delete(orgId);
+    if (this.byOrg.size >= CACHED_ORGS) this.byOrg.delete(this.byOrg.keys().next().value ?? '');
+    this.byOrg.set(orgId, { revision, readAt: now, endpoints });
+    return endpoints;
   }
 }

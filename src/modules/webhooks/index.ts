@@ -1,11 +1,12 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { onHubEventsQueued } from '../../platform/outbox/outbox.js';
 import { webhookDocs } from './event-docs.js';
-import { fanOut } from './fan-out.js';
+import { FanOut } from './fan-out.js';
 import * as m0031 from './migrations/0031_webhooks.js';
 import * as m0034 from './migrations/0034_webhooks_retention.js';
+import * as m0043 from './migrations/0043_webhooks_delivery_event.js';
 import { TargetPolicy } from './safe-target.js';
-import { WebhookSender } from './webhook-sender.js';
+import { INLINE_WEBHOOK_DESTINATION, WEBHOOK_DESTINATION, WebhookSender } from './webhook-sender.js';
 import { webhooksOperations } from './webhooks.operations.js';
 import { WebhooksService } from './webhooks.service.js';
 import { purgeBefore } from './webhooks.repository.js';
@@ -32,13 +33,13 @@ export const webhooksModule: ModuleDefinition = {
     checkLeaseOutlastsTimeout(settings, config.OUTBOX_LEASE_MS);
     const policy = new TargetPolicy(settings.WEBHOOK_ALLOWED_HOSTS);
     // Every hub event of the catalog's kinds fans out to the org's endpoints in the transaction that queued it.
-    onHubEventsQueued(db, fanOut);
-    delivery.addSender(new WebhookSender(db, clock, vault, policy, settings));
-    return { webhooks: new WebhooksService(clock, services.deliveries, vault, policy, settings) };
+    onHubEventsQueued(db, new FanOut(services.orgs, clock).listener);
+    for (const destination of [WEBHOOK_DESTINATION, INLINE_WEBHOOK_DESTINATION] as const) delivery.addSender(new WebhookSender(destination, db, clock, vault, policy, services.orgs, settings));
+    return { webhooks: new WebhooksService(clock, services.deliveries, services.orgs, vault, policy, settings) };
   },
   operations: (services) => webhooksOperations(services.webhooks),
   webhooks: webhookDocs('webhooks'),
-  migrations: { '0031_webhooks': m0031, '0034_webhooks_retention': m0034 },
+  migrations: { '0031_webhooks': m0031, '0034_webhooks_retention': m0034, '0043_webhooks_delivery_event': m0043 },
   // Events are listed for WEBHOOK_EVENTS_KEEP_MS (30 days); then they go, with their deliveries and attempts.
   retention: ({ config, database: { db, dialect } }) => {
     const keepMs = webhooksSettings(config.environment).WEBHOOK_EVENTS_KEEP_MS;

@@ -7,15 +7,22 @@ import type { ClaimedDelivery, DeliverySender, SendOutcome } from '../../platfor
 import type { SecretVault } from '../../platform/secrets/vault.js';
 import { type TargetPolicy, UnsafeTarget } from './safe-target.js';
 import { signedHeaders, signingKey } from './signature.js';
+import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import * as repo from './webhooks.repository.js';
 import { parseRetryAfterMs } from '../../platform/outbox/hub-client.js';
 import { type WebhooksSettings, webhookRetryDelayMs } from './webhooks.settings.js';
 
-/** The outbox destination of webhook deliveries: `target` is the endpoint id, `payload` the JSON body. */
-export const WEBHOOK_DESTINATION = 'webhook';
+/**
+ * The outbox destination of webhook deliveries: `target` is the endpoint id, `payload` the event id; the body is the
+ * event row's, read when sent, so every endpoint and every redelivery gets the same bytes.
+ */
+export const WEBHOOK_DESTINATION = 'webhook_event';
 
-/** Deliveries sent at once, in parallel: a batch takes one timeout at most and stays inside its lease. */
-const WEBHOOK_MAX_BATCH = 20;
+/**
+ * Deliveries queued by builds before 0043, `payload` the JSON body itself. A destination of its own, so a previous
+ * build running beside this one during a rolling upgrade never claims a row that carries no body; this build sends both.
+ */
+export const INLINE_WEBHOOK_DESTINATION = 'webhook';
 /** What is read of a receiver's answer; the rest is dropped. */
 const RESPONSE_CAP_BYTES = 64 * 1024;
 const SNIPPET_CHARS = 500;
@@ -43,24 +50,37 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<string> {
  * (the same on every redelivery), and records each attempt where the org sees it.
  */
 export class WebhookSender implements DeliverySender {
-  readonly destination = WEBHOOK_DESTINATION;
-  readonly maxBatch = WEBHOOK_MAX_BATCH;
+  readonly maxBatch = repo.WEBHOOK_MAX_BATCH;
   private readonly agent: Agent;
 
   constructor(
+    readonly destination: typeof WEBHOOK_DESTINATION | typeof INLINE_WEBHOOK_DESTINATION,
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly vault: SecretVault,
     private readonly policy: TargetPolicy,
+    private readonly orgs: OrgsService,
     private readonly settings: WebhooksSettings,
   ) {
     // No redirects are followed (undici's request never does); each socket's address is checked as it connects.
     this.agent = new Agent({ keepAliveTimeout: 30_000, connect: { lookup: policy.connectLookup() } });
   }
 
+  /** Each row's event id (its webhook-id) and body, by delivery id; none for a row whose event is gone (retention). */
+  private async eventsOf(batch: readonly ClaimedDelivery[]): Promise<Map<string, { id: string; body: string }>> {
+    if (this.destination === INLINE_WEBHOOK_DESTINATION) return new Map(batch.map((row) => [row.id, { id: (JSON.parse(row.payload) as { id: string }).id, body: row.payload }]));
+    const events = new Map((await repo.eventsByIds(this.db, [...new Set(batch.map((row) => row.payload))])).map((e) => [e.id, e]));
+    const found = new Map<string, { id: string; body: string }>();
+    for (const row of batch) {
+      const event = events.get(row.payload);
+      if (event !== undefined && event.org_id === row.org_id) found.set(row.id, event);
+    }
+    return found;
+  }
+
   async send(_batchId: string, batch: ClaimedDelivery[]): Promise<SendOutcome> {
-    const refs = new Map((await repo.deliveriesByIds(this.db, batch.map((row) => row.id))).map((ref) => [ref.id, ref]));
-    const endpoints = new Map((await repo.endpointsByIds(this.db, [...new Set([...refs.values()].map((ref) => ref.endpoint_id))])).map((e) => [e.id, e]));
+    const events = await this.eventsOf(batch);
+    const endpoints = new Map((await repo.endpointsByIds(this.db, [...new Set(batch.map((row) => row.target ?? ''))])).map((e) => [e.id, e]));
     const now = this.clock.now();
     // Each endpoint's secrets are decrypted and decoded once per batch, not once per delivery.
     const keys = new Map<string, Promise<Buffer[]>>();
@@ -71,15 +91,17 @@ export class WebhookSender implements DeliverySender {
     };
     const results = await Promise.all(
       batch.map(async (row) => {
-        const ref = refs.get(row.id);
-        const endpoint = ref === undefined ? undefined : endpoints.get(ref.endpoint_id);
+        const event = events.get(row.id);
+        const endpoint = endpoints.get(row.target ?? '');
         const started = performance.now();
         const attempt: Attempt =
-          ref === undefined || endpoint === undefined || endpoint.org_id !== row.org_id
+          endpoint === undefined || endpoint.org_id !== row.org_id
             ? { kind: 'skipped', reason: 'the endpoint was deleted' }
             : endpoint.enabled !== 1
               ? { kind: 'skipped', reason: 'the endpoint is disabled' }
-              : await this.post(row, ref.event_id, endpoint, keysOf, now);
+              : event === undefined
+                ? { kind: 'skipped', reason: 'the event is no longer kept (WEBHOOK_EVENTS_KEEP_MS)' }
+                : await this.post(event, endpoint, keysOf, now);
         return { row, endpoint, attempt, durationMs: Math.round(performance.now() - started) };
       }),
     );
@@ -149,6 +171,7 @@ export class WebhookSender implements DeliverySender {
       } else if (now.getTime() - Date.parse(endpoint.failing_since) >= this.settings.WEBHOOK_DISABLE_AFTER_MS) {
         const why = `disabled by the gateway at ${at}: every attempt has failed since ${endpoint.failing_since} (last: ${reason})`;
         await repo.updateEndpoint(tx, endpoint.org_id, endpoint.id, { enabled: 0, disabled_reason: why, updated_at: at });
+        await this.orgs.bumpRevision(tx, endpoint.org_id, repo.ENDPOINTS_REVISION);
       }
     }
   }
@@ -160,7 +183,7 @@ export class WebhookSender implements DeliverySender {
     return previous === null ? [signingKey(current)] : [signingKey(current), signingKey(await this.vault.decrypt(previous, endpoint.id))];
   }
 
-  private async post(row: ClaimedDelivery, eventId: string, endpoint: repo.EndpointRow, keysOf: (e: repo.EndpointRow) => Promise<Buffer[]>, now: Date): Promise<Attempt> {
+  private async post(event: { id: string; body: string }, endpoint: repo.EndpointRow, keysOf: (e: repo.EndpointRow) => Promise<Buffer[]>, now: Date): Promise<Attempt> {
     let target: URL;
     try {
       ({ url: target } = await this.policy.resolve(endpoint.url));
@@ -175,8 +198,8 @@ export class WebhookSender implements DeliverySender {
         origin: target.origin,
         path: `${target.pathname}${target.search}`,
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'tire-gateway-webhooks', ...signedHeaders(await keysOf(endpoint), eventId, now, row.payload) },
-        body: row.payload,
+        headers: { 'content-type': 'application/json', 'user-agent': 'tire-gateway-webhooks', ...signedHeaders(await keysOf(endpoint), event.id, now, event.body) },
+        body: event.body,
         signal,
       });
       const snippet = (await readCapped(res.body)).trim().slice(0, SNIPPET_CHARS);

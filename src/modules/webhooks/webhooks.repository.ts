@@ -1,7 +1,11 @@
 import type { Dialect } from '../../platform/db/database.js';
+import { sql } from 'kysely';
 import { PreparedList, PreparedQuery } from '../../platform/db/prepared-query.js';
 import type { Db, Executor } from '../../platform/db/schema.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './webhooks.tables.js';
+
+/** Deliveries a webhook sender sends at once, in parallel: a batch takes one timeout at most and stays inside its lease. */
+export const WEBHOOK_MAX_BATCH = 20;
 
 export type EndpointRow = WebhookEndpointsTable;
 export type EventRow = WebhookEventsTable;
@@ -23,7 +27,10 @@ export async function listEndpoints(db: Executor, orgId: string, opts: { afterId
   return query.orderBy('id').limit(opts.limit).execute();
 }
 
-// Read and written by every change that queues a hub event (an order): compiled once (per row count for the insert).
+/** The per-org revision (OrgsService.revisionOf) that every change to an org's endpoints bumps, in its transaction. */
+export const ENDPOINTS_REVISION = 'webhooks.endpoints';
+
+// Read by a change that queues a hub event when its org's endpoints are not cached at its revision: compiled once.
 const enabledOfOrg = new PreparedQuery((db, v: { orgId: string }) =>
   db.selectFrom('webhook_endpoints').select(['id', 'event_types']).where('org_id', '=', v.orgId).where('enabled', '=', 1),
 );
@@ -59,13 +66,19 @@ export async function insertEvents(db: Executor, rows: readonly EventRow[]): Pro
   await insertEventRows.result(db, {}, [...rows]);
 }
 
+/**
+ * A `webhook.test` event is kept as an event row only for its delivery to read its body: it is about the endpoint, not
+ * the org's data, so the events API does not show it.
+ */
+const TEST_EVENT = 'webhook.test';
+
 /** Newest first; `before` is the cursor (created_at, id) of the last row seen. */
 export async function listEvents(
   db: Executor,
   orgId: string,
   opts: { type?: string; since: string; before?: { created_at: string; id: string }; limit: number },
 ): Promise<EventRow[]> {
-  let query = db.selectFrom('webhook_events').selectAll().where('org_id', '=', orgId).where('created_at', '>=', opts.since);
+  let query = db.selectFrom('webhook_events').selectAll().where('org_id', '=', orgId).where('created_at', '>=', opts.since).where('type', '<>', TEST_EVENT);
   if (opts.type !== undefined) query = query.where('type', '=', opts.type);
   const before = opts.before;
   if (before !== undefined) {
@@ -75,12 +88,19 @@ export async function listEvents(
 }
 
 export async function findEvent(db: Executor, orgId: string, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('webhook_events').selectAll().where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('webhook_events').selectAll().where('org_id', '=', orgId).where('id', '=', id).where('type', '<>', TEST_EVENT).executeTakeFirst();
 }
+
+const insertDeliveryRows = new PreparedList((db, _v: object, rows: DeliveryRow[]) =>
+  db
+    .insertInto('webhook_deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doNothing()),
+);
 
 export async function insertDeliveries(db: Executor, rows: readonly DeliveryRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.insertInto('webhook_deliveries').values([...rows]).onConflict((oc) => oc.column('id').doNothing()).execute();
+  await insertDeliveryRows.result(db, {}, [...rows]);
 }
 
 /** An endpoint's deliveries, newest first; `before` is the cursor (created_at, id). */
@@ -102,10 +122,13 @@ export async function findDelivery(db: Executor, orgId: string, endpointId: stri
   return db.selectFrom('webhook_deliveries').selectAll().where('org_id', '=', orgId).where('endpoint_id', '=', endpointId).where('id', '=', id).executeTakeFirst();
 }
 
-/** What the sender needs of its batch's deliveries: the event each carries (its webhook-id) and the endpoint. */
-export async function deliveriesByIds(db: Executor, ids: readonly string[]): Promise<Pick<DeliveryRow, 'id' | 'endpoint_id' | 'event_id'>[]> {
+// The sender's read of its batch's bodies: one statement per batch, compiled once per count of distinct events.
+const eventBodies = new PreparedList((db, _v: object, ids: string[]) => db.selectFrom('webhook_events').select(['id', 'org_id', 'body']).where('id', 'in', ids), WEBHOOK_MAX_BATCH);
+
+/** The bodies of these events, whatever their org (the sender checks each against its delivery's org). */
+export async function eventsByIds(db: Executor, ids: readonly string[]): Promise<Pick<EventRow, 'id' | 'org_id' | 'body'>[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('webhook_deliveries').select(['id', 'endpoint_id', 'event_id']).where('id', 'in', [...ids]).execute();
+  return eventBodies.execute(db, {}, [...ids]);
 }
 
 export async function insertAttempts(db: Executor, rows: readonly AttemptRow[]): Promise<void> {
@@ -126,16 +149,46 @@ export async function attemptsOf(db: Executor, orgId: string, deliveryIds: reado
 }
 
 type Kept = 'webhook_events' | 'webhook_deliveries' | 'webhook_attempts';
-const TIME_OF = { webhook_events: 'created_at', webhook_deliveries: 'created_at', webhook_attempts: 'attempted_at' } as const;
+
+/** A delivery's outbox row is still to be sent (queued, or being sent). */
+const PENDING = sql<boolean>`outbox.status in ('queued', 'delivering')`;
+
+/** The rows of `table` from before `before` that may go: an event and its delivery rows stay while a delivery is pending. */
+function purgeable(db: Db, table: Kept, before: string) {
+  if (table === 'webhook_attempts') return db.selectFrom('webhook_attempts').select('id').where('attempted_at', '<', before);
+  if (table === 'webhook_deliveries') {
+    return db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('created_at', '<', before)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('outbox').select(sql.lit(1).as('one')).whereRef('outbox.id', '=', 'webhook_deliveries.id').where(PENDING))));
+  }
+  // The sender reads the body from the event: it goes only once none of its deliveries waits to be sent.
+  return db
+    .selectFrom('webhook_events')
+    .select('id')
+    .where('created_at', '<', before)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('webhook_deliveries')
+            .innerJoin('outbox', 'outbox.id', 'webhook_deliveries.id')
+            .select(sql.lit(1).as('one'))
+            .whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id')
+            .where(PENDING),
+        ),
+      ),
+    );
+}
 
 /** Deletes up to `limit` rows of `table` from before `before`, in one statement; answers how many (retention). */
 export async function purgeBefore(db: Db, dialect: Dialect, table: Kept, before: string, limit: number): Promise<number> {
+  // On PostgreSQL concurrent purges skip each other's rows instead of waiting.
+  const bounded = <Q extends { limit(n: number): Q; forUpdate(): Q; skipLocked(): Q }>(q: Q): Q => (dialect === 'postgres' ? q.limit(limit).forUpdate().skipLocked() : q.limit(limit));
   const result = await db
     .deleteFrom(table)
-    .where('id', 'in', () => {
-      const old = db.selectFrom(table).select('id').where(TIME_OF[table], '<', before).limit(limit);
-      return dialect === 'postgres' ? old.forUpdate().skipLocked() : old;
-    })
+    .where('id', 'in', () => bounded(purgeable(db, table, before)))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

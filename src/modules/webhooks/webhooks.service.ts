@@ -4,6 +4,7 @@ import type { Clock } from '../../platform/core/clock.js';
 import { newId } from '../../platform/core/ids.js';
 import { decodeCursor, page } from '../../platform/core/pagination.js';
 import type { Executor, Tx } from '../../platform/db/schema.js';
+import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import type { DeliveriesService, DeliveryView } from '../../platform/outbox/deliveries.service.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
 import { EVENT_TYPES } from './catalog.js';
@@ -61,6 +62,7 @@ export class WebhooksService {
   constructor(
     private readonly clock: Clock,
     private readonly outbox: DeliveriesService,
+    private readonly orgs: OrgsService,
     private readonly vault: SecretVault,
     private readonly policy: TargetPolicy,
     private readonly settings: WebhooksSettings,
@@ -101,6 +103,7 @@ export class WebhooksService {
       updated_at: at,
     };
     await repo.insertEndpoint(tx, row);
+    await this.endpointsChanged(tx, orgId);
     return { endpoint: present(row, now), secret };
   }
 
@@ -134,12 +137,19 @@ export class WebhooksService {
       updated_at: now.toISOString(),
     });
     if (updated === undefined) throw notFound(`webhook endpoint ${id}`);
+    await this.endpointsChanged(tx, orgId);
     return present(updated, now);
   }
 
   async delete(tx: Tx, orgId: string, id: string): Promise<{ deleted: true; id: string }> {
     if (!(await repo.deleteEndpoint(tx, orgId, id))) throw notFound(`webhook endpoint ${id}`);
+    await this.endpointsChanged(tx, orgId);
     return { deleted: true, id };
+  }
+
+  /** In the change's transaction: the fan-out's cache of the org's endpoints (in every process) is stale from its commit. */
+  private endpointsChanged(tx: Tx, orgId: string): Promise<void> {
+    return this.orgs.bumpRevision(tx, orgId, repo.ENDPOINTS_REVISION);
   }
 
   /** A new secret; the current one keeps signing beside it for WEBHOOK_SECRET_GRACE_MS. */
@@ -162,7 +172,9 @@ export class WebhooksService {
     const row = await this.find(tx, orgId, id);
     const now = this.clock.now();
     const body: EventBody = { id: newId('evt', now), type: 'webhook.test', created_at: now.toISOString(), data: { endpoint_id: row.id, url: row.url } };
-    const [deliveryId] = await queueToEndpoints(tx, orgId, body, JSON.stringify(body), [row.id]);
+    // Its row holds the body the delivery sends; the events API leaves test events out.
+    await repo.insertEvents(tx, [{ id: body.id, org_id: orgId, type: body.type, created_at: body.created_at, body: JSON.stringify(body) }]);
+    const [deliveryId] = await queueToEndpoints(tx, orgId, body, [row.id]);
     return this.delivery(tx, orgId, id, deliveryId ?? '');
   }
 

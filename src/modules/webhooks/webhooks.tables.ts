@@ -21,7 +21,10 @@ export interface WebhookEndpointsTable {
   updated_at: string;
 }
 
-/** An org's event as its webhooks carry it (the body `{ id, type, created_at, data }`), kept for the events API. */
+/**
+ * An org's event as its webhooks carry it (the body `{ id, type, created_at, data }`), kept for the events API and read
+ * by each delivery when sent (a `webhook.test` is kept for that only).
+ */
 export interface WebhookEventsTable {
   id: string;
   org_id: string;
@@ -31,7 +34,7 @@ export interface WebhookEventsTable {
   body: string;
 }
 
-/** One event for one endpoint: its delivery is the outbox row with the same id (destination `webhook`). */
+/** One event for one endpoint: its delivery is the outbox row with the same id (destination `webhook_event`). */
 export interface WebhookDeliveriesTable {
   id: string;
   org_id: string;

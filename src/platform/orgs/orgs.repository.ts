@@ -34,12 +34,25 @@ export async function listOrgs(db: Executor, opts: { afterSlug?: string; limit?:
 // Read by every order (its pricing settings): compiled once.
 const settingsOfOrg = new PreparedQuery((db, v: { orgId: string }) => db.selectFrom('org_settings').select(['key', 'value']).where('org_id', '=', v.orgId));
 
+/** What each open transaction has read of its orgs' settings: a later read in it (the webhook fan-out's) is answered from here. */
+const readInTransaction = new WeakMap<Executor, Map<string, Record<string, string>>>();
+
+/** The org's stored settings; inside a transaction read once, its own writes (upsertSetting) dropping what it read. */
 export async function readSettings(db: Executor, orgId: string): Promise<Record<string, string>> {
+  const memo = db.isTransaction ? readInTransaction.get(db) : undefined;
+  const known = memo?.get(orgId);
+  if (known !== undefined) return known;
   const rows = await settingsOfOrg.execute(db, { orgId });
-  return Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  const stored = Object.fromEntries(rows.map((r) => [r.key, r.value]));
+  if (db.isTransaction) {
+    if (memo === undefined) readInTransaction.set(db, new Map([[orgId, stored]]));
+    else memo.set(orgId, stored);
+  }
+  return stored;
 }
 
 export async function upsertSetting(db: Executor, orgId: string, key: string, value: string, at: string): Promise<void> {
+  readInTransaction.get(db)?.delete(orgId);
   await db
     .insertInto('org_settings')
     .values({ org_id: orgId, key, value, updated_at: at })

@@ -89,6 +89,21 @@ export class OrgsService {
     return group.read(await repo.readSettings(db, orgId));
   }
 
+  /**
+   * A per-org revision of something a module caches across transactions (webhooks: the org's enabled endpoints). Kept
+   * beside the settings (no operator sets it: `revision:` names are not settings) and read with them, so a change whose
+   * transaction read its org's settings learns it without a statement of its own.
+   */
+  async revisionOf(tx: Tx, orgId: string, name: string): Promise<string> {
+    return (await repo.readSettings(tx, orgId))[`revision:${name}`] ?? '';
+  }
+
+  /** A new value for the revision, in the transaction of the change it stands for; unique, so a rolled-back one never comes back. */
+  async bumpRevision(tx: Tx, orgId: string, name: string): Promise<void> {
+    const now = this.clock.now();
+    await repo.upsertSetting(tx, orgId, `revision:${name}`, newId('rev', now), now.toISOString());
+  }
+
   async setSettings(slug: string, assignments: string[]): Promise<OrgSettings> {
     const org = await this.bySlug(slug);
     const current = await repo.readSettings(this.db, org.id);

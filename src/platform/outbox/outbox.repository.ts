@@ -70,7 +70,15 @@ function claimQuery(dialect: Dialect) {
 }
 const claims = { sqlite: claimQuery('sqlite'), postgres: claimQuery('postgres') } satisfies Record<Dialect, unknown>;
 
+/** Whether a row of `destination` is due: the claim's own condition, read without taking a lock. */
+const anyDue = new PreparedQuery((db, o: { destination: string; now: string }) =>
+  db.selectFrom('outbox').select('id').where('destination', '=', o.destination).where(PENDING).where('next_attempt_at', '<=', o.now).limit(1),
+);
+
 export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promise<ClaimedDelivery[]> {
+  // SQLite: an idle poll reads on the read connection instead of taking the single write lock for an UPDATE of nothing
+  // (a row committed before this turn is seen, so none waits longer). PostgreSQL's claim of nothing locks nothing.
+  if (dialect === 'sqlite' && (await anyDue.takeFirst(db, o)) === undefined) return [];
   const claimed = await claims[dialect].execute(db, o);
   // RETURNING keeps no order (PostgreSQL's follows the heap): the batch goes out in the order the events happened.
   return claimed.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1)).map(({ created_at: _at, ...delivery }) => delivery);

@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '../db/database.js';
-import { PreparedQuery } from '../db/prepared-query.js';
+import { PreparedList, PreparedQuery } from '../db/prepared-query.js';
 import type { PurgeTarget } from '../db/retention.js';
 import type { Db, Tx } from '../db/schema.js';
 import { newId } from '../core/ids.js';
@@ -101,12 +101,19 @@ async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
   return input.id;
 }
 
+// A change's few rows (a webhook fan-out's, one per endpoint) are a statement compiled once per row count.
+const insertDeliveries = new PreparedList((tx, _v: object, rows: ReturnType<typeof deliveryRow>[]) =>
+  tx
+    .insertInto('outbox')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doNothing()),
+);
+
 /** enqueueDelivery for many, a few multi-row statements in the caller's transaction. */
 export async function enqueueDeliveries(tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> {
   await tellQueued(tx, inputs);
   for (let i = 0; i < inputs.length; i += DELIVERY_CHUNK) {
-    const rows = inputs.slice(i, i + DELIVERY_CHUNK).map((input) => deliveryRow(input));
-    await tx.insertInto('outbox').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
+    await insertDeliveries.result(tx, {}, inputs.slice(i, i + DELIVERY_CHUNK).map((input) => deliveryRow(input)));
   }
 }
 

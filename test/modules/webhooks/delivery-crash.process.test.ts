@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { WEBHOOK_DESTINATION } from '../../../src/modules/webhooks/webhook-sender.js';
 import { ManualClock } from '../../../src/platform/core/clock.js';
 import { childEnv, postJson, requireBuild, type ServeProcess, startServe } from '../../platform/outbox/process-support.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
@@ -55,7 +56,7 @@ describe.each(dialects)('webhook delivery across a SIGKILL of serve (%s)', (dial
     return { id: endpoint.id, secret, receiver, types };
   };
   const webhookRows = (status?: string) => {
-    let query = h.gateway.database.db.selectFrom('outbox').select(['id', 'attempts']).where('destination', '=', 'webhook');
+    let query = h.gateway.database.db.selectFrom('outbox').select(['id', 'attempts']).where('destination', '=', WEBHOOK_DESTINATION);
     if (status !== undefined) query = query.where('status', '=', status as 'delivering');
     return query.execute();
   };

@@ -232,6 +232,18 @@ describe.each(dialects)('hub delivery (%s)', (dialect) => {
     expect(await h.gateway.services.deliveries.list({ status: 'rejected', orgSlug: 'acme', limit: 50 })).toEqual([]);
   });
 
+  it.runIf(dialect === 'sqlite')('an idle poll reads on the read connection and takes no write lock; a row queued since is claimed by the next poll', async () => {
+    const stats = h.gateway.database.groupCommit;
+    if (stats === undefined) throw new Error('SQLite keeps group commit stats');
+    const before = stats.commits;
+    expect(await h.gateway.delivery.drainOnce()).toBe(0);
+    expect(await h.gateway.delivery.drainOnce()).toBe(0);
+    expect(stats.commits).toBe(before);
+    const [id] = await enqueueMany(h, orgId, 1, 'idle-then-due');
+    expect(await h.gateway.delivery.drainOnce()).toBe(1);
+    expect((await outboxRow(h, id ?? '')).status).toBe('delivered');
+  });
+
   it('sends at most 500 events a batch', async () => {
     await enqueueMany(h, orgId, 1200, `batch-${dialect}`);
     expect(await h.gateway.delivery.drainOnce()).toBe(500);
