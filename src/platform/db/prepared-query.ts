@@ -4,9 +4,27 @@ import type { Executor } from './schema.js';
 /** Stand-ins the query is built with, one per named value; NUL never reaches a real value (the NUL guard refuses it). */
 const MARKER = '\u0000prepared:';
 
+/** Where a bound parameter comes from: a named value, or an item of a PreparedList's list (a column of it, for a row). */
+type Slot = { name: string } | { item: number; column: string | undefined };
+
 /** A stand-in for each value the first call names: the build may read them one by one or pass them whole (a row). */
 function markersOf<P extends object>(values: P): P {
-  return Object.fromEntries(Object.keys(values).map((name) => [name, `${MARKER}${name}`])) as P;
+  return Object.fromEntries(Object.keys(values).map((name) => [name, `${MARKER}v:${name}`])) as P;
+}
+
+/** Stand-ins for a list: each item, or each column of each row. */
+function listMarkersOf<T>(list: readonly T[]): T[] {
+  return list.map((item, i) =>
+    item !== null && typeof item === 'object' ? (Object.fromEntries(Object.keys(item).map((column) => [column, `${MARKER}l:${i}:${column}`])) as T) : (`${MARKER}l:${i}` as T),
+  );
+}
+
+function slotOf(parameter: unknown): Slot | undefined {
+  if (typeof parameter !== 'string' || !parameter.startsWith(MARKER)) return undefined;
+  const rest = parameter.slice(MARKER.length);
+  if (rest.startsWith('v:')) return { name: rest.slice(2) };
+  const [item, column] = rest.slice(2).split(':') as [string, string | undefined];
+  return { item: Number(item), column };
 }
 
 /** The SQL text of every prepared query, with the name PostgreSQL keeps its parsed statement under per connection. */
@@ -17,6 +35,34 @@ export function preparedStatementName(sql: string): string | undefined {
   return statementNames.get(sql);
 }
 
+interface Compiled<R> {
+  query: CompiledQuery<R>;
+  /** One per parameter of the query: where its value comes from, or undefined for a constant of the build. */
+  slots: (Slot | undefined)[];
+}
+
+function compiledOf<R>(built: Compilable<R>): Compiled<R> {
+  const query = built.compile();
+  if (!statementNames.has(query.sql)) statementNames.set(query.sql, `gw_prepared_${statementNames.size + 1}`);
+  return { query, slots: query.parameters.map(slotOf) };
+}
+
+/** The compiled query with this call's values in place of the stand-ins; a missing one (undefined) is refused. */
+function bound<R>({ query, slots }: Compiled<R>, values: object, list: readonly unknown[] = []): CompiledQuery<R> {
+  const named = values as Record<string, unknown>;
+  const parameters = query.parameters.map((constant, i) => {
+    const slot = slots[i];
+    if (slot === undefined) return constant;
+    let value: unknown;
+    if ('name' in slot) value = named[slot.name];
+    else if (slot.column === undefined) value = list[slot.item];
+    else value = (list[slot.item] as Record<string, unknown> | undefined)?.[slot.column];
+    if (value === undefined) throw new TypeError(`prepared query: no value for ${'name' in slot ? slot.name : `item ${slot.item} ${slot.column ?? ''}`}`);
+    return value;
+  });
+  return { ...query, parameters };
+}
+
 /**
  * A query built and compiled once per database instead of on every call: Kysely's building and compiling cost more
  * than a primary-key read. The query is built with a stand-in for each named value; a call binds the real values in
@@ -25,7 +71,7 @@ export function preparedStatementName(sql: string): string | undefined {
  * once per connection (a named statement, see `preparedStatementName`).
  */
 export class PreparedQuery<P extends object, R> {
-  private readonly compiled = new WeakMap<DialectAdapter, { query: CompiledQuery<R>; slots: (keyof P | undefined)[] }>();
+  private readonly compiled = new WeakMap<DialectAdapter, Compiled<R>>();
 
   constructor(private readonly build: (db: Executor, values: P) => Compilable<R>) {}
 
@@ -35,69 +81,28 @@ export class PreparedQuery<P extends object, R> {
 
   /** The driver's whole answer: rows, or the number of rows a write changed. */
   result(db: Executor, values: P): Promise<QueryResult<R>> {
-    const { query, slots } = this.compiledFor(db, values);
-    const parameters = query.parameters.map((constant, i) => {
-      const name = slots[i];
-      if (name === undefined) return constant;
-      const value = (values as Record<keyof P, unknown>)[name];
-      if (value === undefined) throw new TypeError(`prepared query: no value for ${String(name)}`);
-      return value;
-    });
-    return db.executeQuery<R>({ ...query, parameters });
+    // One adapter per database: transactions of the same database share it, so they share the compiled query.
+    const adapter = db.getExecutor().adapter;
+    let entry = this.compiled.get(adapter);
+    if (!entry) {
+      entry = compiledOf(this.build(db, markersOf(values)));
+      this.compiled.set(adapter, entry);
+    }
+    return db.executeQuery<R>(bound(entry, values));
   }
 
   async takeFirst(db: Executor, values: P): Promise<R | undefined> {
     return (await this.execute(db, values))[0];
   }
-
-  private compiledFor(db: Executor, values: P): { query: CompiledQuery<R>; slots: (keyof P | undefined)[] } {
-    // One adapter per database: transactions of the same database share it, so they share the compiled query.
-    const adapter = db.getExecutor().adapter;
-    let entry = this.compiled.get(adapter);
-    if (!entry) {
-      const query = this.build(db, markersOf(values)).compile();
-      const slots = query.parameters.map((p) => (typeof p === 'string' && p.startsWith(MARKER) ? (p.slice(MARKER.length) as keyof P) : undefined));
-      entry = { query, slots };
-      if (!statementNames.has(query.sql)) statementNames.set(query.sql, `gw_prepared_${statementNames.size + 1}`);
-      this.compiled.set(adapter, entry);
-    }
-    return entry;
-  }
-}
-
-/** The named values and the list one call of a PreparedList binds, flattened to one record of names. */
-type Flat = Record<string, unknown>;
-
-function flatten(values: object, list: readonly unknown[]): Flat {
-  const flat: Flat = {};
-  for (const [name, value] of Object.entries(values)) flat[`v:${name}`] = value;
-  list.forEach((item, i) => {
-    if (item !== null && typeof item === 'object') for (const [name, value] of Object.entries(item)) flat[`l:${i}:${name}`] = value;
-    else flat[`l:${i}`] = item;
-  });
-  return flat;
-}
-
-/** The values and the list back from a flattened record (of stand-ins, when the query is built). */
-function unflatten(flat: Flat): { values: Record<string, unknown>; list: unknown[] } {
-  const values: Record<string, unknown> = {};
-  const list: unknown[] = [];
-  for (const [key, value] of Object.entries(flat)) {
-    const [kind, a, b] = key.split(':') as [string, string, string | undefined];
-    if (kind === 'v') values[a] = value;
-    else if (b === undefined) list[Number(a)] = value;
-    else ((list[Number(a)] ??= {}) as Record<string, unknown>)[b] = value;
-  }
-  return { values, list };
 }
 
 /**
  * A query over a list (an `in` list of keys, a multi-row insert) compiled once per list length, up to `maxLength`: each
- * length has its own SQL text, so each is a PreparedQuery of its own (a bounded set of statements). A longer list is
- * built per call. The list's items are values or rows (every row with the same columns).
+ * length has its own SQL text (a bounded set of statements). A longer list is built per call. The list's items are
+ * values or rows (every row with the same columns); each parameter is bound from its item by position.
  */
 export class PreparedList<P extends object, T, R> {
-  private readonly byLength = new Map<number, PreparedQuery<Flat, R>>();
+  private readonly compiled = new WeakMap<DialectAdapter, Map<number, Compiled<R>>>();
 
   constructor(
     private readonly build: (db: Executor, values: P, list: T[]) => Compilable<R>,
@@ -110,14 +115,17 @@ export class PreparedList<P extends object, T, R> {
 
   result(db: Executor, values: P, list: T[]): Promise<QueryResult<R>> {
     if (list.length > this.maxLength) return db.executeQuery<R>(this.build(db, values, list).compile());
-    let prepared = this.byLength.get(list.length);
-    if (prepared === undefined) {
-      prepared = new PreparedQuery<Flat, R>((dbOf, flat) => {
-        const { values: v, list: l } = unflatten(flat);
-        return this.build(dbOf, v as P, l as T[]);
-      });
-      this.byLength.set(list.length, prepared);
+    const adapter = db.getExecutor().adapter;
+    let byLength = this.compiled.get(adapter);
+    if (byLength === undefined) {
+      byLength = new Map();
+      this.compiled.set(adapter, byLength);
     }
-    return prepared.result(db, flatten(values, list));
+    let entry = byLength.get(list.length);
+    if (entry === undefined) {
+      entry = compiledOf(this.build(db, markersOf(values), listMarkersOf(list)));
+      byLength.set(list.length, entry);
+    }
+    return db.executeQuery<R>(bound(entry, values, list));
   }
 }

@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '../db/database.js';
-import { PreparedQuery } from '../db/prepared-query.js';
+import { PreparedList, PreparedQuery } from '../db/prepared-query.js';
 import type { PurgeTarget } from '../db/retention.js';
 import type { Db, Tx } from '../db/schema.js';
 import { newId } from '../core/ids.js';
@@ -72,6 +72,14 @@ const insertDelivery = new PreparedQuery((tx, row: ReturnType<typeof deliveryRow
     .onConflict((oc) => oc.column('id').doNothing()),
 );
 
+// Many at a time (an EDI slice's documents, a fan-out's endpoints): compiled once per row count.
+const insertDeliveries = new PreparedList((tx, _v: object, rows: ReturnType<typeof deliveryRow>[]) =>
+  tx
+    .insertInto('outbox')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doNothing()),
+);
+
 /** What the unit of work of a transaction sends right after it commits (the operation invoker's, for a write). */
 export interface AfterCommit {
   /** The lease to write a delivery with when this process will send it after commit, or undefined when it will not. */
@@ -105,8 +113,7 @@ async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
 export async function enqueueDeliveries(tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> {
   await tellQueued(tx, inputs);
   for (let i = 0; i < inputs.length; i += DELIVERY_CHUNK) {
-    const rows = inputs.slice(i, i + DELIVERY_CHUNK).map((input) => deliveryRow(input));
-    await tx.insertInto('outbox').values(rows).onConflict((oc) => oc.column('id').doNothing()).execute();
+    await insertDeliveries.result(tx, {}, inputs.slice(i, i + DELIVERY_CHUNK).map((input) => deliveryRow(input)));
   }
 }
 
