@@ -18,6 +18,7 @@ import {
   type TransactionSet,
   type X12Issue,
 } from '../../x12/index.js';
+import { send855s } from './acknowledge.js';
 import type { IntakeDeps, Received } from './received.js';
 import type { Checked } from './screen.js';
 import { PACE_WEIGHT, weightOf } from './slices.js';
@@ -37,10 +38,6 @@ export interface Owed {
   ack: PoAcknowledgment;
 }
 
-export interface ReadDocuments {
-  documents: DocumentView[];
-  owed: Owed[];
-}
 
 function documentView(type: string, set: Pick<TransactionSet, 'controlNumber'>, status: DocumentStatus, errors: readonly EdiError[], po?: { poNumber: string; orderId?: string }): DocumentView {
   return {
@@ -82,8 +79,11 @@ export function judgement(checked: Checked, verdicts: readonly GroupVerdict[]): 
   return { verdicts: bySet, inbound997: indexFindings(groups.some((g) => g.functionalId === 'FA') ? groups : [], checked.issues) };
 }
 
-/** One document per transaction set of `entries`: accepted 850s go to the orders service, the rest are recorded with their findings. */
-export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received, checked: Checked, judged: Judgement, entries: readonly SetEntry[]): Promise<ReadDocuments> {
+/**
+ * One document per transaction set of `entries`: accepted 850s go to the orders service, the rest are recorded with
+ * their findings; the 855s owed at receipt are written pace by pace, in the same transaction.
+ */
+export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received, checked: Checked, judged: Judgement, entries: readonly SetEntry[]): Promise<DocumentView[]> {
   const documents: DocumentView[] = [];
   const owed: Owed[] = [];
   const rows = new DocumentRows(tx);
@@ -98,6 +98,8 @@ export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received
     paced += weightOf(entry);
     if (paced >= PACE_WEIGHT) {
       paced = 0;
+      // The pace's 855s before the yield: a slice never ends on all of its 855s at once.
+      await send855s(tx, deps, received, checked, owed.splice(0));
       await setImmediate();
     }
     const verdict = judged.verdicts.get(set);
@@ -137,7 +139,8 @@ export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received
     });
   }
   await rows.flush();
-  return { documents, owed };
+  await send855s(tx, deps, received, checked, owed);
+  return documents;
 }
 
 /** The documents a slice taken earlier recorded (by a process that stopped before answering), as the answer shows them. */
