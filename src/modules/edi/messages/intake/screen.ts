@@ -56,7 +56,7 @@ export function setTypes(envelope: PartialInterchange): string | null {
   // Each distinct id echoed once: 40,000 groups of 850s are one '850', not 40,000 echoes (43 ms on the request thread).
   const ids = new Set<string>();
   for (const group of envelope.groups) for (const set of group.transactionSets) ids.add(set.id);
-  const types = [...new Set([...ids].map(echoText))].join(',');
+  const types = [...new Set([...ids].map((id) => echoText(id)))].join(',');
   return types === '' ? null : types;
 }
 
