@@ -74,8 +74,6 @@ export class BackgroundCheckpoints {
     if (worker === undefined) return;
     this.worker = undefined;
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    // Held while it closes: a process with nothing else left to do would otherwise end before the thread has.
-    worker.ref();
     worker.postMessage('close');
     await exited;
   }
