@@ -34,8 +34,6 @@ interface GroupCommitOptions {
   maxMembers: number;
   /** Runs just before each COMMIT (the read snapshot ends there). */
   beforeCommit(): void;
-  /** Runs after each COMMIT that succeeded (a checkpoint may be due). */
-  afterCommit(): void;
 }
 
 /**
@@ -161,7 +159,6 @@ export class GroupCommitter {
     this.stats.commits++;
     this.stats.members += batch.members;
     batch.settle();
-    this.opts.afterCommit();
   }
 
   /** SQLite rolled the whole transaction back: every member of the batch fails with the cause. */
