@@ -23,7 +23,8 @@ export async function insertOrder(db: Executor, row: OrderRow): Promise<boolean>
   return Number((await insertOrderRow.result(db, row)).numAffectedRows ?? 0) > 0;
 }
 
-const insertLineRows = new PreparedList((db, _v: object, rows: OrderLineRow[]) => db.insertInto('order_lines').values(rows));
+// Up to 64 lines (an EDI PO's usual size) compiled once per count; a longer order is built per call.
+const insertLineRows = new PreparedList((db, _v: object, rows: OrderLineRow[]) => db.insertInto('order_lines').values(rows), 64);
 
 export async function insertLines(db: Executor, lines: OrderLineRow[]): Promise<void> {
   for (let i = 0; i < lines.length; i += LINE_CHUNK) {

@@ -127,6 +127,9 @@ type LineVerdict = { ok: true; line: PricedLine } | { ok: false; problem: LinePr
 /** Why `createOrRefuse` made no order: the PO number is used already, or the order breaks an order rule. */
 export type OrderRefusal = { reason: 'po_number_taken' } | { reason: 'invalid'; message: string };
 
+/** Products by lower-cased SKU, as read for judging lines. */
+export type Catalog = ReadonlyMap<string, Product>;
+
 /** An EDI order whose lines were judged already (judgeLines): creating it reads the catalog no more. */
 type PricedOrderInput = OrderHeader & { priced: PricedLine[] };
 
@@ -272,7 +275,16 @@ export class OrdersService {
 
   /** Reads the catalog once for all the lines and gives each its verdict, in the order given. */
   async judgeLines(db: Executor, orgId: string, lines: readonly LineRequest[]): Promise<LineVerdict[]> {
-    const catalog = await this.products.findBySkus(db, orgId, lines.map((l) => l.sku));
+    return this.judgeAgainst(await this.catalogOf(db, orgId, lines.map((l) => l.sku)), lines);
+  }
+
+  /** The org's products for these SKUs, keyed by lower-cased SKU: one read for the lines of several orders (an EDI slice). */
+  catalogOf(db: Executor, orgId: string, skus: string[]): Promise<Catalog> {
+    return this.products.findBySkus(db, orgId, skus);
+  }
+
+  /** Each line's verdict against a catalog read before (catalogOf), in the order given. */
+  judgeAgainst(catalog: Catalog, lines: readonly LineRequest[]): LineVerdict[] {
     return lines.map((line) => {
       const product = catalog.get(line.sku.toLowerCase());
       if (product === undefined) return { ok: false, problem: { code: 'unknown_sku', field: 'sku', message: `unknown sku ${line.sku}` } };

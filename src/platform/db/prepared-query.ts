@@ -4,22 +4,27 @@ import type { Executor } from './schema.js';
 /** Stand-ins the query is built with, one per named value; NUL never reaches a real value (the NUL guard refuses it). */
 const MARKER = '\u0000prepared:';
 
-/** How a call's values reach the query's parameters: by the name each stand-in carries. */
-interface Binding<I> {
-  /** The input the query is built with: a stand-in (MARKER and a name) in place of each value. */
-  markers(input: I): I;
-  /** Reads the value named `name` from a call's input; made once per parameter, when the query is compiled. */
-  reader(name: string): (input: I) => unknown;
-}
+/** Where a bound parameter comes from: a named value, or an item of a PreparedList's list (a column of it, for a row). */
+type Slot = { name: string } | { item: number; column: string | undefined };
 
 /** A stand-in for each value the first call names: the build may read them one by one or pass them whole (a row). */
-function markersOf<P extends object>(values: P, prefix = ''): P {
-  return Object.fromEntries(Object.keys(values).map((name) => [name, `${MARKER}${prefix}${name}`])) as P;
+function markersOf<P extends object>(values: P): P {
+  return Object.fromEntries(Object.keys(values).map((name) => [name, `${MARKER}v:${name}`])) as P;
 }
 
-/** Values by their own names (a PreparedQuery's). */
-function byName<P extends object>(): Binding<P> {
-  return { markers: (values) => markersOf(values), reader: (name) => (values) => (values as Record<string, unknown>)[name] };
+/** Stand-ins for a list: each item, or each column of each row. */
+function listMarkersOf<T>(list: readonly T[]): T[] {
+  return list.map((item, i) =>
+    item !== null && typeof item === 'object' ? (Object.fromEntries(Object.keys(item).map((column) => [column, `${MARKER}l:${i}:${column}`])) as T) : (`${MARKER}l:${i}` as T),
+  );
+}
+
+function slotOf(parameter: unknown): Slot | undefined {
+  if (typeof parameter !== 'string' || !parameter.startsWith(MARKER)) return undefined;
+  const rest = parameter.slice(MARKER.length);
+  if (rest.startsWith('v:')) return { name: rest.slice(2) };
+  const [item, column] = rest.slice(2).split(':') as [string, string | undefined];
+  return { item: Number(item), column };
 }
 
 /** The SQL text of every prepared query, with the name PostgreSQL keeps its parsed statement under per connection. */
@@ -30,6 +35,34 @@ export function preparedStatementName(sql: string): string | undefined {
   return statementNames.get(sql);
 }
 
+interface Compiled<R> {
+  query: CompiledQuery<R>;
+  /** One per parameter of the query: where its value comes from, or undefined for a constant of the build. */
+  slots: (Slot | undefined)[];
+}
+
+function compiledOf<R>(built: Compilable<R>): Compiled<R> {
+  const query = built.compile();
+  if (!statementNames.has(query.sql)) statementNames.set(query.sql, `gw_prepared_${statementNames.size + 1}`);
+  return { query, slots: query.parameters.map(slotOf) };
+}
+
+/** The compiled query with this call's values in place of the stand-ins; a missing one (undefined) is refused. */
+function bound<R>({ query, slots }: Compiled<R>, values: object, list: readonly unknown[] = []): CompiledQuery<R> {
+  const named = values as Record<string, unknown>;
+  const parameters = query.parameters.map((constant, i) => {
+    const slot = slots[i];
+    if (slot === undefined) return constant;
+    let value: unknown;
+    if ('name' in slot) value = named[slot.name];
+    else if (slot.column === undefined) value = list[slot.item];
+    else value = (list[slot.item] as Record<string, unknown> | undefined)?.[slot.column];
+    if (value === undefined) throw new TypeError(`prepared query: no value for ${'name' in slot ? slot.name : `item ${slot.item} ${slot.column ?? ''}`}`);
+    return value;
+  });
+  return { ...query, parameters };
+}
+
 /**
  * A query built and compiled once per database instead of on every call: Kysely's building and compiling cost more
  * than a primary-key read. The query is built with a stand-in for each named value; a call binds the real values in
@@ -38,12 +71,9 @@ export function preparedStatementName(sql: string): string | undefined {
  * once per connection (a named statement, see `preparedStatementName`).
  */
 export class PreparedQuery<P extends object, R> {
-  private readonly compiled = new WeakMap<DialectAdapter, { query: CompiledQuery<R>; slots: ({ name: string; read: (values: P) => unknown } | undefined)[] }>();
+  private readonly compiled = new WeakMap<DialectAdapter, Compiled<R>>();
 
-  constructor(
-    private readonly build: (db: Executor, values: P) => Compilable<R>,
-    private readonly binding: Binding<P> = byName<P>(),
-  ) {}
+  constructor(private readonly build: (db: Executor, values: P) => Compilable<R>) {}
 
   async execute(db: Executor, values: P): Promise<R[]> {
     return (await this.result(db, values)).rows;
@@ -51,70 +81,28 @@ export class PreparedQuery<P extends object, R> {
 
   /** The driver's whole answer: rows, or the number of rows a write changed. */
   result(db: Executor, values: P): Promise<QueryResult<R>> {
-    const { query, slots } = this.compiledFor(db, values);
-    const parameters = query.parameters.map((constant, i) => {
-      const slot = slots[i];
-      if (slot === undefined) return constant;
-      const value = slot.read(values);
-      if (value === undefined) throw new TypeError(`prepared query: no value for ${slot.name}`);
-      return value;
-    });
-    return db.executeQuery<R>({ ...query, parameters });
+    // One adapter per database: transactions of the same database share it, so they share the compiled query.
+    const adapter = db.getExecutor().adapter;
+    let entry = this.compiled.get(adapter);
+    if (!entry) {
+      entry = compiledOf(this.build(db, markersOf(values)));
+      this.compiled.set(adapter, entry);
+    }
+    return db.executeQuery<R>(bound(entry, values));
   }
 
   async takeFirst(db: Executor, values: P): Promise<R | undefined> {
     return (await this.execute(db, values))[0];
   }
-
-  private compiledFor(db: Executor, values: P) {
-    // One adapter per database: transactions of the same database share it, so they share the compiled query.
-    const adapter = db.getExecutor().adapter;
-    let entry = this.compiled.get(adapter);
-    if (!entry) {
-      const query = this.build(db, this.binding.markers(values)).compile();
-      const slots = query.parameters.map((p) => {
-        if (typeof p !== 'string' || !p.startsWith(MARKER)) return undefined;
-        const name = p.slice(MARKER.length);
-        return { name, read: this.binding.reader(name) };
-      });
-      entry = { query, slots };
-      if (!statementNames.has(query.sql)) statementNames.set(query.sql, `gw_prepared_${statementNames.size + 1}`);
-      this.compiled.set(adapter, entry);
-    }
-    return entry;
-  }
-}
-
-/** One call of a PreparedList: its named values and its list (of values, or of rows with the same columns). */
-interface ListInput<P, T> {
-  values: P;
-  list: T[];
-}
-
-/** A list's stand-ins are named `v:<name>` for a value, `l:<index>` for a list item, `l:<index>:<column>` for a row's. */
-function listBinding<P extends object, T>(): Binding<ListInput<P, T>> {
-  return {
-    markers: ({ values, list }) => ({
-      values: markersOf(values, 'v:'),
-      list: list.map((item, i) => (item !== null && typeof item === 'object' ? markersOf(item, `l:${i}:`) : `${MARKER}l:${i}`) as T),
-    }),
-    reader: (name) => {
-      const [kind, at = '', column] = name.split(':');
-      if (kind === 'v') return ({ values }) => (values as Record<string, unknown>)[at];
-      const index = Number(at);
-      if (column === undefined) return ({ list }) => list[index];
-      return ({ list }) => (list[index] as Record<string, unknown> | undefined)?.[column];
-    },
-  };
 }
 
 /**
  * A query over a list (an `in` list of keys, a multi-row insert) compiled once per list length, up to `maxLength`: each
- * length has its own SQL text, so each is a PreparedQuery of its own (a bounded set of statements). A longer list is
- * built per call. The list's items are values or rows (every row with the same columns).
+ * length has its own SQL text (a bounded set of statements). A longer list is built per call. The list's items are
+ * values or rows (every row with the same columns); each parameter is bound from its item by position.
  */
 export class PreparedList<P extends object, T, R> {
-  private readonly byLength = new Map<number, PreparedQuery<ListInput<P, T>, R>>();
+  private readonly compiled = new WeakMap<DialectAdapter, Map<number, Compiled<R>>>();
 
   constructor(
     private readonly build: (db: Executor, values: P, list: T[]) => Compilable<R>,
@@ -127,11 +115,17 @@ export class PreparedList<P extends object, T, R> {
 
   result(db: Executor, values: P, list: T[]): Promise<QueryResult<R>> {
     if (list.length > this.maxLength) return db.executeQuery<R>(this.build(db, values, list).compile());
-    let prepared = this.byLength.get(list.length);
-    if (prepared === undefined) {
-      prepared = new PreparedQuery<ListInput<P, T>, R>((dbOf, input) => this.build(dbOf, input.values, input.list), listBinding<P, T>());
-      this.byLength.set(list.length, prepared);
+    const adapter = db.getExecutor().adapter;
+    let byLength = this.compiled.get(adapter);
+    if (byLength === undefined) {
+      byLength = new Map();
+      this.compiled.set(adapter, byLength);
     }
-    return prepared.result(db, { values, list });
+    let entry = byLength.get(list.length);
+    if (entry === undefined) {
+      entry = compiledOf(this.build(db, markersOf(values), listMarkersOf(list)));
+      byLength.set(list.length, entry);
+    }
+    return db.executeQuery<R>(bound(entry, values, list));
   }
 }

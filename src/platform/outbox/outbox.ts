@@ -72,6 +72,14 @@ const insertDelivery = new PreparedQuery((tx, row: ReturnType<typeof deliveryRow
     .onConflict((oc) => oc.column('id').doNothing()),
 );
 
+// Many at a time (an EDI slice's documents, a fan-out's endpoints): compiled once per row count.
+const insertDeliveries = new PreparedList((tx, _v: object, rows: ReturnType<typeof deliveryRow>[]) =>
+  tx
+    .insertInto('outbox')
+    .values(rows)
+    .onConflict((oc) => oc.column('id').doNothing()),
+);
+
 /** What the unit of work of a transaction sends right after it commits (the operation invoker's, for a write). */
 export interface AfterCommit {
   /** The lease to write a delivery with when this process will send it after commit, or undefined when it will not. */

@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../../src/platform/db/database.js';
-import { PreparedQuery } from '../../../src/platform/db/prepared-query.js';
+import { PreparedList, PreparedQuery } from '../../../src/platform/db/prepared-query.js';
 import { dialects } from '../../support/harness.js';
 
 describe.each(dialects)('PreparedQuery (%s)', (dialect) => {
@@ -62,10 +62,32 @@ describe.each(dialects)('PreparedQuery (%s)', (dialect) => {
     expect(inTx).toEqual({ org: 'a', name: 'two', kind: 'rim' });
   });
 
+  type Item = { org: string; name: string; kind: string };
+  const items = (db: Parameters<typeof byOrgAndName.execute>[0]) => db.withTables<{ items: Item }>();
+  const insertRows = new PreparedList((db, _v: object, rows: Item[]) => items(db).insertInto('items').values(rows), 3);
+  const namesOf = new PreparedList((db, v: { org: string }, names: string[]) =>
+    items(db).selectFrom('items').select(['org', 'name', 'kind']).where('org', '=', v.org).where('name', 'in', names).orderBy('name'),
+  );
+
+  it('a list binds each item (or each column of each row) by its place, whatever the length, up to and past its bound', async () => {
+    const rows = (org: string, n: number) => Array.from({ length: n }, (_, i) => ({ org, name: `n${i}`, kind: i % 2 === 0 ? 'tire' : 'rim' }));
+    // Lengths 1 to 3 are compiled once each; 5 is past the bound and built per call. Twice each: the second call reuses.
+    for (const n of [1, 2, 3, 5]) {
+      for (const org of [`list-${n}-a`, `list-${n}-b`]) {
+        await handle.db.transaction().execute((tx) => insertRows.result(tx, {}, rows(org, n)));
+        const names = [...rows(org, n).map((r) => r.name), 'no-such'];
+        expect(await namesOf.execute(handle.db, { org }, names.slice(0, 3))).toEqual(rows(org, n).slice(0, 3).sort((a, b) => a.name.localeCompare(b.name)));
+        expect(await namesOf.execute(handle.db, { org }, names)).toEqual(rows(org, n).sort((a, b) => a.name.localeCompare(b.name)));
+      }
+    }
+    // A row without a value for a column the statement names is refused, never bound as null.
+    await expect(async () => insertRows.result(handle.db, {}, [{ org: 'x', name: 'y', kind: undefined as unknown as string }])).rejects.toThrow(/no value/);
+  });
+
   it.runIf(dialect === 'postgres')('is a named statement on PostgreSQL, parsed once per connection', async () => {
     await byOrgAndName.execute(handle.db, { org: 'a', name: 'one' });
     const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(handle.db);
-    const mine = rows.filter((r) => r.statement.includes('"items"'));
+    const mine = rows.filter((r) => r.statement.includes('"items"') && r.statement.includes('where "kind"'));
     expect(mine).toHaveLength(1);
     expect(mine[0]?.name).toMatch(/^gw_prepared_\d+$/);
   });

@@ -1,5 +1,6 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { SinceWindow } from '../../../platform/core/pagination.js';
+import { PreparedList } from '../../../platform/db/prepared-query.js';
 import { inSinceOrder } from '../../../platform/db/since-order.js';
 import type { Database, Db, Executor, Tx } from '../../../platform/db/schema.js';
 import type { EdiDirection } from './messages.schemas.js';
@@ -53,9 +54,13 @@ export async function readRaw(db: Executor, orgId: string, messageId: string): P
 /** Rows per multi-row insert of messages: 17 columns each stays well under SQLite's 32,766 bound parameters. */
 const MESSAGE_CHUNK = 1000;
 
+// A slice of an interchange writes a few rows of each at a time: compiled once per row count (PreparedList).
+const insertMessageRows = new PreparedList((db, _v: object, rows: MessageRow[]) => db.insertInto('edi_messages').values(rows));
+const insertDocumentRows = new PreparedList((db, _v: object, rows: DocumentRow[]) => db.insertInto('edi_documents').values(rows));
+
 export async function insertMessages(db: Executor, rows: readonly MessageRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += MESSAGE_CHUNK) {
-    await db.insertInto('edi_messages').values(rows.slice(i, i + MESSAGE_CHUNK)).execute();
+    await insertMessageRows.result(db, {}, rows.slice(i, i + MESSAGE_CHUNK));
   }
 }
 
@@ -157,7 +162,7 @@ export async function listMessages(db: Executor, orgId: string, o: ListOptions):
 
 export async function insertDocuments(db: Executor, rows: readonly DocumentRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += DOCUMENT_CHUNK) {
-    await db.insertInto('edi_documents').values(rows.slice(i, i + DOCUMENT_CHUNK)).execute();
+    await insertDocumentRows.result(db, {}, rows.slice(i, i + DOCUMENT_CHUNK));
   }
 }
 

@@ -1,13 +1,13 @@
 import type { Clock } from '../../../platform/core/clock.js';
 import type { Tx } from '../../../platform/db/schema.js';
-import type { OrdersService } from '../../orders/orders.service.js';
+import type { Catalog, OrdersService } from '../../orders/orders.service.js';
 import type { DocumentDetail, DocumentStatus, EdiError, StoredLine } from './messages.schemas.js';
-import { judgePoLines } from './order-lines.js';
+import { judgePoLines, skusNamed } from './order-lines.js';
 import { type AckType, ccyymmdd, missingSegments, type OutboundLine, type PoAcknowledgment, purchaseOrderAck, scheduleDate } from './outbound-sets.js';
 import type { DocumentProfile } from '../partners/partners.schemas.js';
 import { documentProfileOf, type TradingPartner } from '../partners/partners.service.js';
 import { versionOf } from './outbound.js';
-import { readPurchaseOrder } from './purchase-order.js';
+import { type PurchaseOrder, readPurchaseOrder } from './purchase-order.js';
 import { readSegments, type TransactionSet } from '../x12/index.js';
 
 /** Orders keep at most this much of the 850's notes. */
@@ -107,14 +107,33 @@ function orderable(purpose: string, shipTo: string | undefined, acceptedLines: n
   return { shipTo };
 }
 
-/** One 850 the 997 accepts -> an order; business refusals are outcomes the 855 reports, never X12 errors. */
+/** The 850s of some sets (a slice's), read, and the catalog rows all their lines name, in one read. */
+export async function readPurchaseOrders(
+  tx: Tx,
+  deps: OrderIntakeDeps,
+  input: { orgId: string; qualifiers: readonly string[]; sets: readonly TransactionSet[] },
+): Promise<{ pos: Map<TransactionSet, PurchaseOrder>; catalog: Catalog }> {
+  const pos = new Map<TransactionSet, PurchaseOrder>();
+  const skus: string[] = [];
+  for (const set of input.sets) {
+    // Read without caching the segments on the set: a large interchange never holds every order's segments at once.
+    const po = readPurchaseOrder(readSegments(set));
+    pos.set(set, po);
+    for (const sku of skusNamed(po.lines, input.qualifiers)) skus.push(sku);
+  }
+  return { pos, catalog: skus.length === 0 ? new Map() : await deps.orders.catalogOf(tx, input.orgId, skus) };
+}
+
+/** One 850 the 997 accepts (read by readPurchaseOrders) -> an order; business refusals are outcomes the 855 reports, never X12 errors. */
 export async function takePurchaseOrder(
   tx: Tx,
   deps: OrderIntakeDeps,
   input: {
     orgId: string;
     qualifiers: readonly string[];
-    set: TransactionSet;
+    po: PurchaseOrder;
+    /** The products the PO's lines name (readPurchaseOrders). */
+    catalog: Catalog;
     gs08: string;
     test: boolean;
     /** The sender: its profile's vendor number, lead days and 855 requirements shape an 855 owed at receipt. */
@@ -128,12 +147,11 @@ export async function takePurchaseOrder(
 async function decide(
   tx: Tx,
   deps: OrderIntakeDeps,
-  input: { orgId: string; qualifiers: readonly string[]; set: TransactionSet; gs08: string; test: boolean },
+  input: { orgId: string; qualifiers: readonly string[]; po: PurchaseOrder; catalog: Catalog; gs08: string; test: boolean },
   profile: DocumentProfile | undefined,
 ): Promise<PurchaseOrderOutcome> {
-  // Read without caching the segments on the set: a large interchange never holds every order's segments at once.
-  const po = readPurchaseOrder(readSegments(input.set));
-  const lines = await judgePoLines(tx, deps.orders, { orgId: input.orgId, lines: po.lines, qualifiers: input.qualifiers });
+  const { po } = input;
+  const lines = judgePoLines(deps.orders, input.catalog, { lines: po.lines, qualifiers: input.qualifiers });
   const detail: DocumentDetail = {
     errors: lines.errors,
     version: versionOf(input.gs08),

@@ -1,6 +1,5 @@
-import type { Executor } from '../../../platform/db/schema.js';
 import { unitsFromDecimalText, wholeFromDecimalText } from '../../../platform/core/money.js';
-import type { LineRequest, OrdersService, PricedLine } from '../../orders/orders.service.js';
+import type { Catalog, LineRequest, OrdersService, PricedLine } from '../../orders/orders.service.js';
 import type { EdiError, StoredLine } from './messages.schemas.js';
 import type { PoLine } from './purchase-order.js';
 
@@ -39,12 +38,21 @@ function readLine(line: PoLine, picked: { qualifier: string; id: string } | unde
   return { sku: picked.id, quantity, unitPriceUnits };
 }
 
-/** Each PO1 is read as X12 wants, then judged by the orders service (one catalog read); the first problem is the line's reason. */
-export async function judgePoLines(
-  db: Executor,
-  orders: OrdersService,
-  input: { orgId: string; lines: readonly PoLine[]; qualifiers: readonly string[] },
-): Promise<PoLineVerdicts> {
+/** The SKUs a PO's lines name (their picked product ids), for the catalog read they are judged against. */
+export function skusNamed(lines: readonly PoLine[], qualifiers: readonly string[]): string[] {
+  const skus: string[] = [];
+  for (const line of lines) {
+    const picked = pickProductId(line, qualifiers);
+    if (picked !== undefined) skus.push(picked.id);
+  }
+  return skus;
+}
+
+/**
+ * Each PO1 is read as X12 wants, then judged by the orders service against `catalog` (read once for a slice's POs,
+ * orders.catalogOf over their skusNamed); the first problem is the line's reason.
+ */
+export function judgePoLines(orders: OrdersService, catalog: Catalog, input: { lines: readonly PoLine[]; qualifiers: readonly string[] }): PoLineVerdicts {
   const stored: StoredLine[] = [];
   // One slot per line, so the errors stay in 850 order whichever check found them.
   const errors: (EdiError | undefined)[] = [];
@@ -71,7 +79,7 @@ export async function judgePoLines(
     errors.push('code' in request ? request : undefined);
     if (!('code' in request)) pending.push({ index, line, echo, request });
   });
-  const judged = await orders.judgeLines(db, input.orgId, pending.map((p) => p.request));
+  const judged = orders.judgeAgainst(catalog, pending.map((p) => p.request));
   const priced: PricedLine[] = [];
   pending.forEach(({ index, line, echo }, i) => {
     const verdict = judged[i];

@@ -23,7 +23,7 @@ export interface PoLine {
 }
 
 /** What the gateway takes from an 850: the header it maps onto an order, and its lines. */
-interface PurchaseOrder {
+export interface PurchaseOrder {
   /** BEG01 */
   purpose: string;
   /** BEG03 */

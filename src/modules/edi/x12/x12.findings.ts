@@ -41,6 +41,8 @@ export interface Findings {
  * findings in ST..SE.
  */
 export function indexFindings(groups: readonly FunctionalGroup[], issues: readonly X12Issue[]): Findings {
+  // A clean interchange files nothing: no index of its groups and sets (60 ms on the request thread for 40,000 groups).
+  if (issues.length === 0) return { group: () => [], set: () => [] };
   const byGroup = new Map<FunctionalGroup, X12Issue[]>();
   const bySet = new Map<TransactionSet, X12Issue[]>();
   const add = <K>(map: Map<K, X12Issue[]>, key: K, issue: X12Issue): void => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takePurchaseOrder } from '../../../../src/modules/edi/messages/order-intake.js';
+import { readPurchaseOrders, takePurchaseOrder } from '../../../../src/modules/edi/messages/order-intake.js';
 import { purchaseOrderAck } from '../../../../src/modules/edi/messages/outbound-sets.js';
 import { unitsToDecimal } from '../../../../src/modules/edi/messages/status-documents.js';
 import { parseX12 } from '../../../../src/modules/edi/x12/index.js';
@@ -509,8 +509,11 @@ describe.each(dialects)("a big-box retailer's guide: 855/856/810 from the 850, t
     const take = (name: string) =>
       db.transaction().execute(async (tx) => {
         const partner = await row(name);
-        const input = { orgId: partner.org_id, qualifiers: ['VP'], set, gs08: '004010', test: false, partner };
-        const outcome = await takePurchaseOrder(tx, { orders: h.gateway.services.orders, clock: h.clock }, input);
+        const deps = { orders: h.gateway.services.orders, clock: h.clock };
+        const { pos, catalog } = await readPurchaseOrders(tx, deps, { orgId: partner.org_id, qualifiers: ['VP'], sets: [set] });
+        const po = pos.get(set);
+        if (po === undefined) throw new Error('the PO was not read');
+        const outcome = await takePurchaseOrder(tx, deps, { orgId: partner.org_id, qualifiers: ['VP'], po, catalog, gs08: '004010', test: false, partner });
         // Each run makes its order; rolled back so the next may take the same PO.
         throw Object.assign(new Error('rollback'), { outcome });
       }).catch((e: unknown) => (e as { outcome: Awaited<ReturnType<typeof takePurchaseOrder>> }).outcome);

@@ -3,7 +3,7 @@ import { expectError } from '../../../support/auth-checks.js';
 import { dialects, type Harness } from '../../../support/harness.js';
 import type { OrderBody } from '../../orders/orders-support.js';
 import { inline850 } from '../x12/x12.fixtures.js';
-import { startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
+import { buyerInterchange, startEdiHarness, submit, type SubmitBody } from '../edi-support.js';
 
 describe.each(dialects)('850 lines judged by the orders service (%s)', (dialect) => {
   let h: Harness;
@@ -92,5 +92,36 @@ describe.each(dialects)('850 lines judged by the orders service (%s)', (dialect)
     } finally {
       reads.mockRestore();
     }
+  });
+
+  it('reads the catalog once for the 850s of a slice, and judges each PO by its own lines', async () => {
+    const set = (control: string, po: string, lines: readonly string[]) => {
+      const body = [`BEG*00*SA*${po}**20240115`, 'N1*ST*Verdict Wheels', ...lines.map((l, i) => `PO1*${i + 1}*${l}`), `CTT*${lines.length}`];
+      return [`ST*850*${control}`, ...body, `SE*${body.length + 2}*${control}`];
+    };
+    const sets = [
+      set('0001', 'PO-LV-SLICE-1', ['2*EA*89.99**VP*TIRE-225', '1*EA*5**VP*VALVE-KIT']),
+      set('0002', 'PO-LV-SLICE-2', ['1*EA*5**VP*NO-SUCH-SKU', '1*EA*5**VP*OLD-1']),
+      set('0003', 'PO-LV-SLICE-3', ['1*EA*5**VP*NO-SUCH-SKU', '3*EA*1**VP*tire-225']),
+    ];
+    control += 1;
+    const reads = vi.spyOn(h.gateway.services.products, 'findBySkus');
+    try {
+      const res = await submit(h, key, buyerInterchange(control, [{ control: '1', sets }]));
+      expect(res.statusCode, res.body).toBe(200);
+      const documents = res.json<SubmitBody>().documents;
+      expect(documents.map((d) => [d.po_number, d.status])).toEqual([
+        ['PO-LV-SLICE-1', 'accepted'],
+        ['PO-LV-SLICE-2', 'rejected'],
+        ['PO-LV-SLICE-3', 'partial'],
+      ]);
+      expect(documents.map(errorsOf)).toEqual([undefined, [['-', 'no_lines'], ['1', 'unknown_sku'], ['2', 'inactive_sku']], [['1', 'unknown_sku']]]);
+      expect(reads).toHaveBeenCalledTimes(1);
+    } finally {
+      reads.mockRestore();
+    }
+    expect((await order('PO-LV-SLICE-1')).lines.map((l) => [l.sku, l.quantity])).toEqual([['TIRE-225', 2], ['VALVE-KIT', 1]]);
+    expect((await order('PO-LV-SLICE-3')).lines.map((l) => [l.sku, l.quantity])).toEqual([['TIRE-225', 3]]);
+    expectError(await h.request({ method: 'GET', url: '/v1/orders/PO-LV-SLICE-2', key }), 404, 'not_found');
   });
 });

@@ -5,7 +5,7 @@ import { decodeInterchange } from '../interchange-bytes.js';
 import * as messages from '../messages.repository.js';
 import { inboundValidation } from '../../partners/partners.service.js';
 import { assess997Async, type Examined, type ExaminedBody, hydrate } from '../../x12/index.js';
-import { acknowledge, send855s, writeReply } from './acknowledge.js';
+import { acknowledge, writeReply } from './acknowledge.js';
 import { documentsTaken, judgement, readDocuments, type SetEntry, setsOf } from './read-documents.js';
 import { type IntakeDeps, markFailed, type Received, storeReceived, whileHeld } from './received.js';
 import { answerResend } from './resend.js';
@@ -89,12 +89,11 @@ export class InterchangeIntake {
     for (const slice of sliceSets(entries.slice(taken.length))) {
       const read = await this.deps.db.transaction().execute(async (tx) => {
         const done = await readDocuments(tx, this.deps, received, checked, judged, slice);
-        await send855s(tx, this.deps, received, checked, done.owed);
         // A process judged dead (heartbeats stalled past the TTL) lost the interchange to a resend: its slice rolls back.
         if (!(await messages.touchHeld(tx, received.orgId, received.messageId, this.deps.instances.id, this.now()))) {
           throw new Error(`message ${received.messageId} was taken over by another process`);
         }
-        return done.documents;
+        return done;
       });
       for (const d of read) documents.push(d);
       await setImmediate();

@@ -2,7 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Tx } from '../../../../platform/db/schema.js';
 import { type DocumentDetail, documentDetailSchema, type DocumentStatus, type DocumentView, type EdiError } from '../messages.schemas.js';
 import * as messages from '../messages.repository.js';
-import { takePurchaseOrder, type PurchaseOrderOutcome } from '../order-intake.js';
+import { readPurchaseOrders, takePurchaseOrder, type PurchaseOrderOutcome } from '../order-intake.js';
 import type { PoAcknowledgment } from '../outbound-sets.js';
 import { readPurchaseOrder } from '../purchase-order.js';
 import { toEdiError } from '../x12-errors.js';
@@ -18,13 +18,12 @@ import {
   type TransactionSet,
   type X12Issue,
 } from '../../x12/index.js';
+import { send855s } from './acknowledge.js';
 import type { IntakeDeps, Received } from './received.js';
 import type { Checked } from './screen.js';
+import { PACE_WEIGHT, weightOf } from './slices.js';
 
 // Step 3 of the intake, read documents: each set the 997 accepts is read (850 -> an order), each one recorded.
-
-/** Documents written between two yields to the event loop, so one large body never starves other requests. */
-const PACE = 500;
 
 /**
  * Document rows go in per 100 or per 256 KB of stored detail (~13 KB for an 850 of 50 lines), whichever comes first:
@@ -39,10 +38,6 @@ export interface Owed {
   ack: PoAcknowledgment;
 }
 
-export interface ReadDocuments {
-  documents: DocumentView[];
-  owed: Owed[];
-}
 
 function documentView(type: string, set: Pick<TransactionSet, 'controlNumber'>, status: DocumentStatus, errors: readonly EdiError[], po?: { poNumber: string; orderId?: string }): DocumentView {
   return {
@@ -84,14 +79,29 @@ export function judgement(checked: Checked, verdicts: readonly GroupVerdict[]): 
   return { verdicts: bySet, inbound997: indexFindings(groups.some((g) => g.functionalId === 'FA') ? groups : [], checked.issues) };
 }
 
-/** One document per transaction set of `entries`: accepted 850s go to the orders service, the rest are recorded with their findings. */
-export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received, checked: Checked, judged: Judgement, entries: readonly SetEntry[]): Promise<ReadDocuments> {
+/**
+ * One document per transaction set of `entries`: accepted 850s go to the orders service, the rest are recorded with
+ * their findings; the 855s owed at receipt are written pace by pace, in the same transaction.
+ */
+export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received, checked: Checked, judged: Judgement, entries: readonly SetEntry[]): Promise<DocumentView[]> {
   const documents: DocumentView[] = [];
   const owed: Owed[] = [];
   const rows = new DocumentRows(tx);
   const qualifiers = checked.partner.sku_qualifiers.split(',');
-  for (const { group, set, index } of entries) {
-    if (documents.length % PACE === PACE - 1) await setImmediate();
+  // The slice's accepted POs read first: one catalog read for all their lines.
+  const accepted = entries.filter(({ set }) => judged.verdicts.get(set)?.set.accepted === true).map(({ set }) => set);
+  const { pos, catalog } = await readPurchaseOrders(tx, deps, { orgId: received.orgId, qualifiers, sets: accepted });
+  let paced = 0;
+  for (const entry of entries) {
+    const { group, set, index } = entry;
+    // A yield every pace of the slice, so one large body never starves other requests (slices.ts).
+    paced += weightOf(entry);
+    if (paced >= PACE_WEIGHT) {
+      paced = 0;
+      // The pace's 855s before the yield: a slice never ends on all of its 855s at once.
+      await send855s(tx, deps, received, checked, owed.splice(0));
+      await setImmediate();
+    }
     const verdict = judged.verdicts.get(set);
     let view: DocumentView;
     let detail: DocumentDetail;
@@ -105,7 +115,9 @@ export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received
       const poNumber = set.id === '850' ? readPurchaseOrder(readSegments(set)).poNumber : '';
       view = documentView(set.id, set, 'rejected', detail.errors, { poNumber });
     } else {
-      const outcome = await takePurchaseOrder(tx, deps, { orgId: received.orgId, qualifiers, set, gs08: group.version, test: checked.envelope.usage === 'T', partner: checked.partner });
+      const po = pos.get(set);
+      if (po === undefined) throw new Error(`set ${set.controlNumber} was accepted but not read`);
+      const outcome = await takePurchaseOrder(tx, deps, { orgId: received.orgId, qualifiers, po, catalog, gs08: group.version, test: checked.envelope.usage === 'T', partner: checked.partner });
       if (outcome.ack !== undefined) owed.push({ outcome, ack: outcome.ack });
       // Accepted with errors (AK5 E, the partner's lenient level): the findings the 997 notes stay with the document.
       detail = verdict.set.withErrors ? { ...outcome.detail, errors: [...verdict.set.issues.map(toEdiError), ...outcome.detail.errors] } : outcome.detail;
@@ -127,7 +139,8 @@ export async function readDocuments(tx: Tx, deps: IntakeDeps, received: Received
     });
   }
   await rows.flush();
-  return { documents, owed };
+  await send855s(tx, deps, received, checked, owed);
+  return documents;
 }
 
 /** The documents a slice taken earlier recorded (by a process that stopped before answering), as the answer shows them. */

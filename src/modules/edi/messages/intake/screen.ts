@@ -53,7 +53,10 @@ export type Screening = { kind: 'refused'; refusal: Refusal; envelope?: PartialI
 
 /** The kinds of set an interchange carries, in order of appearance ("850" or "850,997"). */
 export function setTypes(envelope: PartialInterchange): string | null {
-  const types = [...new Set(envelope.groups.flatMap((g) => g.transactionSets.map((s) => echoText(s.id))))].join(',');
+  // Each distinct id echoed once: 40,000 groups of 850s are one '850', not 40,000 echoes (43 ms on the request thread).
+  const ids = new Set<string>();
+  for (const group of envelope.groups) for (const set of group.transactionSets) ids.add(set.id);
+  const types = [...new Set([...ids].map((id) => echoText(id)))].join(',');
   return types === '' ? null : types;
 }
 
