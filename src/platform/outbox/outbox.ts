@@ -109,14 +109,6 @@ async function enqueueDelivery(tx: Tx, input: DeliveryInput): Promise<string> {
   return input.id;
 }
 
-// A change's few rows (a webhook fan-out's, one per endpoint) are a statement compiled once per row count.
-const insertDeliveries = new PreparedList((tx, _v: object, rows: ReturnType<typeof deliveryRow>[]) =>
-  tx
-    .insertInto('outbox')
-    .values(rows)
-    .onConflict((oc) => oc.column('id').doNothing()),
-);
-
 /** enqueueDelivery for many, a few multi-row statements in the caller's transaction. */
 export async function enqueueDeliveries(tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> {
   await tellQueued(tx, inputs);
