@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedConnections, seedDelivered } from '../../bench/jobs.bench.js';
 import { ManualClock } from '../../src/platform/core/clock.js';
@@ -14,9 +15,16 @@ import { waitFor } from '../support/wait-for.js';
 
 const run = promisify(execFile);
 
-/** Starts `gateway <args>` and SIGKILLs it once `midway` holds; fails if the job ended on its own first (nothing was cut). */
-async function killMidway(env: NodeJS.ProcessEnv, args: string[], midway: () => Promise<boolean>): Promise<void> {
-  const child: ChildProcess = spawn(process.execPath, [mainJs, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+let killed = 0;
+
+/**
+ * Starts `gateway <args>` and SIGKILLs it once `midway` holds; fails if the job ended on its own first (nothing was cut).
+ * On PostgreSQL a statement the killed process had sent still runs (and commits) on its server backend, so this waits
+ * until that process's backends are gone: only then is what the job left behind settled.
+ */
+async function killMidway(h: Harness, env: NodeJS.ProcessEnv, args: string[], midway: () => Promise<boolean>): Promise<void> {
+  const appName = `gw-jobs-crash-${process.pid}-${++killed}`;
+  const child: ChildProcess = spawn(process.execPath, [mainJs, ...args], { env: { ...env, PGAPPNAME: appName }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -30,6 +38,15 @@ async function killMidway(env: NodeJS.ProcessEnv, args: string[], midway: () => 
   child.kill('SIGKILL');
   await exited;
   expect(child.signalCode).toBe('SIGKILL');
+  if (h.dialect === 'postgres') {
+    await waitFor(
+      async () => {
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where application_name = ${appName}`.execute(h.gateway.database.db);
+        return rows[0]?.n === 0;
+      },
+      { what: `the killed process's PostgreSQL backends (${appName}) to end`, timeoutMs: 60_000, intervalMs: 20 },
+    );
+  }
 }
 
 async function gatewayJson<T>(env: NodeJS.ProcessEnv, args: string[]): Promise<T> {
@@ -61,7 +78,7 @@ describe.each(dialects)('big jobs killed midway finish on the next run (%s)', (d
     const oldKey = await h.gateway.vault.currentKeyId();
     const env = childEnv(h);
 
-    await killMidway(env, ['secrets', 'rotate'], async () => (await countUnder(db, column, oldKey)) < total);
+    await killMidway(h, env, ['secrets', 'rotate'], async () => (await countUnder(db, column, oldKey)) < total);
     const cut = await secretsStatus(db, [column]);
     const newKey = cut.current_key_id;
     expect(newKey).not.toBe(oldKey);
@@ -86,7 +103,7 @@ describe.each(dialects)('big jobs killed midway finish on the next run (%s)', (d
     const count = async () => Number((await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
     const env = childEnv(h, { RETENTION_BATCH_SIZE: '200' });
 
-    await killMidway(env, ['retention', 'purge'], async () => (await count()) < total + 30);
+    await killMidway(h, env, ['retention', 'purge'], async () => (await count()) < total + 30);
     const left = (await count()) - 30;
     expect(left).toBeGreaterThan(0);
     expect(left % 200, 'whole statements only').toBe(0);
@@ -121,7 +138,7 @@ describe.each(dialects)('big jobs killed midway finish on the next run (%s)', (d
     const state = () => db.selectFrom('object_definitions').select(['version', 'rewrite_after', 'rewrite_through']).where('key', '=', 'tires').executeTakeFirstOrThrow();
     const env = childEnv(h);
 
-    await killMidway(env, ['objects', 'define', '--org', 'acme', '--file', file], async () => Number((await state()).rewrite_after ?? 0) > 0);
+    await killMidway(h, env, ['objects', 'define', '--org', 'acme', '--file', file], async () => Number((await state()).rewrite_after ?? 0) > 0);
     const cut = await state();
     expect(Number(cut.version)).toBe(2);
     const after = Number(cut.rewrite_after);
