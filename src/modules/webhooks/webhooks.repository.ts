@@ -1,6 +1,7 @@
 import type { Dialect } from '../../platform/db/database.js';
 import { sql } from 'kysely';
 import { PreparedList, PreparedQuery } from '../../platform/db/prepared-query.js';
+import { pendingSql } from '../../platform/outbox/outbox.js';
 import type { Db, Executor } from '../../platform/db/schema.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable, WebhookEventsTable } from './webhooks.tables.js';
 
@@ -151,7 +152,7 @@ export async function attemptsOf(db: Executor, orgId: string, deliveryIds: reado
 type Kept = 'webhook_events' | 'webhook_deliveries' | 'webhook_attempts';
 
 /** A delivery's outbox row is still to be sent (queued, or being sent). */
-const PENDING = sql<boolean>`outbox.status in ('queued', 'delivering')`;
+const PENDING = pendingSql('outbox.status');
 
 /** The rows of `table` from before `before` that may go: an event and its delivery rows stay while a delivery is pending. */
 function purgeable(db: Db, table: Kept, before: string) {

@@ -2,7 +2,7 @@ import { PreparedList, PreparedQuery } from '../db/prepared-query.js';
 import { sql } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { Db, Executor } from '../db/schema.js';
-import { DUE_NOW, type OutboxStatus, type OutboxTable } from './outbox.tables.js';
+import { DUE_NOW, type OutboxStatus, type OutboxTable, pendingSql } from './outbox.tables.js';
 
 type OutboxRow = OutboxTable;
 
@@ -22,7 +22,7 @@ export interface ClaimedDelivery {
  * The partial indexes' predicates, written as literals: SQLite uses a partial index only when the query repeats its
  * WHERE term word for word, and a bound parameter (`status in (?, ?)`) never does.
  */
-const PENDING = sql<boolean>`status in ('queued', 'delivering')`;
+const PENDING = pendingSql('status');
 const REJECTED = sql<boolean>`status = 'rejected'`;
 
 const CLAIMED_COLUMNS = ['id', 'org_id', 'destination', 'type', 'target', 'content_type', 'payload', 'attempts'] as const;

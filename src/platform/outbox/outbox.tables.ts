@@ -1,5 +1,15 @@
+import { type RawBuilder, sql } from 'kysely';
+
 export const OUTBOX_STATUSES = ['queued', 'delivering', 'delivered', 'rejected'] as const;
 export type OutboxStatus = (typeof OUTBOX_STATUSES)[number];
+
+/**
+ * A delivery still to be sent (queued, or being sent), as literal SQL on `column`: SQLite uses a partial index only
+ * when a query repeats its WHERE term word for word, and a bound parameter (`status in (?, ?)`) never does.
+ */
+export function pendingSql(column: 'status' | 'outbox.status'): RawBuilder<boolean> {
+  return sql<boolean>`${sql.raw(column)} in ('queued', 'delivering')`;
+}
 
 /** next_attempt_at of a delivery nobody has tried yet: due at once, whatever clock the worker runs on. */
 export const DUE_NOW = '1970-01-01T00:00:00.000Z';

@@ -6,6 +6,9 @@ import { newId } from '../core/ids.js';
 import { purgeDelivered } from './outbox.repository.js';
 import { DUE_NOW } from './outbox.tables.js';
 
+// For a module's query that asks whether an outbox row is still to be sent (webhook retention).
+export { pendingSql } from './outbox.tables.js';
+
 /**
  * The transactional outbox: a change and the delivery that announces it are written in one
  * transaction, and the delivery worker sends them after commit.
