@@ -16,7 +16,7 @@ export function afterInterrupt(org: string, sync: Pick<Sync, 'id' | 'connection_
   return (
     `stopped following sync ${sync.id}; it goes on in a running serve, or here again with ` +
     `gateway connections replay ${sync.connection_id} --org ${org} --resume ${sync.id}; ` +
-    `see it with gateway connections syncs ${sync.connection_id} --org ${org} (GET ${at}), cancel it with POST ${at}/cancel`
+    `see it with gateway connections syncs ${sync.connection_id} --org ${org} (GET ${at}), cancel it with gateway connections cancel-sync ${sync.connection_id} ${sync.id} --org ${org} (POST ${at}/cancel)`
   );
 }
 

@@ -163,4 +163,18 @@ export function registerTelematicsCommands(program: Command, withGateway: WithGa
       });
       print(opts, listed, (l) => table(l.syncs.map(syncRow), ['id', 'status', 'from', 'to', 'machines', 'events', 'created_at']));
     }));
+
+  connections
+    .command('cancel-sync <id> <sync_id>')
+    .description('cancel a queued or running replay sync, the same as POST /v1/telematics/connections/:id/syncs/:sync_id/cancel: it ends cancelled at once and its worker writes nothing more')
+    .requiredOption('--org <slug>', 'the organisation of the connection')
+    .option('--json', 'machine-readable output: the cancelled sync')
+    .action(run(async (id: string, syncId: string, opts: OutputOptions & { org: string }) => {
+      const sync = await withGateway(async (gw) => {
+        const org = await gw.services.orgs.bySlug(opts.org);
+        return gw.database.db.transaction().execute((tx) => gw.services.syncs.cancel(tx, org.id, id, syncId));
+      });
+      const { machines_done, machines_total, events_enqueued } = sync.progress;
+      print(opts, sync, (s) => `sync ${s.id} cancelled: ${machines_done}/${machines_total} machines done, ${events_enqueued} events queued for the hub before it stopped`);
+    }));
 }

@@ -132,7 +132,8 @@ describe.each(dialects)('connections replay and syncs, CLI (%s)', (dialect) => {
     const id = /stopped following sync (syn_\w+)/.exec(said)?.[1] ?? '';
     expect(said).toBe(
       `interrupted: stopped following sync ${id}; it goes on in a running serve, or here again with gateway connections replay ${livelink} --org acme --resume ${id}; ` +
-        `see it with gateway connections syncs ${livelink} --org acme (GET /v1/telematics/connections/${livelink}/syncs/${id}), cancel it with POST /v1/telematics/connections/${livelink}/syncs/${id}/cancel`,
+        `see it with gateway connections syncs ${livelink} --org acme (GET /v1/telematics/connections/${livelink}/syncs/${id}), ` +
+        `cancel it with gateway connections cancel-sync ${livelink} ${id} --org acme (POST /v1/telematics/connections/${livelink}/syncs/${id}/cancel)`,
     );
     // The first step (listing the machines) ran; the claim was given back, so any process takes it at once.
     expect(await stored(id)).toMatchObject({ status: 'running', machines_total: FLEET, slices_done: 0, lease_owner: null });
@@ -164,6 +165,34 @@ describe.each(dialects)('connections replay and syncs, CLI (%s)', (dialect) => {
     const resumed = await cli('connections', 'replay', livelink, '--org', 'acme', '--resume', id);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stdout).toMatch(new RegExp(`^sync ${id} completed: ${FLEET}/${FLEET} machines`));
+  });
+
+  it('cancel-sync ends a sync left by Ctrl-C as cancelled, as REST does; a second cancel and bad input are one error line', async () => {
+    asTerminal();
+    ctrlCAtFirstLine();
+    const stopped = await cli('connections', 'replay', livelink, '--org', 'acme', ...window());
+    expect(stopped.code).toBe(130);
+    const id = /stopped following sync (syn_\w+)/.exec(stopped.stderr)?.[1] ?? '';
+    Reflect.deleteProperty(process.stderr, 'isTTY');
+    const before = await eventsOf(livelink);
+    oneErrorLine(await cli('connections', 'cancel-sync', livelink, id, '--org', 'other'), `error: sync ${id} of connection ${livelink} not found`);
+    oneErrorLine(await cli('connections', 'cancel-sync', livelink, 'syn_nope', '--org', 'acme'), `error: sync syn_nope of connection ${livelink} not found`);
+    oneErrorLine(await cli('connections', 'cancel-sync', livelink, id, '--org', 'nope'), 'error: org nope not found');
+    expect(await stored(id), 'a refused cancel changes nothing').toMatchObject({ status: 'running' });
+
+    const cancelled = await cli('connections', 'cancel-sync', livelink, id, '--org', 'acme', '--json');
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ id, connection_id: livelink, status: 'cancelled' });
+    expect(await stored(id)).toMatchObject({ status: 'cancelled' });
+    const api = await h.request({ method: 'GET', url: `/v1/telematics/connections/${livelink}/syncs/${id}`, key: (await h.key('acme', 'telematics:read')).key });
+    expect(api.json<{ sync: Sync }>().sync).toMatchObject({ id, status: 'cancelled' });
+    // Its worker writes nothing more: resuming it is refused and queues no reading.
+    oneErrorLine(await cli('connections', 'replay', livelink, '--org', 'acme', '--resume', id), /^error: sync \w+ was cancelled/);
+    expect(await eventsOf(livelink)).toBe(before);
+
+    oneErrorLine(await cli('connections', 'cancel-sync', livelink, id, '--org', 'acme'), `error: sync ${id} already ended (cancelled)`);
+    const text = await cli('connections', 'syncs', livelink, '--org', 'acme', '--status', 'cancelled');
+    expect(text.stdout).toMatch(new RegExp(`${id}\\s+cancelled\\s`));
   });
 
   it('a sync that fails is one error line, exit 1', async () => {
