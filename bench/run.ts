@@ -41,7 +41,9 @@ const publish = (name: string, lines: string[]) =>
   sections.set(name, [`<!-- bench:${name} -->`, ...lines, '', `_Measured ${new Date().toISOString()}._`].join('\n'));
 
 /** The machine's load when a section was measured: these cores are shared, and the figures move with it. */
-const loadAverageLine = () => `Load average at the end of the run (1 / 5 / 15 min, ${cpus().length} cores): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`;
+/** The machine a section was measured on: `BENCH_ONLY` re-runs some sections, so a file can hold several machines' figures. */
+const machine = () => `Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'})`;
+const loadAverageLine = () => `Measured on ${machine()}; load average at the end of the run (1 / 5 / 15 min): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`;
 
 /** µs per request of a load run's CPU reading, or a dash when it was not taken. */
 const us = (v: number | undefined) => (v === undefined ? '–' : fmt(v));
@@ -487,7 +489,7 @@ if (only?.includes('syncpolls')) {
     `50 machines per account for the regular polls. A 31-day replay of all 2,000 machines is queued as a sync while ${fmt(x.connections)} \`vendor13\` connections`,
     `are polled every ${fmt(x.intervalS)} s; the run lasts ${fmt(x.elapsedMs / 1000)} s (\`BENCH_SYNC_SECONDS\`), then both workers stop.`,
     'Lateness is when a regular poll started after its due time (`next_poll_at`), every poll but each connection\'s first.',
-    `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}).`,
+    `Machine: ${machine()}.`,
     '',
     '| figure | value |',
     '|---|---:|',
@@ -518,7 +520,7 @@ if (only?.includes('isolation')) {
     'each row covers the job from its start to its end under that load (the replay sync: its first',
     `${fmt(replaySec)} s, \`BENCH_ISOLATION_REPLAY_SECONDS\`). The retention purge and \`secrets rotate\` are the operator's CLI, run beside a`,
     'restarted `serve` warmed by 5 s of the same load first. Latencies in ms as autocannon measured them; errors counts non-2xx and timeouts.',
-    `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), shared with the load generator.`,
+    `Machine: ${machine()}, shared with the load generator.`,
     '',
     '| job | time | reads p99 / max | orders p99 / max | requests (reads / orders) | errors | job throughput | goal |',
     '|---|---:|---:|---:|---:|---:|---:|---|',
@@ -534,8 +536,7 @@ if (only?.includes('isolation')) {
 
 /** Under the growth tables, for a run of some of their rows: which rows, and the machine's load then. */
 const rerunNote = (measured: string, tables: readonly string[], runs: GrowthBench[]) =>
-  `Rows dated ${measured}: ${tables.join(', ')} on ${runs.map((r) => (r.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL')).join(' and ')} re-measured; ` +
-  `machine ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'}), load average at the end of that run (1 / 5 / 15 min): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`;
+  `Rows dated ${measured}: ${tables.join(', ')} on ${runs.map((r) => (r.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL')).join(' and ')} re-measured. ` + loadAverageLine();
 
 if (only?.includes('growth')) {
   const large = Number(process.env.BENCH_GROWTH_ROWS ?? 1_000_000);
@@ -588,7 +589,7 @@ if (wanted('webhooks')) {
     '',
     `With 3 endpoints over none (means of the runs): **${fmt(orders.ratio, 2)}** (goal >= ${GOAL}: ${verdict(orders.ratio >= GOAL)}).`,
     '',
-    `Load average at the end of the run (1 / 5 / 15 min, ${cpus().length} cores): ${loadavg().map((l) => l.toFixed(1)).join(' / ')}.`,
+    loadAverageLine(),
   ]);
 }
 
@@ -622,8 +623,9 @@ const header = [
   'the heavy jobs beside a steady load (`BENCH_ISOLATION_REPLAY_SECONDS`, default 300), which a plain',
   '`npm run bench` leaves as last published).',
   'Speed figures are ratios against a baseline measured in the same run, because these machines are shared and noisy.',
-  `Machine: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown cpu'});`,
-  'the load generator, the server under test and (for orders) the hub simulator share those cores.',
+  'Each section names the machine it was measured on (`BENCH_ONLY` re-runs some sections only, so sections can come from different',
+  'machines; those measured before 2026-11-28 name only the core count). The load generator, the server under test and (for orders)',
+  'the hub simulator share the cores; compare figures within a section, against the baseline measured beside them.',
   '',
 ].join('\n');
 // Read now, not at start: a long run (replay31) must not undo sections another run published meanwhile.
