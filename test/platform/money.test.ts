@@ -24,6 +24,19 @@ describe('unitsFromDecimalText', () => {
     },
   );
 
+  it('reads any digits as their exact amount, short ones in doubles, long ones (leading zeros too) in BigInt', () => {
+    const digits = (max: number) => fc.array(fc.constantFrom(...'0123456789'), { maxLength: max }).map((d) => d.join(''));
+    fc.assert(
+      fc.property(digits(20), digits(4), fc.boolean(), (whole, fraction, point) => {
+        fc.pre(whole.length + fraction.length > 0 && (point || fraction.length === 0));
+        const text = point ? `${whole}.${fraction}` : whole;
+        const exact = BigInt(`${whole}${fraction.padEnd(4, '0')}`);
+        expect(unitsFromDecimalText(text)).toBe(exact <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(exact) : undefined);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
   it('reads every 4-decimal text back to the amount formatUnits shows', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (units) => {
@@ -67,6 +80,18 @@ describe('formatUnits', () => {
 
   it('refuses to drop digits an amount has', () => {
     expect(() => formatUnits(5_199_650, 2)).toThrow('do not fit 2 decimals');
+    expect(() => formatUnits(5_199_650n, 2)).toThrow('do not fit 2 decimals');
+  });
+
+  it('shows a safe integer (done in doubles) exactly as the same amount in BigInt', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }), fc.integer({ min: 0, max: 4 }), (raw, decimals) => {
+        const step = 10 ** (4 - decimals);
+        const units = raw - (raw % step);
+        expect(formatUnits(units, decimals)).toBe(formatUnits(BigInt(units), decimals));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });
 

@@ -15,7 +15,10 @@ const DECIMAL_TEXT = /^(?=\.?\d)(\d*)(?:\.(\d{0,4}))?$/;
 export function unitsFromDecimalText(text: string): number | undefined {
   const match = DECIMAL_TEXT.exec(text);
   if (match === null) return undefined;
-  const units = BigInt(`${match[1] ?? ''}${(match[2] ?? '').padEnd(4, '0')}`);
+  const digits = `${match[1] ?? ''}${(match[2] ?? '').padEnd(4, '0')}`;
+  // 15 digits or fewer are below 2^53, so a double reads them exactly (an order's prices, every time).
+  if (digits.length <= 15) return Number(digits);
+  const units = BigInt(digits);
   return units <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(units) : undefined;
 }
 
@@ -43,6 +46,7 @@ export function lineTotalUnits(quantity: number, unitPriceUnits: number, decimal
  * `"520"` at 0): integer division and padding, never a float. Throws when the amount has more digits than shown.
  */
 export function formatUnits(units: number | bigint, decimals: number): string {
+  if (typeof units === 'number' && Number.isSafeInteger(units)) return formatSafeUnits(units, decimals);
   const value = BigInt(units);
   const step = 10n ** BigInt(UNIT_DECIMALS - decimals);
   if (value % step !== 0n) throw new Error(`${value} units do not fit ${decimals} decimals`);
@@ -50,6 +54,17 @@ export function formatUnits(units: number | bigint, decimals: number): string {
   const scale = 10n ** BigInt(decimals);
   const whole = `${value < 0n ? '-' : ''}${abs / scale}`;
   return decimals === 0 ? whole : `${whole}.${(abs % scale).toString().padStart(decimals, '0')}`;
+}
+
+/** formatUnits for a safe integer, in doubles: every step below is an exact integer operation under 2^53. */
+function formatSafeUnits(units: number, decimals: number): string {
+  const step = 10 ** (UNIT_DECIMALS - decimals);
+  if (units % step !== 0) throw new Error(`${units} units do not fit ${decimals} decimals`);
+  const abs = Math.abs(units) / step;
+  const scale = 10 ** decimals;
+  const fraction = abs % scale;
+  const whole = `${units < 0 ? '-' : ''}${(abs - fraction) / scale}`;
+  return decimals === 0 ? whole : `${whole}.${String(fraction).padStart(decimals, '0')}`;
 }
 
 function jsonKind(value: unknown): string {

@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery, DialectAdapter, QueryResult } from 'kysely';
 import type { Executor } from './schema.js';
+import { runDirect } from './sqlite-dialect.js';
 
 /** Stand-ins the query is built with, one per named value; NUL never reaches a real value (the NUL guard refuses it). */
 const MARKER = '\u0000prepared:';
@@ -88,7 +89,8 @@ export class PreparedQuery<P extends object, R> {
       entry = compiledOf(this.build(db, markersOf(values)));
       this.compiled.set(adapter, entry);
     }
-    return db.executeQuery<R>(bound(entry, values));
+    const query = bound(entry, values);
+    return runDirect<R>(db, query) ?? db.executeQuery<R>(query);
   }
 
   async takeFirst(db: Executor, values: P): Promise<R | undefined> {
@@ -126,6 +128,7 @@ export class PreparedList<P extends object, T, R> {
       entry = compiledOf(this.build(db, markersOf(values), listMarkersOf(list)));
       byLength.set(list.length, entry);
     }
-    return db.executeQuery<R>(bound(entry, values, list));
+    const query = bound(entry, values, list);
+    return runDirect<R>(db, query) ?? db.executeQuery<R>(query);
   }
 }

@@ -16,6 +16,7 @@ import {
 import { type Batch, GroupCommitter, type GroupCommitStats } from './sqlite-group-commit.js';
 import { ReadSnapshot } from './sqlite-read-snapshot.js';
 import { StatementCache } from './sqlite-statement-cache.js';
+import type { Executor, Tx } from './schema.js';
 
 /** Transactions per group commit at most: bounds how long the last member of a full batch waits. */
 export const GROUP_COMMIT_MAX_MEMBERS = 64;
@@ -30,6 +31,8 @@ interface SqliteConnections {
 /** The two connections and how a statement is routed between them. */
 class SqliteStore {
   readonly writer: GroupCommitter;
+  /** The handle whose transaction began last: the running member's, since members run one at a time. */
+  lastBegun: SqliteHandle | undefined;
   /** Where a statement is prepared to learn whether it writes: the read connection's cache, or the only one. */
   private readonly classifier: StatementCache;
   private readonly snapshot: ReadSnapshot | undefined;
@@ -86,6 +89,8 @@ class SqliteStore {
 /** What Kysely calls a connection: one caller's use of the store, inside a batch member while in a transaction. */
 class SqliteHandle implements DatabaseConnection {
   member: Batch | undefined;
+  /** Counts the transactions begun on this handle, so a transaction bound to it knows when it has ended (runDirect). */
+  turn = 0;
 
   constructor(readonly store: SqliteStore) {}
 
@@ -125,7 +130,10 @@ class GatewaySqliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    (connection as SqliteHandle).member = await this.store.writer.enter();
+    const handle = connection as SqliteHandle;
+    handle.member = await this.store.writer.enter();
+    handle.turn++;
+    this.store.lastBegun = handle;
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
@@ -157,6 +165,33 @@ class GatewaySqliteDriver implements Driver {
   }
 }
 
+/** Each SQLite database's store by its adapter, which the database's transactions share (runDirect). */
+const storeOf = new WeakMap<DialectAdapter, SqliteStore>();
+/** The handle a transaction runs on and which of its turns that is (bindTransaction). */
+const boundHandles = new WeakMap<Tx, { handle: SqliteHandle; turn: number }>();
+
+/**
+ * Ties a transaction to its SQLite handle, called first thing in its callback: the members of a group commit run one
+ * at a time, so the handle that began last is this transaction's. Nothing elsewhere (PostgreSQL).
+ */
+export function bindTransaction(tx: Tx): void {
+  const handle = storeOf.get(tx.getExecutor().adapter)?.lastBegun;
+  if (handle?.member !== undefined) boundHandles.set(tx, { handle, turn: handle.turn });
+}
+
+/**
+ * A compiled statement run on SQLite straight, without Kysely's executor: it costs an executor object and a chain of
+ * promises per statement, more than a point query here (no plugins to apply). Outside a transaction it is what a handle
+ * does; in a bound transaction, on its handle while that transaction is open. Undefined where this does not apply
+ * (PostgreSQL, a transaction not bound or ended): the caller goes through Kysely, which refuses an ended one.
+ */
+export function runDirect<R>(db: Executor, query: CompiledQuery): Promise<QueryResult<R>> | undefined {
+  if (!db.isTransaction) return storeOf.get(db.getExecutor().adapter)?.execute(query) as Promise<QueryResult<R>> | undefined;
+  const bound = boundHandles.get(db as Tx);
+  if (bound === undefined || bound.handle.member === undefined || bound.handle.turn !== bound.turn) return undefined;
+  return bound.handle.executeQuery<R>(query);
+}
+
 /**
  * Kysely's SQLite dialect with our driver: reads outside transactions on a read-only connection sharing one snapshot
  * per event-loop turn, and every write through group commit (docs/decisions.md, "Performance").
@@ -182,7 +217,9 @@ export class GatewaySqliteDialect implements Dialect {
   }
 
   createAdapter(): DialectAdapter {
-    return new SqliteAdapter();
+    const adapter = new SqliteAdapter();
+    storeOf.set(adapter, this.store);
+    return adapter;
   }
 
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {

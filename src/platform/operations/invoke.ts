@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AuthContext } from '../auth/scopes.js';
 import { requireScope } from '../auth/scopes.js';
 import type { Db } from '../db/schema.js';
+import { bindTransaction } from '../db/sqlite-dialect.js';
 import { AppError, ERROR_STATUS, invalidInput } from '../core/errors.js';
 import { invalidFromIssues } from '../core/issues.js';
 import { assertDepth } from '../core/json-depth.js';
@@ -157,6 +158,7 @@ export class OperationInvoker {
       }
       const unit: AfterCommit = { leaseFor: (destination) => delivery.leaseForNow(destination), leased: [] };
       const answer = await db.transaction().execute(async (tx) => {
+        bindTransaction(tx);
         sendAfterCommit(tx, unit);
         const value = await op.handle({ auth, orgId, tx }, input);
         // The answer as it stands at commit (its hub events queued): what a retry after a crash replays.

@@ -7,6 +7,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../../src/platform/db/database.js';
 import { PreparedList, PreparedQuery } from '../../../src/platform/db/prepared-query.js';
+import type { Tx } from '../../../src/platform/db/schema.js';
+import { bindTransaction } from '../../../src/platform/db/sqlite-dialect.js';
 import { dialects } from '../../support/harness.js';
 
 describe.each(dialects)('PreparedQuery (%s)', (dialect) => {
@@ -82,6 +84,30 @@ describe.each(dialects)('PreparedQuery (%s)', (dialect) => {
     }
     // A row without a value for a column the statement names is refused, never bound as null.
     await expect(async () => insertRows.result(handle.db, {}, [{ org: 'x', name: 'y', kind: undefined as unknown as string }])).rejects.toThrow(/no value/);
+  });
+
+  it('in a transaction bound to its handle (as the invoker binds it), runs in it while open and is refused once it has ended', async () => {
+    let ended: Tx | undefined;
+    await handle.db.transaction().execute(async (tx) => {
+      bindTransaction(tx);
+      ended = tx;
+      await insertRows.result(tx, {}, [{ org: 'bound', name: 'kept', kind: 'tire' }]);
+      expect(await namesOf.execute(tx, { org: 'bound' }, ['kept'])).toEqual([{ org: 'bound', name: 'kept', kind: 'tire' }]);
+    });
+    await expect(
+      handle.db.transaction().execute(async (tx) => {
+        bindTransaction(tx);
+        await insertRows.result(tx, {}, [{ org: 'bound', name: 'undone', kind: 'tire' }]);
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    // A statement on a transaction that has ended never lands in the next one, which may hold its handle now.
+    await handle.db.transaction().execute(async (tx) => {
+      bindTransaction(tx);
+      if (ended === undefined) throw new Error('no transaction seen');
+      await expect(async () => insertRows.result(ended as Tx, {}, [{ org: 'bound', name: 'late', kind: 'tire' }])).rejects.toThrow(/already committed/);
+    });
+    expect(await namesOf.execute(handle.db, { org: 'bound' }, ['kept', 'undone', 'late'])).toEqual([{ org: 'bound', name: 'kept', kind: 'tire' }]);
   });
 
   it.runIf(dialect === 'postgres')('is a named statement on PostgreSQL, parsed once per connection', async () => {
