@@ -22,7 +22,7 @@ import {
   startGateway,
   startHubSimProcess,
 } from './support.js';
-import { ensureWrk, wrkLoad } from './wrk.js';
+import { ensureWrk, type WrkTarget, wrkLoad } from './wrk.js';
 
 export interface OrdersCreateBench {
   baseline: LoadResult;
@@ -74,6 +74,11 @@ export function orderLoad(poPrefix = 'PO-') {
   return { target, built: () => built };
 }
 
+/** The same orders for wrk: a Lua body per request, its PO number `<poPrefix><n>` (wrk counts n from 1 in every run). */
+export function wrkOrderTarget(url: string, headers: Record<string, string>, poPrefix: string): WrkTarget {
+  return { url: `${url}/v1/orders`, headers, duration: 0, bodyLua: `'{"po_number":"${poPrefix}' .. n .. '","ship_to":"Bench dealer","lines":${JSON.stringify(LINES)}}'` };
+}
+
 function requireClean(what: string, r: LoadResult): void {
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${what} answered ${r.non2xx} non-2xx and ${r.errors} errors`);
 }
@@ -114,7 +119,7 @@ export async function benchOrderCreate(durationSec: number): Promise<OrdersCreat
         let wrkOrders = 0;
         if (wrkReady.ok) {
           // Each run's PO numbers carry the run's own prefix: wrk counts requests from 1 in every run.
-          const target = (run: string) => ({ url: `${gw.url}/v1/orders`, headers, bodyLua: `'{"po_number":"PO-wrk${run}-' .. n .. '","ship_to":"Bench dealer","lines":${JSON.stringify(LINES)}}'` });
+          const target = (run: string) => wrkOrderTarget(gw.url, headers, `PO-wrk${run}-`);
           await wrkLoad({ url: baselineServer.url, duration: 1 });
           wrkOrders += (await wrkLoad({ ...target('warm'), duration: 2 })).requests;
           const wrkBaseline = await wrkLoad({ url: baselineServer.url, duration: durationSec }, { pids: [baselineServer.pid] });

@@ -12,7 +12,7 @@ import { benchPostgresUrl, type LoadResult, root } from './support.js';
 import { benchFullReplay, benchSyncPolls, benchTelematics, RECOMMENDED_HEAP_MB } from './telematics.bench.js';
 import { benchX12 } from './x12.bench.js';
 import { benchIsolation, type IsolationRow } from './isolation.bench.js';
-import { benchWebhooks } from './webhooks.bench.js';
+import { benchWebhooks, type OrdersRun } from './webhooks.bench.js';
 
 /** `npm run bench`: runs every benchmark with its baseline in this one run and rewrites docs/benchmarks.md. */
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
@@ -569,21 +569,29 @@ if (wanted('webhooks')) {
   const { fanOut, orders } = w;
   log(`  ${fmt(fanOut.deliveriesPerSec)} deliveries/s; orders ratio ${fmt(orders.ratio, 2)}`);
   const GOAL = 0.9;
-  const row = (name: string, x: LoadResult) => `| ${name} | ${fmt(x.requestsPerSec)} | ${x.p99Ms} | ${us(x.cpuUsPerRequest)} |`;
+  const row = (name: string, x: OrdersRun) => {
+    const { gateway, gatewayMain, receiver, hub, generator } = x.cpu;
+    const sum = gateway + receiver + hub + (generator ?? 0);
+    // The machine's cores the four processes kept busy: CPU per order times orders per second.
+    return `| ${name} | ${fmt(x.requestsPerSec)} | ${x.p99Ms} | ${us(gatewayMain)} | ${us(gateway)} | ${us(receiver)} | ${us(hub)} | ${us(generator)} | ${us(sum)} | ${fmt((sum * x.requestsPerSec) / 1e6, 2)} |`;
+  };
   publish('webhooks', [
     '## Webhooks: fan-out and the orders path with endpoints ([18/20])',
     '',
     `${fmt(fanOut.events)} \`inventory.updated\` events queued on SQLite while the delivery worker was stopped, each fanned out (in its own`,
     `transaction, as a change does) to 3 endpoints on one local receiver in its own process (answers 204 at once, verifies nothing):`,
     `${fmt(fanOut.deliveries)} signed POSTs, sent by one process's delivery worker (\`OUTBOX_CONCURRENCY\` 2, 20 a batch) in ${fmt(fanOut.seconds, 2)} s:`,
-    `**${fmt(fanOut.deliveriesPerSec)} deliveries/s**, ${us(fanOut.cpuUsPerDelivery)} µs of the sending process's CPU per delivery (recorded; no goal set).`,
+    `**${fmt(fanOut.deliveriesPerSec)} deliveries/s**, ${us(fanOut.cpuUsPerDelivery)} µs of the sending process's CPU per delivery, ${us(fanOut.mainThreadCpuUsPerDelivery)} of it on its`,
+    'main thread (the rest: the webhook send thread and V8\'s helpers; recorded, no goal set).',
     '',
-    'The orders path (3 lines, the hub simulator up, autocannon with 50 connections) on two `serve` processes on fresh SQLite files, one',
+    `The orders path (3 lines, the hub simulator up, ${orders.generator} with 50 connections) on two \`serve\` processes on fresh SQLite files, one`,
     'with no endpoint and one with 3 endpoints subscribed to every event (so each order also queues 3 webhook deliveries in its transaction,',
-    `and the worker sends them meanwhile), measured in turn: none, three, none, three, ${durationSec} s each.`,
+    `and the worker sends them meanwhile), measured in turn: none, three, none, three, ${durationSec} s each. CPU per order of each process`,
+    'on the machine (µs): the gateway (its main thread, and all its threads: the webhook send thread, V8\'s helpers), the webhook receiver,',
+    'the hub simulator and the load generator; their sum, and the cores it kept busy (sum × orders/s).',
     '',
-    '| gateway POST /v1/orders | orders/s | p99 (ms) | server CPU (µs/request) |',
-    '|---|---:|---:|---:|',
+    '| gateway POST /v1/orders | orders/s | p99 (ms) | gateway main thread | gateway | receiver | hub sim | generator | sum | cores |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...orders.none.map((x, i) => row(`no endpoint, run ${i + 1}`, x)),
     ...orders.three.map((x, i) => row(`3 endpoints, run ${i + 1}`, x)),
     '',

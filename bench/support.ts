@@ -23,6 +23,8 @@ export interface LoadResult {
   cpuUsPerRequest?: number;
   /** CPU of every `postgres` process on this machine per response, in µs; undefined when not sampled. */
   dbCpuUsPerRequest?: number;
+  /** CPU of the load generator itself per response, in µs (wrk reports its own); undefined when not known. */
+  generatorCpuUsPerRequest?: number;
 }
 
 /** What a load run samples CPU of: the server processes under test and, for PostgreSQL runs, the database's own processes. */
@@ -50,6 +52,9 @@ const CLK_TCK = (() => {
   }
 })();
 
+/** Clock ticks of /proc's stat files in µs. */
+export const ticksToUs = (ticks: number): number => (ticks * 1e6) / CLK_TCK;
+
 /** The fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] is the state, [11] utime, [12] stime. */
 function statFields(pid: number | string): string[] | undefined {
   try {
@@ -60,11 +65,11 @@ function statFields(pid: number | string): string[] | undefined {
   }
 }
 
-/** CPU time (user + system) a process has used so far, in µs. */
-export function processCpuUs(pid: number): number {
-  const f = statFields(pid);
+/** CPU time (user + system) a process has used so far, in µs; with `thread`, that one thread's (its main thread: its pid). */
+export function processCpuUs(pid: number, thread?: number): number {
+  const f = statFields(thread === undefined ? pid : `${pid}/task/${thread}`);
   if (f === undefined) throw new Error(`process ${pid} is gone`);
-  return ((Number(f[11]) + Number(f[12])) * 1e6) / CLK_TCK;
+  return ticksToUs(Number(f[11]) + Number(f[12]));
 }
 
 /**
@@ -223,7 +228,7 @@ export async function startBaseline(): Promise<{ url: string; pid: number; stop(
 }
 
 /** The hub simulator in its own process, so it does not share a core with the load generator. */
-export async function startHubSimProcess(): Promise<{ url: string; stop(): Promise<void>; orderEvents(): Promise<number> }> {
+export async function startHubSimProcess(): Promise<{ url: string; pid: number; stop(): Promise<void>; orderEvents(): Promise<number> }> {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, [join(root, 'dist/src/main.js'), 'hub-sim', '--port', String(port)], {
     env: { PATH: process.env.PATH },
@@ -235,7 +240,7 @@ export async function startHubSimProcess(): Promise<{ url: string; stop(): Promi
   });
   const url = `http://127.0.0.1:${port}`;
   const orderEvents = async () => ((await (await fetch(`${url}/v1/events?type=order.created`)).json()) as { count: number }).count;
-  return { url, stop: () => stopChild(child), orderEvents };
+  return { url, pid: child.pid ?? 0, stop: () => stopChild(child), orderEvents };
 }
 
 /** The PostgreSQL server benchmarks use (`BENCH_DATABASE_URL`, a role that may create databases); undefined: PostgreSQL rows are skipped. */

@@ -6,21 +6,34 @@ import { loadConfig } from '../src/config.js';
 import { createGateway } from '../src/gateway.js';
 import { WEBHOOK_DESTINATION } from '../src/modules/webhooks/webhook-sender.js';
 import { enqueueHubEvent } from '../src/platform/outbox/outbox.js';
-import { ORDER_SKUS, orderLoad } from './orders.bench.js';
-import { benchKey, type LoadResult, load, root, seedProducts, startGateway, startHubSimProcess, stopChild } from './support.js';
+import { ORDER_SKUS, orderLoad, wrkOrderTarget } from './orders.bench.js';
+import { benchKey, type LoadResult, load, processCpuUs, root, seedProducts, startGateway, startHubSimProcess, stopChild } from './support.js';
+import { ensureWrk, wrkLoad } from './wrk.js';
 
 const ENDPOINTS = 3;
 
 export interface WebhooksBench {
-  /** cpuUsPerDelivery: this process's CPU (user + system, every thread) from the worker's start to the last delivery, per delivery. */
-  fanOut: { events: number; deliveries: number; seconds: number; deliveriesPerSec: number; cpuUsPerDelivery: number };
+  /**
+   * cpuUsPerDelivery: this process's CPU (user + system, every thread) from the worker's start to the last delivery, per
+   * delivery; mainThreadCpuUsPerDelivery: its main thread's alone (what the request thread pays; the rest is the send thread and V8's helpers).
+   */
+  fanOut: { events: number; deliveries: number; seconds: number; deliveriesPerSec: number; cpuUsPerDelivery: number; mainThreadCpuUsPerDelivery: number };
   /** POST /v1/orders on one gateway without endpoints and one with three, measured in turn (none, three, none, three). */
-  orders: { none: LoadResult[]; three: LoadResult[]; ratio: number };
+  orders: { generator: string; none: OrdersRun[]; three: OrdersRun[]; ratio: number };
+}
+
+/**
+ * One run of the orders load and what every process on the machine spent on it, in µs of CPU per order: the gateway
+ * (all its threads, and its main thread alone), the webhook receiver, the hub simulator and the load generator.
+ */
+export interface OrdersRun extends LoadResult {
+  cpu: { gateway: number; gatewayMain: number; receiver: number; hub: number; generator: number | undefined };
 }
 
 /** The receiver child (bench/webhook-receiver.child.ts): its URL, the POSTs it has answered, and stop. */
 interface Receiver {
   url: string;
+  pid: number;
   received(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -33,7 +46,7 @@ async function startReceiverProcess(): Promise<Receiver> {
   });
   const url = `http://127.0.0.1:${port}`;
   const received = async () => ((await (await fetch(url)).json()) as { received: number }).received;
-  return { url, received, stop: () => stopChild(child) };
+  return { url, pid: child.pid ?? 0, received, stop: () => stopChild(child) };
 }
 
 /** Subscribes `ENDPOINTS` endpoints (every type) on the receiver through the API. */
@@ -77,6 +90,7 @@ export async function benchFanOut(events: number, receiver: Pick<Receiver, 'url'
     const receivedBefore = await receiver.received();
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
+    const mainBefore = processCpuUs(process.pid, process.pid);
     gateway.delivery.start();
     // Waits on the receiver's count (another process), not on a count of the outbox every 20 ms, which cost this
     // process 30-90 µs of CPU per delivery; the outbox is asked only once the receiver has them all.
@@ -84,37 +98,64 @@ export async function benchFanOut(events: number, receiver: Pick<Receiver, 'url'
     while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
+    const main = processCpuUs(process.pid, process.pid) - mainBefore;
     const delivered = Number((await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', WEBHOOK_DESTINATION).where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);
     if (delivered !== deliveries) throw new Error(`${delivered} of ${deliveries} webhook deliveries delivered`);
-    return { events, deliveries, seconds, deliveriesPerSec: deliveries / seconds, cpuUsPerDelivery: (cpu.user + cpu.system) / deliveries };
+    return { events, deliveries, seconds, deliveriesPerSec: deliveries / seconds, cpuUsPerDelivery: (cpu.user + cpu.system) / deliveries, mainThreadCpuUsPerDelivery: main / deliveries };
   } finally {
     await gateway.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** Runs `drive` and reads each process's CPU around it (per order); the generator's own comes from wrk. */
+async function measure(drive: () => Promise<LoadResult>, pids: { gateway: number; receiver: number; hub: number }): Promise<OrdersRun> {
+  const read = () => ({ gateway: processCpuUs(pids.gateway), gatewayMain: processCpuUs(pids.gateway, pids.gateway), receiver: processCpuUs(pids.receiver), hub: processCpuUs(pids.hub) });
+  const before = read();
+  const result = await drive();
+  const after = read();
+  const per = (key: keyof typeof before) => (after[key] - before[key]) / Math.max(result.requests, 1);
+  return {
+    ...result,
+    cpuUsPerRequest: per('gateway'),
+    cpu: { gateway: per('gateway'), gatewayMain: per('gatewayMain'), receiver: per('receiver'), hub: per('hub'), generator: result.generatorCpuUsPerRequest },
+  };
+}
+
 /**
  * The orders path with 3 subscribed endpoints against none: two `serve` processes on fresh SQLite files, the hub
  * simulator up, driven in turn twice each (so neither is always measured on the older database); ratio of the means.
+ * Driven by wrk when it can run (the generator that costs the least CPU, as the hot-path benches), else autocannon;
+ * both sides by the same one.
  */
-async function benchOrdersWithEndpoints(durationSec: number, receiverUrl: string): Promise<WebhooksBench['orders']> {
+async function benchOrdersWithEndpoints(durationSec: number, receiver: Receiver): Promise<WebhooksBench['orders']> {
   const hub = await startHubSimProcess();
   const env = { HUB_URL: hub.url, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
   const [plain, subscribed] = [await startGateway(env), await startGateway(env)];
   try {
-    const runs = [plain, subscribed].map((gw, i) => ({ gw, headers: benchKey(gw), orders: orderLoad(`PO-${i}-`) }));
+    const useWrk = ensureWrk().ok;
+    const runs = [plain, subscribed].map((gw, i) => {
+      const headers = benchKey(gw);
+      const orders = orderLoad(`PO-${i}-`);
+      let run = 0;
+      // Each wrk run's PO numbers carry the run's own prefix: wrk counts requests from 1 in every run.
+      const drive = (duration: number) => () =>
+        useWrk ? wrkLoad({ ...wrkOrderTarget(gw.url, headers, `PO-${i}-wrk${++run}-`), duration }) : load({ ...orders.target(gw.url, headers), duration });
+      return { gw, headers, drive };
+    });
     for (const { gw, headers } of runs) await seedProducts(gw.url, headers, ORDER_SKUS);
     const [none, three] = runs as [(typeof runs)[number], (typeof runs)[number]];
-    await subscribe(three.gw.url, three.headers, receiverUrl);
-    for (const r of runs) await load({ ...r.orders.target(r.gw.url, r.headers), duration: 2 });
-    const measured: { none: LoadResult[]; three: LoadResult[] } = { none: [], three: [] };
+    await subscribe(three.gw.url, three.headers, receiver.url);
+    for (const r of runs) await r.drive(2)();
+    const measured: { none: OrdersRun[]; three: OrdersRun[] } = { none: [], three: [] };
+    const pids = (gw: typeof plain) => ({ gateway: gw.pid, receiver: receiver.pid, hub: hub.pid });
     for (let round = 0; round < 2; round++) {
-      measured.none.push(await load({ ...none.orders.target(none.gw.url, none.headers), duration: durationSec }, { pids: [none.gw.pid] }));
-      measured.three.push(await load({ ...three.orders.target(three.gw.url, three.headers), duration: durationSec }, { pids: [three.gw.pid] }));
+      measured.none.push(await measure(none.drive(durationSec), pids(none.gw)));
+      measured.three.push(await measure(three.drive(durationSec), pids(three.gw)));
     }
     for (const r of [...measured.none, ...measured.three]) if (r.non2xx > 0 || r.errors > 0) throw new Error(`orders answered ${r.non2xx} non-2xx and ${r.errors} errors`);
     const mean = (rs: LoadResult[]) => rs.reduce((s, r) => s + r.requestsPerSec, 0) / rs.length;
-    return { ...measured, ratio: mean(measured.three) / mean(measured.none) };
+    return { generator: useWrk ? 'wrk' : 'autocannon', ...measured, ratio: mean(measured.three) / mean(measured.none) };
   } finally {
     await Promise.all([plain.stop(), subscribed.stop()]);
     await hub.stop();
@@ -125,7 +166,7 @@ export async function benchWebhooks(durationSec: number, events = 10_000): Promi
   const receiver = await startReceiverProcess();
   try {
     const fanOut = await benchFanOut(events, receiver);
-    const orders = await benchOrdersWithEndpoints(durationSec, receiver.url);
+    const orders = await benchOrdersWithEndpoints(durationSec, receiver);
     return { fanOut, orders };
   } finally {
     await receiver.stop();

@@ -2,7 +2,7 @@ import { execFileSync, execSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CpuProbe, cpuReading, type LoadResult, perRequest } from './support.js';
+import { type CpuProbe, cpuReading, type LoadResult, perRequest, ticksToUs } from './support.js';
 
 /**
  * wrk (Debian's package), the load generator that costs the least CPU here: one C thread on epoll, where autocannon is a
@@ -58,8 +58,15 @@ function scriptOf(target: WrkTarget): string {
       : `request = function()\n  n = n + 1\n  return wrk.format('POST', ${lua(path)}, headers, ${target.bodyLua})\nend`,
     'done = function(summary, latency)',
     '  local e = summary.errors',
-    '  io.write(string.format(\'WRK {"requests":%d,"us":%d,"errors":%d,"non2xx":%d,"p99":%d}\\n\',',
-    '    summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status, latency:percentile(99)))',
+    // wrk's own CPU (user + system ticks of every thread), read as it ends: the generator's share of the machine.
+    "  local f = io.open('/proc/self/stat')",
+    "  local stat = f and f:read('*l') or ''",
+    '  if f then f:close() end',
+    '  local fields = {}',
+    "  for w in (stat:match('%) (.*)$') or ''):gmatch('%S+') do fields[#fields + 1] = w end",
+    '  local ticks = (tonumber(fields[12]) or 0) + (tonumber(fields[13]) or 0)',
+    '  io.write(string.format(\'WRK {"requests":%d,"us":%d,"errors":%d,"non2xx":%d,"p99":%d,"ticks":%d}\\n\',',
+    '    summary.requests, summary.duration, e.connect + e.read + e.write + e.timeout, e.status, latency:percentile(99), ticks))',
     'end',
   ].join('\n');
 }
@@ -85,9 +92,10 @@ export async function wrkLoad(target: WrkTarget, probe?: CpuProbe): Promise<Load
     });
     const line = /^WRK (.*)$/m.exec(out)?.[1];
     if (line === undefined) throw new Error(`wrk printed no figures: ${out}`);
-    const r = JSON.parse(line) as { requests: number; us: number; errors: number; non2xx: number; p99: number };
+    const r = JSON.parse(line) as { requests: number; us: number; errors: number; non2xx: number; p99: number; ticks: number };
     const base = { requestsPerSec: r.requests / (r.us / 1e6), p99Ms: Math.round(r.p99 / 100) / 10, errors: r.errors, non2xx: r.non2xx, requests: r.requests };
-    return { ...base, ...perRequest(probe, before, base.requests) };
+    const generator = r.requests > 0 && r.ticks > 0 ? { generatorCpuUsPerRequest: ticksToUs(r.ticks) / r.requests } : {};
+    return { ...base, ...perRequest(probe, before, base.requests), ...generator };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

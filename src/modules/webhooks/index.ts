@@ -7,6 +7,7 @@ import * as m0034 from './migrations/0034_webhooks_retention.js';
 import * as m0043 from './migrations/0043_webhooks_delivery_event.js';
 import { TargetPolicy } from './safe-target.js';
 import { INLINE_WEBHOOK_DESTINATION, WEBHOOK_DESTINATION, WebhookSender } from './webhook-sender.js';
+import { InlinePoster, ThreadPoster } from './webhook-poster.js';
 import { webhooksOperations } from './webhooks.operations.js';
 import { WebhooksService } from './webhooks.service.js';
 import { purgeBefore } from './webhooks.repository.js';
@@ -34,7 +35,10 @@ export const webhooksModule: ModuleDefinition = {
     const policy = new TargetPolicy(settings.WEBHOOK_ALLOWED_HOSTS);
     // Every hub event of the catalog's kinds fans out to the org's endpoints in the transaction that queued it.
     onHubEventsQueued(db, new FanOut(services.orgs, clock).listener);
-    for (const destination of [WEBHOOK_DESTINATION, INLINE_WEBHOOK_DESTINATION] as const) delivery.addSender(new WebhookSender(destination, db, clock, vault, policy, services.orgs, settings));
+    const limits = { timeoutMs: settings.WEBHOOK_TIMEOUT_MS, retryAfterMaxMs: settings.WEBHOOK_RETRY_AFTER_MAX_MS };
+    // One poster (one thread, one keep-alive pool) for both destinations' senders.
+    const poster = settings.WEBHOOK_SEND_THREAD === 'on' ? new ThreadPoster({ allowedHosts: settings.WEBHOOK_ALLOWED_HOSTS, ...limits }) : new InlinePoster(policy, limits);
+    for (const destination of [WEBHOOK_DESTINATION, INLINE_WEBHOOK_DESTINATION] as const) delivery.addSender(new WebhookSender(destination, db, clock, vault, poster, services.orgs, settings));
     return { webhooks: new WebhooksService(clock, services.deliveries, services.orgs, vault, policy, settings) };
   },
   operations: (services) => webhooksOperations(services.webhooks),

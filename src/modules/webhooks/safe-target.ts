@@ -50,10 +50,15 @@ function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }
 
+/** Every address a host name resolves to (the system resolver; a test gives one that never answers). */
+export type ResolveAll = (host: string) => Promise<readonly { address: string; family: number }[]>;
+
+const systemResolveAll: ResolveAll = (host) => lookup(host, { all: true, verbatim: true });
+
 export class TargetPolicy {
   private readonly allowed: ReadonlySet<string>;
 
-  constructor(allowedHosts: readonly string[]) {
+  constructor(allowedHosts: readonly string[], private readonly resolveAll: ResolveAll = systemResolveAll) {
     this.allowed = new Set(allowedHosts.map((h) => h.toLowerCase()));
   }
 
@@ -102,7 +107,7 @@ export class TargetPolicy {
     const url = new URL(raw);
     const host = hostOf(url);
     const literal = isIP(host);
-    const addresses = literal !== 0 ? [{ address: host, family: literal }] : await lookup(host, { all: true, verbatim: true }).catch((err: unknown) => {
+    const addresses = literal !== 0 ? [{ address: host, family: literal }] : await this.resolveAll(host).catch((err: unknown) => {
       throw new UnsafeTarget(`host ${host} does not resolve: ${err instanceof Error ? err.message : String(err)}`);
     });
     const first = addresses[0];

@@ -15,12 +15,12 @@ export function signingKey(secret: string): Buffer {
 }
 
 /** `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with a secret's signing key. */
-export function sign(key: Buffer, id: string, timestampSeconds: number, body: string): string {
+export function sign(key: Uint8Array, id: string, timestampSeconds: number, body: string): string {
   return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
 }
 
 /** The three headers of one attempt; every key given signs (during a rotation's grace period, the new and the old). */
-export function signedHeaders(keys: readonly Buffer[], id: string, at: Date, body: string): Record<string, string> {
+export function signedHeaders(keys: readonly Uint8Array[], id: string, at: Date, body: string): Record<string, string> {
   const timestamp = Math.floor(at.getTime() / 1000);
   return {
     'webhook-id': id,

@@ -1,15 +1,13 @@
-import { performance } from 'node:perf_hooks';
-import { Agent } from 'undici';
 import type { Clock } from '../../platform/core/clock.js';
 import { newId } from '../../platform/core/ids.js';
 import type { Db, Tx } from '../../platform/db/schema.js';
 import type { ClaimedDelivery, DeliverySender, SendOutcome } from '../../platform/outbox/delivery-sender.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
-import { type TargetPolicy, UnsafeTarget } from './safe-target.js';
-import { signedHeaders, signingKey } from './signature.js';
+import { signingKey } from './signature.js';
+import type { Judged, PostJob } from './webhook-post.js';
+import type { WebhookPoster } from './webhook-poster.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import * as repo from './webhooks.repository.js';
-import { parseRetryAfterMs } from '../../platform/outbox/hub-client.js';
 import { type WebhooksSettings, webhookRetryDelayMs } from './webhooks.settings.js';
 
 /**
@@ -23,27 +21,10 @@ export const WEBHOOK_DESTINATION = 'webhook_event';
  * build running beside this one during a rolling upgrade never claims a row that carries no body; this build sends both.
  */
 export const INLINE_WEBHOOK_DESTINATION = 'webhook';
-/** What is read of a receiver's answer; the rest is dropped. */
-const RESPONSE_CAP_BYTES = 64 * 1024;
-const SNIPPET_CHARS = 500;
-
 type Attempt =
-  | { kind: 'delivered'; statusCode: number; snippet: string }
-  | { kind: 'retry' | 'rejected'; reason: string; statusCode: number | null; snippet: string | null; retryAfterMs?: number }
+  | Judged
   /** Not tried at all (endpoint gone or disabled): no attempt is recorded and the endpoint's health is untouched. */
   | { kind: 'skipped'; reason: string };
-
-/** Reads up to the cap of a response body, then stops reading. */
-async function readCapped(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_CAP_BYTES) break;
-  }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_CAP_BYTES).toString('utf8');
-}
 
 /**
  * Sends webhook deliveries to their endpoints, signed per the Standard Webhooks spec with the event id as `webhook-id`
@@ -51,20 +32,17 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<string> {
  */
 export class WebhookSender implements DeliverySender {
   readonly maxBatch = repo.WEBHOOK_MAX_BATCH;
-  private readonly agent: Agent;
 
   constructor(
     readonly destination: typeof WEBHOOK_DESTINATION | typeof INLINE_WEBHOOK_DESTINATION,
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly vault: SecretVault,
-    private readonly policy: TargetPolicy,
+    /** Shared by the senders of both destinations; what it posts is judged by the target policy it was built with. */
+    private readonly poster: WebhookPoster,
     private readonly orgs: OrgsService,
     private readonly settings: WebhooksSettings,
-  ) {
-    // No redirects are followed (undici's request never does); each socket's address is checked as it connects.
-    this.agent = new Agent({ keepAliveTimeout: 30_000, connect: { lookup: policy.connectLookup() } });
-  }
+  ) {}
 
   /** Each row's event id (its webhook-id) and body, by delivery id; none for a row whose event is gone (retention). */
   private async eventsOf(batch: readonly ClaimedDelivery[]): Promise<Map<string, { id: string; body: string }>> {
@@ -83,28 +61,40 @@ export class WebhookSender implements DeliverySender {
     const endpoints = new Map((await repo.endpointsByIds(this.db, [...new Set(batch.map((row) => row.target ?? ''))])).map((e) => [e.id, e]));
     const now = this.clock.now();
     // Each endpoint's secrets are decrypted and decoded once per batch, not once per delivery.
-    const keys = new Map<string, Promise<Buffer[]>>();
+    const keys = new Map<string, Promise<Uint8Array[]>>();
     const keysOf = (endpoint: repo.EndpointRow) => {
       let found = keys.get(endpoint.id);
       if (found === undefined) keys.set(endpoint.id, (found = this.signingKeysOf(endpoint, now)));
       return found;
     };
-    const results = await Promise.all(
-      batch.map(async (row) => {
-        const event = events.get(row.id);
-        const endpoint = endpoints.get(row.target ?? '');
-        const started = performance.now();
-        const attempt: Attempt =
-          endpoint === undefined || endpoint.org_id !== row.org_id
-            ? { kind: 'skipped', reason: 'the endpoint was deleted' }
-            : endpoint.enabled !== 1
-              ? { kind: 'skipped', reason: 'the endpoint is disabled' }
-              : event === undefined
-                ? { kind: 'skipped', reason: 'the event is no longer kept (WEBHOOK_EVENTS_KEEP_MS)' }
-                : await this.post(event, endpoint, keysOf, now);
-        return { row, endpoint, attempt, durationMs: Math.round(performance.now() - started) };
-      }),
-    );
+    const checked = batch.map((row) => {
+      const event = events.get(row.id);
+      const endpoint = endpoints.get(row.target ?? '');
+      const skipped: Attempt | undefined =
+        endpoint === undefined || endpoint.org_id !== row.org_id
+          ? { kind: 'skipped', reason: 'the endpoint was deleted' }
+          : endpoint.enabled !== 1
+            ? { kind: 'skipped', reason: 'the endpoint is disabled' }
+            : event === undefined
+              ? { kind: 'skipped', reason: 'the event is no longer kept (WEBHOOK_EVENTS_KEEP_MS)' }
+              : undefined;
+      return { row, endpoint, event, skipped };
+    });
+    const jobs: PostJob[] = [];
+    for (const { endpoint, event, skipped } of checked) {
+      if (skipped === undefined && endpoint !== undefined && event !== undefined) jobs.push({ url: endpoint.url, eventId: event.id, body: event.body, keys: await keysOf(endpoint), nowMs: now.getTime() });
+    }
+    // The whole batch's POSTs in one hand-over (to the send thread when it is on); results come back in job order.
+    const posted = await this.poster.post(jobs);
+    let next = 0;
+    const results = checked.map(({ row, endpoint, skipped }) => {
+      if (skipped !== undefined) return { row, endpoint, attempt: skipped, durationMs: 0 };
+      const result = posted[next++];
+      if (result === undefined) throw new Error(`the webhook poster answered ${posted.length} of ${jobs.length} deliveries`);
+      const { durationMs, ...judged } = result;
+      const attempt: Attempt = judged;
+      return { row, endpoint, attempt, durationMs };
+    });
     const attempts: repo.AttemptRow[] = results.flatMap(({ row, attempt, durationMs }) =>
       attempt.kind === 'skipped'
         ? []
@@ -149,7 +139,7 @@ export class WebhookSender implements DeliverySender {
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    return this.poster.close();
   }
 
   /** An endpoint that answered clears its failing mark; one that has failed every attempt since too long ago is disabled. */
@@ -177,44 +167,11 @@ export class WebhookSender implements DeliverySender {
   }
 
   /** The signing keys of an endpoint's secrets: the current one, and the previous during a rotation's grace period. */
-  private async signingKeysOf(endpoint: repo.EndpointRow, now: Date): Promise<Buffer[]> {
+  private async signingKeysOf(endpoint: repo.EndpointRow, now: Date): Promise<Uint8Array[]> {
     const current = await this.vault.decrypt(endpoint.secret_ciphertext, endpoint.id);
     const previous = endpoint.previous_secret_ciphertext !== null && endpoint.previous_secret_until !== null && endpoint.previous_secret_until > now.toISOString() ? endpoint.previous_secret_ciphertext : null;
-    return previous === null ? [signingKey(current)] : [signingKey(current), signingKey(await this.vault.decrypt(previous, endpoint.id))];
-  }
-
-  private async post(event: { id: string; body: string }, endpoint: repo.EndpointRow, keysOf: (e: repo.EndpointRow) => Promise<Buffer[]>, now: Date): Promise<Attempt> {
-    let target: URL;
-    try {
-      ({ url: target } = await this.policy.resolve(endpoint.url));
-    } catch (err) {
-      if (err instanceof UnsafeTarget) return { kind: 'rejected', reason: `unsafe target: ${err.message}`, statusCode: null, snippet: null };
-      throw err;
-    }
-    const timeoutMs = this.settings.WEBHOOK_TIMEOUT_MS;
-    const signal = AbortSignal.timeout(timeoutMs);
-    try {
-      const res = await this.agent.request({
-        origin: target.origin,
-        path: `${target.pathname}${target.search}`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'tire-gateway-webhooks', ...signedHeaders(await keysOf(endpoint), event.id, now, event.body) },
-        body: event.body,
-        signal,
-      });
-      const snippet = (await readCapped(res.body)).trim().slice(0, SNIPPET_CHARS);
-      const { statusCode } = res;
-      if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode, snippet };
-      const reason = `endpoint answered ${statusCode}`;
-      const transient = statusCode === 408 || statusCode === 429 || statusCode >= 500;
-      if (!transient) return { kind: 'rejected', reason, statusCode, snippet };
-      const retryAfterMs = parseRetryAfterMs(res.headers['retry-after'], now.getTime(), this.settings.WEBHOOK_RETRY_AFTER_MAX_MS);
-      return { kind: 'retry', reason, statusCode, snippet, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
-    } catch (err) {
-      if (signal.aborted) return { kind: 'retry', reason: `endpoint did not answer within ${timeoutMs} ms`, statusCode: null, snippet: null };
-      const cause = err instanceof Error && err.cause instanceof UnsafeTarget ? err.cause : err;
-      if (cause instanceof UnsafeTarget) return { kind: 'rejected', reason: `unsafe target: ${cause.message}`, statusCode: null, snippet: null };
-      return { kind: 'retry', reason: `endpoint unreachable: ${err instanceof Error ? err.message : String(err)}`, statusCode: null, snippet: null };
-    }
+    // Copied out of Buffer's shared pool: a key handed to the send thread carries its own 32 bytes, not the pool's 8 KB.
+    const own = (secret: string) => new Uint8Array(signingKey(secret));
+    return previous === null ? [own(current)] : [own(current), own(await this.vault.decrypt(previous, endpoint.id))];
   }
 }

@@ -36,6 +36,8 @@ const webhooksEnv = z.object({
   WEBHOOK_SECRET_GRACE_MS: z.coerce.number().int().min(0).default(DAY_MS),
   /** An endpoint that has failed every attempt for this long is disabled (the org sees why). */
   WEBHOOK_DISABLE_AFTER_MS: z.coerce.number().int().positive().default(5 * DAY_MS),
+  /** Whether webhook POSTs are sent from one worker thread (`on`) or from the request thread (`off`); see docs/decisions.md. */
+  WEBHOOK_SEND_THREAD: z.enum(['on', 'off']).default('on'),
   /** How long events stay listed by GET /v1/events. */
   WEBHOOK_EVENTS_KEEP_MS: z.coerce.number().int().positive().default(30 * DAY_MS),
 });

@@ -53,7 +53,7 @@ export class CpuPool {
  * A worker thread runs JavaScript: from the sources (tests run them through a transform) the module's compiled twin
  * under dist/ is used, which `npm run build` (and the test scripts) keep current.
  */
-function compiled(file: URL): URL {
+export function compiled(file: URL): URL {
   const path = fileURLToPath(file);
   if (existsSync(path)) return file;
   const twin = path.replace(/\/src\//, '/dist/src/');

@@ -27,7 +27,10 @@ interface DeliveryOut {
 
 const ALL_SCOPES = 'all';
 
-describe.each(dialects)('webhooks (%s)', (dialect) => {
+// Every delivery test once with the POSTs sent from the send thread (the default) and once from the request thread.
+const cases = dialects.flatMap((dialect) => (['on', 'off'] as const).map((sendThread) => ({ dialect, sendThread })));
+
+describe.each(cases)('webhooks ($dialect, WEBHOOK_SEND_THREAD=$sendThread)', ({ dialect, sendThread }) => {
   let h: Harness;
   let receiver: Receiver;
   let other: Receiver;
@@ -40,7 +43,7 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
     other = await startReceiver();
     // Receivers on loopback need the operator's allow list; short periods let the tests pass a grace period's end, the last
     // attempt and an endpoint's disabling.
-    h = await startHarness(dialect, { clock, env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_SECRET_GRACE_MS: '60000', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_DISABLE_AFTER_MS: '120000', WEBHOOK_RETRY_SCHEDULE: '30s' } });
+    h = await startHarness(dialect, { clock, env: { WEBHOOK_SEND_THREAD: sendThread, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_SECRET_GRACE_MS: '60000', WEBHOOK_MAX_ATTEMPTS: '3', WEBHOOK_DISABLE_AFTER_MS: '120000', WEBHOOK_RETRY_SCHEDULE: '30s' } });
     await seedEdiCatalog(h, 'org-a');
     await seedEdiCatalog(h, 'org-b');
     keyA = (await h.key('org-a', ALL_SCOPES)).key;
@@ -80,7 +83,7 @@ describe.each(dialects)('webhooks (%s)', (dialect) => {
   let po = 0;
   /** One change of every kind the catalog carries from the REST API: 5 events. */
   const makeEvents = async (key: string) => {
-    const poNumber = `PO-WH-${dialect}-${++po}`;
+    const poNumber = `PO-WH-${dialect}-${sendThread}-${++po}`;
     const order = await call(key, 'POST', '/v1/orders', { po_number: poNumber, ship_to: 'Dealer 12, 1 Main St', lines: [{ sku: 'TIRE-225', quantity: 4, unit_price: '129.99' }] });
     expect(order.statusCode, order.body).toBe(201);
     expect((await call(key, 'PATCH', `/v1/orders/${poNumber}/status`, { status: 'confirmed' })).statusCode).toBe(200);
