@@ -14,6 +14,7 @@ type GroupVersion = '004010' | '005010';
  * is read from its message (GET /v1/edi/messages/:id?include=raw), so a 5 MB 997 is stored once, not copied into events.
  */
 export const MAX_INLINE_X12_BYTES = 512 * 1024;
+
 export type OutboundType = '855' | '856' | '810' | '997';
 
 /** GS01 of each document the gateway sends. */
