@@ -11,7 +11,6 @@ import { preparedStatementName } from './prepared-query.js';
 import { failoverPoolOptions } from './postgres-failover.js';
 import { parsePostgresTargets, PostgresUrlError, type PostgresTargets } from './postgres-hosts.js';
 import { OwnSchemaPostgresDialect } from './postgres-dialect.js';
-import { BackgroundCheckpoints, WAL_BACKSTOP_PAGES } from './sqlite-checkpoints.js';
 import { GatewaySqliteDialect } from './sqlite-dialect.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 
@@ -22,8 +21,6 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** SQLite: batches committed and the transactions they held. */
   groupCommit?: GroupCommitStats;
-  /** SQLite: WAL checkpoints run by the checkpoint thread (sqlite-checkpoints.ts). */
-  walCheckpoints?: { checkpoints: number };
   close(): Promise<void>;
 }
 
@@ -139,10 +136,7 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
     // would otherwise grow every process by the whole cache (docs/decisions.md, "SQLite page cache").
     connection.pragma(`cache_size = ${-1024 * (opts.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)}`);
   }
-  // Checkpoints off the event loop (sqlite-checkpoints.ts); the writer's own stays as a backstop at a longer WAL.
-  const checkpoints = file === ':memory:' ? undefined : new BackgroundCheckpoints(file, opts.synchronous ?? 'FULL');
-  if (checkpoints) write.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
-  const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}), ...(checkpoints ? { checkpoints } : {}) });
+  const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}) });
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: 'sqlite', groupCommit: dialect.groupCommitStats, ...(checkpoints ? { walCheckpoints: checkpoints.stats } : {}), close: () => db.destroy() };
+  return { db, dialect: 'sqlite', groupCommit: dialect.groupCommitStats, close: () => db.destroy() };
 }

@@ -13,7 +13,6 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import type { BackgroundCheckpoints } from './sqlite-checkpoints.js';
 import { type Batch, GroupCommitter, type GroupCommitStats } from './sqlite-group-commit.js';
 import { ReadSnapshot } from './sqlite-read-snapshot.js';
 import { StatementCache } from './sqlite-statement-cache.js';
@@ -26,8 +25,6 @@ interface SqliteConnections {
   write: Database.Database;
   /** A read-only connection to the same file for reads outside transactions; absent for `:memory:`. */
   read?: Database.Database;
-  /** WAL checkpoints in a thread of their own; absent for `:memory:`. */
-  checkpoints?: BackgroundCheckpoints;
 }
 
 /** The two connections and how a statement is routed between them. */
@@ -45,8 +42,6 @@ class SqliteStore {
     this.writer = new GroupCommitter(writes, {
       maxMembers: GROUP_COMMIT_MAX_MEMBERS,
       beforeCommit: () => this.snapshot?.close(),
-      afterCommit: () => connections.checkpoints?.committed(),
-      holds: (resume) => connections.checkpoints?.holds(resume) ?? false,
     });
   }
 
@@ -80,11 +75,9 @@ class SqliteStore {
     return result;
   }
 
-  async close(): Promise<void> {
+  close(): void {
     this.writer.flush();
     this.snapshot?.close();
-    // The checkpointer's connection first: the writer, closing last, then checkpoints what is left and removes the WAL.
-    await this.connections.checkpoints?.close();
     this.connections.read?.close();
     this.connections.write.close();
   }
@@ -151,7 +144,8 @@ class GatewaySqliteDriver implements Driver {
   }
 
   destroy(): Promise<void> {
-    return this.store.close();
+    this.store.close();
+    return Promise.resolve();
   }
 
   private async end(handle: SqliteHandle, keep: boolean): Promise<void> {

@@ -34,10 +34,6 @@ interface GroupCommitOptions {
   maxMembers: number;
   /** Runs just before each COMMIT (the read snapshot ends there). */
   beforeCommit(): void;
-  /** Runs after each COMMIT that succeeded (a checkpoint may be due). */
-  afterCommit(): void;
-  /** True when no batch may begin yet (a checkpoint runs): `resume` is called when one may. */
-  holds?(resume: () => void): boolean;
 }
 
 /**
@@ -123,10 +119,6 @@ export class GroupCommitter {
 
   private startBatch(): void {
     if (this.batch !== undefined || this.waiting.length === 0) return;
-    if (this.opts.holds?.(this.startAtTurnEnd) === true) {
-      this.startScheduled = true;
-      return;
-    }
     try {
       // IMMEDIATE: wait for another process's write lock here (busy_timeout), not fail on the first write.
       this.exec('BEGIN IMMEDIATE');
@@ -167,7 +159,6 @@ export class GroupCommitter {
     this.stats.commits++;
     this.stats.members += batch.members;
     batch.settle();
-    this.opts.afterCommit();
   }
 
   /** SQLite rolled the whole transaction back: every member of the batch fails with the cause. */
