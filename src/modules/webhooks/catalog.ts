@@ -6,7 +6,7 @@ export const EVENT_TYPES = {
   'warranty_claim.created': 'A warranty claim was filed; `data` is the claim as GET /v1/warranty-claims/{id} shows it.',
   'warranty_claim.updated': 'A warranty claim changed status or resolution; `data` is the claim, with `previous_status`.',
   'edi.message.received': 'An inbound EDI interchange was received and answered (accepted, partial, rejected, duplicate, ...); `data` describes the message.',
-  'edi.document.sent': 'An outbound EDI document (855, 856, 810, 997) was generated for a trading partner; `data` describes it, with its X12.',
+  'edi.document.sent': 'An outbound EDI document (855, 856, 810, 997) was generated for a trading partner; `data` describes it, with its X12 up to 512 KB.',
   'telematics.connection.connected': 'A telematics connection was made; `data` is the connection.',
   'telematics.connection.reauth_required': "A telematics vendor refused the connection's credentials; the fleet must connect again.",
   'telematics.connection.breaker_opened': 'Polling a telematics connection was paused after repeated vendor failures.',

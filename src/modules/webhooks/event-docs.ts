@@ -8,11 +8,11 @@ type Json = Record<string, unknown>;
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const text = (description: string) => ({ type: 'string', description });
 const nullableText = (description: string) => ({ type: ['string', 'null'], description });
-const object = (properties: Record<string, Json>, description: string) => ({
+const object = (properties: Record<string, Json>, description: string, optional: readonly string[] = []) => ({
   type: 'object',
   description,
   properties,
-  required: Object.keys(properties),
+  required: Object.keys(properties).filter((name) => !optional.includes(name)),
   additionalProperties: false,
 });
 
@@ -39,9 +39,11 @@ const ediDocumentSent = object(
     related_message_id: nullableText('the inbound interchange it answers'),
     order_id: nullableText('the order it is about'),
     po_number: nullableText('that order\'s PO number'),
-    x12: text('the interchange as sent'),
+    size: { type: 'integer', description: 'the interchange\'s size in bytes' },
+    x12: text('the interchange as sent, when it is at most 512 KB; a larger one is left out (GET /v1/edi/messages/{id}?include=raw reads it)'),
   },
   'An outbound EDI document.',
+  ['x12'],
 );
 
 const ediMessageReceived = object(
@@ -109,7 +111,7 @@ const DATA: Record<EventType, { schema: Json; example: Json | FromOperation }> =
     schema: ediDocumentSent,
     example: {
       message_id: 'msg_01jx2m8d7k3q9v6t5r4p2n1b0c', direction: 'outbound', type: '855', partner: { id: 'tp_01jx2m8d7k3q9v6t5r4p2n1b0b', name: 'BuyerCo' }, control_number: '000000007',
-      related_message_id: 'msg_01jx2m8d7k3q9v6t5r4p2n1b0a', order_id: 'ord_01jx2m8d7k3q9v6t5r4p2n1b0a', po_number: 'PO-1001', x12: 'ISA*00*…~IEA*1*000000007~',
+      related_message_id: 'msg_01jx2m8d7k3q9v6t5r4p2n1b0a', order_id: 'ord_01jx2m8d7k3q9v6t5r4p2n1b0a', po_number: 'PO-1001', size: 612, x12: 'ISA*00*…~IEA*1*000000007~',
     },
   },
   'telematics.connection.connected': { schema: connectionData, example: { from: 'telematics_connections_get', field: 'connection' } },

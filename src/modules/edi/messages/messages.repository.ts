@@ -30,11 +30,21 @@ const RAW_CHUNK_BYTES = 64 * 1024;
 export async function insertReceived(db: Db, row: Omit<MessageRow, 'raw'>, raw: Buffer): Promise<void> {
   await db.transaction().execute(async (tx) => {
     await tx.insertInto('edi_messages').values({ ...row, raw: Buffer.alloc(0) }).execute();
-    for (let seq = 0; seq * RAW_CHUNK_BYTES < raw.length; seq++) {
-      const data = raw.subarray(seq * RAW_CHUNK_BYTES, (seq + 1) * RAW_CHUNK_BYTES);
-      await tx.insertInto('edi_message_chunks').values({ message_id: row.id, seq, org_id: row.org_id, data }).execute();
-    }
+    await insertChunks(tx, row.org_id, row.id, raw);
   });
+}
+
+/** Whether a message's bytes go to chunk rows rather than onto its row: any that fill more than one chunk. */
+export function chunked(raw: Buffer): boolean {
+  return raw.length > RAW_CHUNK_BYTES;
+}
+
+/** `raw` as the chunk rows of message `messageId` (written in the caller's transaction, after the message row). */
+export async function insertChunks(tx: Tx, orgId: string, messageId: string, raw: Buffer): Promise<void> {
+  for (let seq = 0; seq * RAW_CHUNK_BYTES < raw.length; seq++) {
+    const data = raw.subarray(seq * RAW_CHUNK_BYTES, (seq + 1) * RAW_CHUNK_BYTES);
+    await tx.insertInto('edi_message_chunks').values({ message_id: messageId, seq, org_id: orgId, data }).execute();
+  }
 }
 
 /** A message's bytes: its chunks when it has any, else the bytes kept on its row. */

@@ -8,6 +8,13 @@ import type { Body } from './outbound-sets.js';
 import { buildInterchange, chooseDelimiters, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, scrub } from '../x12/index.js';
 
 type GroupVersion = '004010' | '005010';
+
+/**
+ * A document up to this size is carried inline (the POST answer's reply, the `edi.document` event's `x12`); a larger one
+ * is read from its message (GET /v1/edi/messages/:id?include=raw), so a 5 MB 997 is stored once, not copied into events.
+ */
+export const MAX_INLINE_X12_BYTES = 512 * 1024;
+
 export type OutboundType = '855' | '856' | '810' | '997';
 
 /** GS01 of each document the gateway sends. */
@@ -73,6 +80,8 @@ interface OutboundRecord {
   /** Send it to the partner's outbound URL (997s are answered inline instead). */
   deliver: boolean;
   at: Date;
+  /** The X12's bytes and their SHA-256 when the caller has them (hashed paced, outside the transaction). */
+  encoded?: { raw: Buffer; sha256: string };
 }
 
 /** Stores a generated document and queues it for the partner's URL and the hub, in the caller's transaction. */
@@ -87,10 +96,13 @@ export async function recordOutbounds(tx: Tx, records: readonly OutboundRecord[]
   const rows: messages.MessageRow[] = [];
   const documents: messages.DocumentRow[] = [];
   const deliveries: DeliveryInput[] = [];
+  const chunks: { orgId: string; id: string; raw: Buffer }[] = [];
   for (const record of records) {
     const at = record.at.toISOString();
     const id = newId('msg', record.at);
-    const raw = Buffer.from(record.x12, 'utf8');
+    const raw = record.encoded?.raw ?? Buffer.from(record.x12, 'utf8');
+    // A large document's bytes go to chunk rows, like a received body's: the database never copies one huge value.
+    if (messages.chunked(raw)) chunks.push({ orgId: record.orgId, id, raw });
     const controlNumber = String(record.controlNumber).padStart(9, '0');
     ids.push(id);
     rows.push({
@@ -102,8 +114,8 @@ export async function recordOutbounds(tx: Tx, records: readonly OutboundRecord[]
       control_number: controlNumber,
       status: 'generated',
       size: raw.length,
-      sha256: sha256Hex(raw),
-      raw,
+      sha256: record.encoded?.sha256 ?? sha256Hex(raw),
+      raw: messages.chunked(raw) ? Buffer.alloc(0) : raw,
       errors: null,
       http_status: null,
       result: null,
@@ -154,12 +166,15 @@ export async function recordOutbounds(tx: Tx, records: readonly OutboundRecord[]
           related_message_id: record.relatedId,
           order_id: record.orderId,
           po_number: record.poNumber,
-          x12: record.x12,
+          size: raw.length,
+          // Past the bound the event names the stored message instead of repeating its bytes (as the POST answer's reply does).
+          ...(raw.length <= MAX_INLINE_X12_BYTES ? { x12: record.x12 } : {}),
         },
       }),
     );
   }
   await messages.insertMessages(tx, rows);
+  for (const c of chunks) await messages.insertChunks(tx, c.orgId, c.id, c.raw);
   await messages.insertDocuments(tx, documents);
   await enqueueDeliveries(tx, deliveries);
   return ids;

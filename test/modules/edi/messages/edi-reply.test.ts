@@ -42,6 +42,41 @@ describe.each(dialects)('POST /v1/edi: one reply interchange, codes per version,
     expect(stored.json<{ message: { type: string; x12: string } }>().message).toMatchObject({ type: '997', x12: answer.reply?.x12 });
   });
 
+  it('stores a reply over 512 KB once and names it: no X12 inline in the answer, the hub event or the webhook event, which carry its size', async () => {
+    // 5,000 groups of one empty 850: every set rejected, a 997 of about 700 KB.
+    const groups = Array.from({ length: 5000 }, (_, i) => ({ control: String(20_000 + i), sets: [['ST*850*0001', 'SE*2*0001']] }));
+    const details = expectError(await submit(h, key, interchange(9508, groups)), 422, 'interchange_rejected').details as SubmitBody;
+    const reply = details.reply;
+    expect(reply?.size).toBeGreaterThan(512 * 1024);
+    expect(reply?.x12).toBeUndefined();
+    // The stored message has every byte, read back a page at a time.
+    const pages: string[] = [];
+    for (let offset: number | null = 0; offset !== null; ) {
+      const page = await h.request({ method: 'GET', url: `/v1/edi/messages/${reply?.message_id}?include=raw&raw_offset=${offset}`, key });
+      const message = page.json<{ message: { x12: string; sha256: string; raw: { next_offset: number | null } } }>().message;
+      pages.push(message.x12);
+      offset = message.raw.next_offset;
+    }
+    const x12 = pages.join('');
+    expect(Buffer.byteLength(x12)).toBe(reply?.size);
+    const { interchange: stored } = readBack(x12);
+    expect(stored.controlNumber).toBe(reply?.control_number);
+    expect(stored.groups.flatMap((g) => g.transactionSets)).toHaveLength(5000);
+    // Its edi.document event (the hub's data, which the webhook event carries as is) names the message and its size.
+    const { key: eventsKey } = await h.key('acme', 'webhooks:read');
+    const events = (await h.request({ method: 'GET', url: '/v1/events?type=edi.document.sent&limit=100', key: eventsKey })).json<{ events: { data: Record<string, unknown> }[] }>().events;
+    const event = events.find((e) => e.data.message_id === reply?.message_id);
+    expect(event?.data).toMatchObject({ type: '997', size: reply?.size, control_number: reply?.control_number, related_message_id: details.message_id });
+    expect(event?.data).not.toHaveProperty('x12');
+    // A small reply is still inline, in the answer and in its event, with its size beside it.
+    const small = await submit(h, key, interchange(9509, [{ control: '959', sets: [set850('0001', 'PO-R959')] }]));
+    const smallReply = small.json<SubmitBody>().reply;
+    const smallEvent = (await h.request({ method: 'GET', url: '/v1/events?type=edi.document.sent&limit=100', key: eventsKey }))
+      .json<{ events: { data: Record<string, unknown> }[] }>()
+      .events.find((e) => e.data.message_id === smallReply?.message_id);
+    expect(smallEvent?.data).toMatchObject({ size: smallReply?.size, x12: smallReply?.x12 });
+  });
+
   it('answers an ISA12 00402 interchange of a 005010 group in an 00402 envelope, GS08 005010', async () => {
     const res = await submit(h, key, interchange(9502, [{ control: '954', version: '005010', sets: [set850('0001', 'PO-R954', [], '005010')] }], '00402'));
     expect(res.statusCode, res.body).toBe(200);

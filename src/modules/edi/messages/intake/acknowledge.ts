@@ -1,7 +1,8 @@
 import type { Tx } from '../../../../platform/db/schema.js';
 import type { InterchangeAck, Reply, SubmitResult } from '../messages.schemas.js';
 import { purchaseOrderAck } from '../outbound-sets.js';
-import { recordOutbound, recordOutbounds, wrapSet } from '../outbound.js';
+import { MAX_INLINE_X12_BYTES, recordOutbound, recordOutbounds, wrapSet } from '../outbound.js';
+import { sha256HexPaced } from '../interchange-bytes.js';
 import type { TradingPartner } from '../../partners/partners.service.js';
 import { type AckInterchange, ackControlNumbersNeeded, buildTa1, echoText, type GroupVerdict, type Party, type Ta1Code, ta1Verdict, write997Interchange } from '../../x12/index.js';
 import type { Owed } from './read-documents.js';
@@ -9,9 +10,6 @@ import type { IntakeDeps, Received } from './received.js';
 import type { Checked } from './screen.js';
 
 // Step 4 of the intake, acknowledge: the 855s owed at receipt with each slice, then one interchange back with every 997 and the TA1.
-
-/** A reply up to this size is answered inline; a larger one is read from its message (GET /v1/edi/messages/:id). */
-export const MAX_INLINE_REPLY_BYTES = 512 * 1024;
 
 /** TA104/TA105 of a TA1 to send. */
 export interface Ta1Verdict {
@@ -28,7 +26,7 @@ export interface Acknowledged {
 /** The stored reply as the answer shows it: the X12 inline unless it is too large to be. */
 export function replyView(messageId: string, controlNumber: number, x12: string): Reply {
   const size = Buffer.byteLength(x12);
-  return { message_id: messageId, control_number: String(controlNumber).padStart(9, '0'), size, ...(size <= MAX_INLINE_REPLY_BYTES ? { x12 } : {}) };
+  return { message_id: messageId, control_number: String(controlNumber).padStart(9, '0'), size, ...(size <= MAX_INLINE_X12_BYTES ? { x12 } : {}) };
 }
 
 /** Writes and records the 855s owed at receipt for the POs of one slice, in the slice's transaction. */
@@ -48,7 +46,7 @@ export async function send855s(tx: Tx, deps: IntakeDeps, received: Received, che
 
 /** The interchange's answer, written (every 997 and the TA1 in one interchange back) but not yet recorded. */
 export interface Reply997 {
-  answer?: AckInterchange;
+  answer?: AckInterchange & { encoded: { raw: Buffer; sha256: string } };
   ta1?: Ta1Verdict;
 }
 
@@ -65,8 +63,12 @@ export async function writeReply(deps: IntakeDeps, received: Received, checked: 
   if (verdicts.length === 0 && ta1 === undefined) return {};
   const needed = ackControlNumbersNeeded(verdicts);
   const first = await deps.db.transaction().execute((tx) => deps.partners.reserveControlNumbers(tx, received.orgId, needed));
-  const answer = await write997Interchange(envelope, verdicts, { controlNumber: first, ourIdentity: checked.ours, date: received.at, ...(ta1 === undefined ? {} : { ta1 }) });
-  return { ...(answer === undefined ? {} : { answer }), ...(ta1 === undefined ? {} : { ta1 }) };
+  const written = await write997Interchange(envelope, verdicts, { controlNumber: first, ourIdentity: checked.ours, date: received.at, ...(ta1 === undefined ? {} : { ta1 }) });
+  if (written === undefined) return ta1 === undefined ? {} : { ta1 };
+  // Encoded and hashed here, between yields, so the settling transaction does neither to megabytes (40,000 groups' 997s).
+  const raw = Buffer.from(written.x12, 'utf8');
+  const answer = { ...written, encoded: { raw, sha256: await sha256HexPaced(raw) } };
+  return { answer, ...(ta1 === undefined ? {} : { ta1 }) };
 }
 
 /** Records the written answer, in the last transaction (the one that settles the call). */
@@ -75,7 +77,7 @@ export async function acknowledge(tx: Tx, received: Received, checked: Checked, 
   // Kept and answered inline, never delivered: the partner's own call gets it.
   const type = verdicts.length > 0 ? ('997' as const) : ('TA1' as const);
   const out = { orgId: received.orgId, partner: checked.partner, relatedId: received.messageId, at: received.at };
-  const id = await recordOutbound(tx, { ...out, type, x12: answer.x12, controlNumber: answer.controlNumber, orderId: null, poNumber: null, deliver: false });
+  const id = await recordOutbound(tx, { ...out, type, x12: answer.x12, encoded: answer.encoded, controlNumber: answer.controlNumber, orderId: null, poNumber: null, deliver: false });
   return {
     acknowledgments: answer.groups.map((g) => ({ group: echoText(g.group), code: g.code as 'A' | 'E' | 'P' | 'R' })),
     reply: replyView(id, answer.controlNumber, answer.x12),
