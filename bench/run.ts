@@ -569,12 +569,16 @@ if (wanted('webhooks')) {
   const { fanOut, orders } = w;
   log(`  ${fmt(fanOut.deliveriesPerSec)} deliveries/s; orders ratio ${fmt(orders.ratio, 2)}`);
   const GOAL = 0.9;
+  // The machine's cores the four processes kept busy: CPU per order times orders per second.
+  const coresOf = (x: OrdersRun) => ((x.cpu.gateway + x.cpu.receiver + x.cpu.hub + (x.cpu.generator ?? 0)) * x.requestsPerSec) / 1e6;
   const row = (name: string, x: OrdersRun) => {
     const { gateway, gatewayMain, receiver, hub, generator } = x.cpu;
-    const sum = gateway + receiver + hub + (generator ?? 0);
-    // The machine's cores the four processes kept busy: CPU per order times orders per second.
-    return `| ${name} | ${fmt(x.requestsPerSec)} | ${x.p99Ms} | ${us(gatewayMain)} | ${us(gateway)} | ${us(receiver)} | ${us(hub)} | ${us(generator)} | ${us(sum)} | ${fmt((sum * x.requestsPerSec) / 1e6, 2)} |`;
+    return `| ${name} | ${fmt(x.requestsPerSec)} | ${x.p99Ms} | ${us(gatewayMain)} | ${us(gateway)} | ${us(receiver)} | ${us(hub)} | ${us(generator)} | ${us(gateway + receiver + hub + (generator ?? 0))} | ${fmt(coresOf(x), 2)} |`;
   };
+  // A run that got little of the machine (other work on a shared one) measures the machine, not the gateway: no verdict then.
+  const MIN_CORES = 1.5;
+  const leastCores = Math.min(...[...orders.none, ...orders.three].map(coresOf));
+  const ordersVerdict = leastCores < MIN_CORES ? `not judged: a run kept only ${fmt(leastCores, 2)} of ${cpus().length} cores busy, so something else had the machine` : verdict(orders.ratio >= GOAL);
   publish('webhooks', [
     '## Webhooks: fan-out and the orders path with endpoints ([18/20])',
     '',
@@ -595,7 +599,7 @@ if (wanted('webhooks')) {
     ...orders.none.map((x, i) => row(`no endpoint, run ${i + 1}`, x)),
     ...orders.three.map((x, i) => row(`3 endpoints, run ${i + 1}`, x)),
     '',
-    `With 3 endpoints over none (means of the runs): **${fmt(orders.ratio, 2)}** (goal >= ${GOAL}: ${verdict(orders.ratio >= GOAL)}).`,
+    `With 3 endpoints over none (means of the runs): **${fmt(orders.ratio, 2)}** (goal >= ${GOAL}: ${ordersVerdict}).`,
     '',
     loadAverageLine(),
   ]);
