@@ -7,8 +7,8 @@ import { datedTable, mergeGrowthSections, minuteOf, parseGrowthSection, renderGr
 import { benchJobs, type JobRun } from './jobs.bench.js';
 import { benchObjectsFilter } from './objects.bench.js';
 import { benchDrain, benchOrderCreate, benchOrderWritesFloor } from './orders.bench.js';
-import { benchProductGet, type ProductsBench } from './products.bench.js';
-import { benchPostgresUrl, type LoadResult, root } from './support.js';
+import { benchProductGet, type ProductsBench, type WrkHotPaths } from './products.bench.js';
+import { benchPostgresUrl, type LoadResult, median, root } from './support.js';
 import { benchFullReplay, benchSyncPolls, benchTelematics, RECOMMENDED_HEAP_MB } from './telematics.bench.js';
 import { benchX12 } from './x12.bench.js';
 import { benchIsolation, type IsolationRow } from './isolation.bench.js';
@@ -86,28 +86,39 @@ function workBudgetText(r: ProductsBench): string[] {
 }
 
 const WRK_NOTE = 'wrk (Debian\'s package, installed by the bench when missing): one C thread on epoll, 50 connections, a Lua script for headers and bodies; it needs far less CPU than autocannon, so the server under test has more of the machine.';
-/** A share as `1.23x`, or a dash when a CPU reading is missing. */
-const times = (x: number | undefined, floor: number | undefined) => (x === undefined || floor === undefined ? '–' : `${fmt(x / floor, 2)}x`);
 
-/** The hot-path goals of [16/20] under wrk: ratios to bare Fastify, and CPU per request against each route's floor. */
+/** Per round, a ratio of two of its runs; the median of the rounds, and each round's value in run order. */
+function byRound(rounds: readonly WrkHotPaths[], of: (w: WrkHotPaths) => number): { median: number; each: string } {
+  const values = rounds.map(of);
+  return { median: median(values), each: values.map((v) => fmt(v, 2)).join(', ') };
+}
+
+/** The hot-path goals of [16/20] under wrk: ratios to bare Fastify, and CPU per request against each route's floor, by round. */
 function wrkProductsText(r: ProductsBench): string[] {
   if (!r.wrk.ok) return ['**With wrk** ([16/20]): not run: ' + r.wrk.why + '.'];
-  const w = r.wrk.runs;
-  const ratio = (x: LoadResult) => x.requestsPerSec / w.baseline.requestsPerSec;
-  const healthzCpu = (w.healthz.cpuUsPerRequest ?? Infinity) / (w.floorFrame.cpuUsPerRequest ?? 0);
-  const productCpu = (w.product.cpuUsPerRequest ?? Infinity) / (w.floorProduct.cpuUsPerRequest ?? 0);
-  const row = (name: string, x: LoadResult, floor: LoadResult | undefined, goal: string) =>
-    `| ${name} | ${fmt(x.requestsPerSec)} | ${fmt(ratio(x), 2)} | ${x.p99Ms} | ${us(x.cpuUsPerRequest)} | ${floor ? times(x.cpuUsPerRequest, floor.cpuUsPerRequest) : '–'} | ${goal} |`;
+  const rounds = r.wrk.rounds;
+  const cpu = (x: LoadResult) => x.cpuUsPerRequest ?? Number.NaN;
+  const ratioOf = (pick: (w: WrkHotPaths) => LoadResult) => byRound(rounds, (w) => pick(w).requestsPerSec / w.baseline.requestsPerSec);
+  const overFloor = (pick: (w: WrkHotPaths) => LoadResult, floor: (w: WrkHotPaths) => LoadResult) => byRound(rounds, (w) => cpu(pick(w)) / cpu(floor(w)));
+  const healthzCpu = overFloor((w) => w.healthz, (w) => w.floorFrame);
+  const productCpu = overFloor((w) => w.product, (w) => w.floorProduct);
+  const row = (name: string, pick: (w: WrkHotPaths) => LoadResult, over: { median: number; each: string } | undefined, goal: string) => {
+    const ratio = ratioOf(pick);
+    const med = (f: (x: LoadResult) => number) => median(rounds.map((w) => f(pick(w))));
+    return `| ${name} | ${fmt(med((x) => x.requestsPerSec))} | ${fmt(ratio.median, 2)} (${ratio.each}) | ${fmt(med((x) => x.p99Ms), 1)} | ${us(med(cpu))} | ${over ? `${fmt(over.median, 2)}x (${over.each})` : '–'} | ${goal} |`;
+  };
   return [
-    `**With wrk** ([16/20]). ${WRK_NOTE} The same servers, ${durationSec} s a run:`,
+    `**With wrk** ([16/20]). ${WRK_NOTE} The same servers, ${durationSec} s a run, in ${rounds.length} rounds (each round runs every row once, in`,
+    'the order below); each figure is the median of the rounds, and a ratio is taken within each round (the rounds\' own values in brackets),',
+    'so a route and its floor are compared minutes apart at most:',
     '',
     '| server (wrk) | requests/s | ratio to bare Fastify | p99 (ms) | server CPU (µs/request) | CPU over its floor\'s | goal |',
     '|---|---:|---:|---:|---:|---:|---|',
-    row('bare Fastify', w.baseline, undefined, '–'),
-    row('gateway GET /healthz', w.healthz, w.floorFrame, `ratio >= 0.55: ${verdict(ratio(w.healthz) >= 0.55)}; CPU at the frame floor's (<= 1.05x): ${verdict(healthzCpu <= 1.05)}`),
-    row('gateway GET /v1/products/:sku, SQLite', w.product, w.floorProduct, `ratio >= 0.35: ${verdict(ratio(w.product) >= 0.35)}; CPU <= 1.2x the read floor's: ${verdict(productCpu <= 1.2)}`),
-    row('floor: the frame in a bare handler', w.floorFrame, undefined, 'the floor of /healthz'),
-    row('floor: the frame, the key\'s SHA-256 and one SQLite read', w.floorProduct, undefined, 'the floor of the product read'),
+    row('bare Fastify', (w) => w.baseline, undefined, '–'),
+    row('gateway GET /healthz', (w) => w.healthz, healthzCpu, `ratio >= 0.55: ${verdict(ratioOf((w) => w.healthz).median >= 0.55)}; CPU at the frame floor's (<= 1.05x): ${verdict(healthzCpu.median <= 1.05)}`),
+    row('gateway GET /v1/products/:sku, SQLite', (w) => w.product, productCpu, `ratio >= 0.35: ${verdict(ratioOf((w) => w.product).median >= 0.35)}; CPU <= 1.2x the read floor's: ${verdict(productCpu.median <= 1.2)}`),
+    row('floor: the frame in a bare handler', (w) => w.floorFrame, undefined, 'the floor of /healthz'),
+    row('floor: the frame, the key\'s SHA-256 and one SQLite read', (w) => w.floorProduct, undefined, 'the floor of the product read'),
   ];
 }
 
@@ -136,8 +147,7 @@ if (wanted('products')) {
   const r = await benchProductGet(durationSec);
   log(`  ratio ${fmt(r.ratio, 2)}, p99 ${r.gateway.p99Ms} ms, ${us(r.gateway.cpuUsPerRequest)} µs/request; /healthz ratio ${fmt(r.healthzRatio, 2)}`);
   if (r.wrk.ok) {
-    const w = r.wrk.runs;
-    log(`  wrk: /healthz ${fmt(w.healthz.requestsPerSec / w.baseline.requestsPerSec, 2)} (${us(w.healthz.cpuUsPerRequest)} µs, floor ${us(w.floorFrame.cpuUsPerRequest)}), product ${fmt(w.product.requestsPerSec / w.baseline.requestsPerSec, 2)} (${us(w.product.cpuUsPerRequest)} µs, floor ${us(w.floorProduct.cpuUsPerRequest)})`);
+    for (const w of r.wrk.rounds) log(`  wrk: /healthz ${fmt(w.healthz.requestsPerSec / w.baseline.requestsPerSec, 2)} (${us(w.healthz.cpuUsPerRequest)} µs, floor ${us(w.floorFrame.cpuUsPerRequest)}), product ${fmt(w.product.requestsPerSec / w.baseline.requestsPerSec, 2)} (${us(w.product.cpuUsPerRequest)} µs, floor ${us(w.floorProduct.cpuUsPerRequest)})`);
   } else log(`  wrk: not run: ${r.wrk.why}`);
   if (r.postgres) log(`  PostgreSQL: ratio ${fmt(r.postgres.ratio, 2)}, p99 ${r.postgres.result.p99Ms} ms, ${us(r.postgres.result.cpuUsPerRequest)} + ${us(r.postgres.result.dbCpuUsPerRequest)} µs/request`);
   const p99Ok = r.gateway.p99Ms <= 5;
