@@ -20,8 +20,10 @@ export async function findProduct(db: Executor, orgId: string, sku: string): Pro
 /** SKUs per lookup: a PO of 90,000 lines must not bind more parameters than SQLite (32,766) or PostgreSQL (65,535) take. */
 const SKUS_PER_LOOKUP = 1000;
 
-const productsBySkus = new PreparedList((db, v: { orgId: string }, skusLower: string[]) =>
-  db.selectFrom('products').selectAll().where('org_id', '=', v.orgId).where('sku_lower', 'in', skusLower),
+// Up to 64 SKUs compiled once per count, as an order's lines are: an EDI slice's POs name ~40 distinct SKUs.
+const productsBySkus = new PreparedList(
+  (db, v: { orgId: string }, skusLower: string[]) => db.selectFrom('products').selectAll().where('org_id', '=', v.orgId).where('sku_lower', 'in', skusLower),
+  64,
 );
 
 export async function findProducts(db: Executor, orgId: string, skusLower: string[]): Promise<ProductRow[]> {

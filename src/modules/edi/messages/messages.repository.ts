@@ -1,6 +1,6 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { SinceWindow } from '../../../platform/core/pagination.js';
-import { PreparedList } from '../../../platform/db/prepared-query.js';
+import { PreparedList, PreparedQuery } from '../../../platform/db/prepared-query.js';
 import { inSinceOrder } from '../../../platform/db/since-order.js';
 import type { Database, Db, Executor, Tx } from '../../../platform/db/schema.js';
 import type { EdiDirection } from './messages.schemas.js';
@@ -116,9 +116,12 @@ export async function releaseLease(db: Executor, orgId: string, id: string, owne
 }
 
 /** Marks a slice taken under the lease `owner` holds: false when another process took the interchange over meanwhile. */
+const touchHeldRow = new PreparedQuery((db, v: { orgId: string; id: string; owner: string; now: string }) =>
+  db.updateTable('edi_messages').set({ updated_at: v.now }).where('org_id', '=', v.orgId).where('id', '=', v.id).where('lease_owner', '=', v.owner),
+);
+
 export async function touchHeld(db: Executor, orgId: string, id: string, owner: string, now: string): Promise<boolean> {
-  const result = await db.updateTable('edi_messages').set({ updated_at: now }).where('org_id', '=', orgId).where('id', '=', id).where('lease_owner', '=', owner).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return Number((await touchHeldRow.result(db, { orgId, id, owner, now })).numAffectedRows ?? 0) > 0;
 }
 
 /** How many documents of a message were recorded: the sets of an interchange taken so far. */

@@ -256,8 +256,16 @@ interface InterchangeIdView {
 
 /** The partner's document profile; profiles stored before [15/20] read in today's shape. */
 export function documentProfileOf(partner: Pick<repo.PartnerRow, 'document_profile'>): DocumentProfile {
-  return documentProfileSchema.parse(JSON.parse(partner.document_profile));
+  let profile = profilesRead.get(partner);
+  if (profile === undefined) {
+    profile = documentProfileSchema.parse(JSON.parse(partner.document_profile));
+    profilesRead.set(partner, profile);
+  }
+  return profile;
 }
+
+/** Each partner row's profile read once: an interchange's 1,250 POs ask the same row for it (rows are never changed). */
+const profilesRead = new WeakMap<Pick<repo.PartnerRow, 'document_profile'>, DocumentProfile>();
 
 /** How strictly an interchange from the partner is checked: `partners profile --validation`, strict by default. */
 export function inboundValidation(partner: Pick<repo.PartnerRow, 'document_profile'>): ValidationLevel {
