@@ -28,14 +28,10 @@ export class InterchangeIntake {
   async receive(orgId: string, raw: Buffer, settleCall: Settle): Promise<StoredAnswer> {
     // Refused before the body is stored when every worker is busy and the queue is full: a 503 to retry, nothing kept.
     this.deps.cpu.admit();
-    // The worker thread parses a copy of the bytes while this thread stores them: nothing is answered or taken from
-    // the parse before the body is stored, and a body that failed to store leaves the parse's outcome unread.
-    const examining = this.deps.cpu.run<ExaminedBody>(EXAMINE_WORKER, 'examine', raw);
-    examining.catch(() => undefined);
     const received = await storeReceived(this.deps, orgId, raw, settleCall);
     try {
+      const body = await this.deps.cpu.run<ExaminedBody>(EXAMINE_WORKER, 'examine', raw);
       const text = decodeInterchange(raw);
-      const body = await examining;
       const [only] = body.interchanges;
       if (only !== undefined && body.interchanges.length === 1 && !body.tooMany) return await this.takeOne(received, await hydrate(text, only));
       return await takeSeveral(this.deps, received, raw, text, body, (child, examined) => this.takeOne(child, examined));
