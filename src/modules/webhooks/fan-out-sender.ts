@@ -1,7 +1,7 @@
 import type { YieldToRequests } from '../../platform/core/yield-to-requests.js';
 import type { Db, Tx } from '../../platform/db/schema.js';
 import type { ClaimedDelivery, DeliverySender, SendOutcome } from '../../platform/outbox/delivery-sender.js';
-import { type FanOutPayload, type QueuedEvent, queueToEndpoints } from './fan-out.js';
+import { type EventHead, type FanOutPayload, queueToEndpoints } from './fan-out.js';
 import { FANOUT_DESTINATION } from './webhook-sender.js';
 import * as repo from './webhooks.repository.js';
 
@@ -34,7 +34,7 @@ export class FanOutSender implements DeliverySender {
     const ids = [...new Set(planned.flatMap((p) => p.payload.endpoint_ids))];
     const endpoints = new Map((await repo.endpointsByIds(this.db, ids)).map((e) => [e.id, e]));
     const items = planned.map(({ row, payload }) => {
-      const event: QueuedEvent = { id: payload.event_id, type: row.type, created_at: payload.created_at };
+      const event: EventHead = { id: payload.event_id, type: row.type, created_at: payload.created_at };
       // Another org's id never matches (a row names its own org's endpoints); a disabled or deleted endpoint gets nothing.
       const endpointIds = payload.endpoint_ids.filter((id) => {
         const endpoint = endpoints.get(id);

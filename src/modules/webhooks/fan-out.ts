@@ -28,7 +28,7 @@ interface Planned {
 }
 
 /** What the delivery rows name of an event: its body without the data, which travels as text. */
-type EventHead = Omit<EventBody, 'data'>;
+export type EventHead = Omit<EventBody, 'data'>;
 
 /** Hub events as the hub payload carries them; webhooks re-shape them into their own body. */
 function plan(input: DeliveryInput): Planned | undefined {
@@ -43,9 +43,6 @@ function plan(input: DeliveryInput): Planned | undefined {
   const body: EventBody = { id: hub.id, type, created_at: hub.occurred_at, data: hub.data };
   return { orgId: input.orgId, body, text: JSON.stringify(body) };
 }
-
-/** What a delivery row names of its event: its body without the data. */
-export type QueuedEvent = EventHead;
 
 /**
  * Queues stored events (their rows in webhook_events hold the bodies) to endpoints in `tx`: the delivery rows of the
