@@ -578,12 +578,16 @@ if (wanted('webhooks')) {
   const w = await benchWebhooks(durationSec);
   const { fanOut, orders } = w;
   log(`  ${fmt(fanOut.deliveriesPerSec)} deliveries/s; orders ratio ${fmt(orders.ratio, 2)}`);
+  for (const [name, runs] of [['none', orders.none], ['three', orders.three]] as const) {
+    for (const x of runs) log(`  ${name}: ${fmt(x.requestsPerSec)} orders/s, main ${us(x.cpu.gatewayMain)} µs, gateway ${us(x.cpu.gateway)} µs an order${x.lag ? `; ${fmt(x.lag.queued)} deliveries queued at the stop, drained in ${fmt(x.lag.drainSeconds, 1)} s` : ''}`);
+  }
   const GOAL = 0.9;
   // The machine's cores the four processes kept busy: CPU per order times orders per second.
   const coresOf = (x: OrdersRun) => ((x.cpu.gateway + x.cpu.receiver + x.cpu.hub + (x.cpu.generator ?? 0)) * x.requestsPerSec) / 1e6;
   const row = (name: string, x: OrdersRun) => {
     const { gateway, gatewayMain, receiver, hub, generator } = x.cpu;
-    return `| ${name} | ${fmt(x.requestsPerSec)} | ${x.p99Ms} | ${us(gatewayMain)} | ${us(gateway)} | ${us(receiver)} | ${us(hub)} | ${us(generator)} | ${us(gateway + receiver + hub + (generator ?? 0))} | ${fmt(coresOf(x), 2)} |`;
+    const lag = x.lag === undefined ? '- | -' : `${fmt(x.lag.queued)} | ${fmt(x.lag.drainSeconds, 1)}`;
+    return `| ${name} | ${fmt(x.requestsPerSec)} | ${x.p99Ms} | ${us(gatewayMain)} | ${us(gateway)} | ${us(receiver)} | ${us(hub)} | ${us(generator)} | ${us(gateway + receiver + hub + (generator ?? 0))} | ${fmt(coresOf(x), 2)} | ${lag} |`;
   };
   // A run that got little of the machine (other work on a shared one) measures the machine, not the gateway: no verdict then.
   const MIN_CORES = 1.5;
@@ -592,20 +596,21 @@ if (wanted('webhooks')) {
   publish('webhooks', [
     '## Webhooks: fan-out and the orders path with endpoints ([18/20])',
     '',
-    `${fmt(fanOut.events)} \`inventory.updated\` events queued on SQLite while the delivery worker was stopped, each fanned out (in its own`,
-    `transaction, as a change does) to 3 endpoints on one local receiver in its own process (answers 204 at once, verifies nothing):`,
-    `${fmt(fanOut.deliveries)} signed POSTs, sent by one process's delivery worker (\`OUTBOX_CONCURRENCY\` 2, 20 a batch) in ${fmt(fanOut.seconds, 2)} s:`,
+    `${fmt(fanOut.events)} \`inventory.updated\` events queued on SQLite while the delivery worker was stopped (each with its fan-out row, in`,
+    `its own transaction, as a change does), for 3 endpoints on one local receiver in its own process (answers 204 at once, verifies nothing):`,
+    `the fan-out of each into its 3 deliveries and the ${fmt(fanOut.deliveries)} signed POSTs, by one process's delivery worker (\`OUTBOX_CONCURRENCY\` 2, 20 a batch) in ${fmt(fanOut.seconds, 2)} s:`,
     `**${fmt(fanOut.deliveriesPerSec)} deliveries/s**, ${us(fanOut.cpuUsPerDelivery)} µs of the sending process's CPU per delivery, ${us(fanOut.mainThreadCpuUsPerDelivery)} of it on its`,
     'main thread (the rest: the webhook send thread and V8\'s helpers; recorded, no goal set).',
     '',
     `The orders path (3 lines, the hub simulator up, ${orders.generator} with 50 connections) on two \`serve\` processes on fresh SQLite files, one`,
-    'with no endpoint and one with 3 endpoints subscribed to every event (so each order also queues 3 webhook deliveries in its transaction,',
-    `and the worker sends them meanwhile), measured in turn: none, three, none, three, ${durationSec} s each. CPU per order of each process`,
-    'on the machine (µs): the gateway (its main thread, and all its threads: the webhook send thread, V8\'s helpers), the webhook receiver,',
-    'the hub simulator and the load generator; their sum, and the cores it kept busy (sum × orders/s).',
+    'with no endpoint and one with 3 endpoints subscribed to every event (so each order also queues a fan-out row in its transaction, and',
+    `the worker fans out and sends meanwhile, yielding to the requests: WEBHOOK_SHARE_WHEN_BUSY), measured in turn: none, three, none, three, ${durationSec} s each.`,
+    'CPU per order of each process on the machine (µs): the gateway (its main thread, and all its threads: the webhook send thread, V8\'s',
+    'helpers), the webhook receiver, the hub simulator and the load generator; their sum, and the cores it kept busy (sum × orders/s). With',
+    'endpoints, the deliveries still queued when the load stopped and the seconds until the receiver had them all (the next run waits for it).',
     '',
-    '| gateway POST /v1/orders | orders/s | p99 (ms) | gateway main thread | gateway | receiver | hub sim | generator | sum | cores |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| gateway POST /v1/orders | orders/s | p99 (ms) | gateway main thread | gateway | receiver | hub sim | generator | sum | cores | queued at stop | drained in (s) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...orders.none.map((x, i) => row(`no endpoint, run ${i + 1}`, x)),
     ...orders.three.map((x, i) => row(`3 endpoints, run ${i + 1}`, x)),
     '',

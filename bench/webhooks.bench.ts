@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createGateway } from '../src/gateway.js';
-import { WEBHOOK_DESTINATION } from '../src/modules/webhooks/webhook-sender.js';
+import SQLite from 'better-sqlite3';
+import { FANOUT_DESTINATION, WEBHOOK_DESTINATION } from '../src/modules/webhooks/webhook-sender.js';
 import { enqueueHubEvent } from '../src/platform/outbox/outbox.js';
 import { ORDER_SKUS, orderLoad, wrkOrderTarget } from './orders.bench.js';
 import { benchKey, type LoadResult, load, processCpuUs, root, seedProducts, startGateway, startHubSimProcess, stopChild } from './support.js';
@@ -28,6 +29,12 @@ export interface WebhooksBench {
  */
 export interface OrdersRun extends LoadResult {
   cpu: { gateway: number; gatewayMain: number; receiver: number; hub: number; generator: number | undefined };
+  /**
+   * With endpoints: the webhook deliveries still to send when the load stopped (fan-out rows count once per endpoint),
+   * and the seconds from then until the receiver had every delivery of every event so far (webhook work yields to
+   * requests, so a ratio read without this lag would hide what the endpoints waited).
+   */
+  lag?: { queued: number; drainSeconds: number };
 }
 
 /** The receiver child (bench/webhook-receiver.child.ts): its URL, the POSTs it has answered, and stop. */
@@ -81,12 +88,14 @@ export async function benchFanOut(events: number, receiver: Pick<Receiver, 'url'
         }
       });
     }
-    const pending = async () =>
+    // Each event is one fan-out row, turned into its 3 deliveries by the worker: that is timed below with the sending.
+    const pending = async (destination: string) =>
       Number(
-        (await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', WEBHOOK_DESTINATION).where('status', 'in', ['queued', 'delivering']).executeTakeFirstOrThrow()).n,
+        (await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', destination).where('status', 'in', ['queued', 'delivering']).executeTakeFirstOrThrow()).n,
       );
-    const deliveries = await pending();
-    if (deliveries !== events * ENDPOINTS) throw new Error(`queued ${deliveries} webhook deliveries, expected ${events * ENDPOINTS}`);
+    const fanOuts = await pending(FANOUT_DESTINATION);
+    if (fanOuts !== events) throw new Error(`queued ${fanOuts} webhook fan-outs, expected ${events}`);
+    const deliveries = events * ENDPOINTS;
     const receivedBefore = await receiver.received();
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
@@ -95,7 +104,7 @@ export async function benchFanOut(events: number, receiver: Pick<Receiver, 'url'
     // Waits on the receiver's count (another process), not on a count of the outbox every 20 ms, which cost this
     // process 30-90 µs of CPU per delivery; the outbox is asked only once the receiver has them all.
     while ((await receiver.received()) - receivedBefore < deliveries) await new Promise((resolve) => setTimeout(resolve, 20));
-    while ((await pending()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((await pending(FANOUT_DESTINATION)) + (await pending(WEBHOOK_DESTINATION)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const main = processCpuUs(process.pid, process.pid) - mainBefore;
@@ -123,6 +132,29 @@ async function measure(drive: () => Promise<LoadResult>, pids: { gateway: number
 }
 
 /**
+ * What a three-endpoint gateway still had to send when its load stopped, and how long until the receiver had it all:
+ * read from its SQLite file (read-only, beside the serving process) and the receiver's count, every 20 ms.
+ */
+async function drainLag(databaseUrl: string, receiver: Receiver, receivedBase: number): Promise<NonNullable<OrdersRun['lag']>> {
+  const stopped = performance.now();
+  const file = new SQLite(databaseUrl.replace(/^sqlite:/, ''), { readonly: true });
+  try {
+    const pending = file.prepare(`select destination, count(*) as n from outbox where status in ('queued', 'delivering') and destination in (?, ?) group by destination`);
+    const events = file.prepare(`select count(*) as n from webhook_events where type <> 'webhook.test'`);
+    const rows = pending.all(FANOUT_DESTINATION, WEBHOOK_DESTINATION) as { destination: string; n: number }[];
+    const queued = rows.reduce((sum, r) => sum + (r.destination === FANOUT_DESTINATION ? r.n * ENDPOINTS : r.n), 0);
+    // Every event (orders still in flight when wrk stopped commit too) goes to each endpoint once.
+    while ((await receiver.received()) - receivedBase < (events.get() as { n: number }).n * ENDPOINTS) {
+      if (performance.now() - stopped > 600_000) throw new Error('the webhook deliveries did not drain within 10 minutes of the load');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return { queued, drainSeconds: (performance.now() - stopped) / 1000 };
+  } finally {
+    file.close();
+  }
+}
+
+/**
  * The orders path with 3 subscribed endpoints against none: two `serve` processes on fresh SQLite files, the hub
  * simulator up, driven in turn twice each (so neither is always measured on the older database); ratio of the means.
  * Driven by wrk when it can run (the generator that costs the least CPU, as the hot-path benches), else autocannon;
@@ -146,12 +178,16 @@ async function benchOrdersWithEndpoints(durationSec: number, receiver: Receiver)
     for (const { gw, headers } of runs) await seedProducts(gw.url, headers, ORDER_SKUS);
     const [none, three] = runs as [(typeof runs)[number], (typeof runs)[number]];
     await subscribe(three.gw.url, three.headers, receiver.url);
+    const receivedBase = await receiver.received();
     for (const r of runs) await r.drive(2)();
+    await drainLag(three.gw.databaseUrl, receiver, receivedBase);
     const measured: { none: OrdersRun[]; three: OrdersRun[] } = { none: [], three: [] };
     const pids = (gw: typeof plain) => ({ gateway: gw.pid, receiver: receiver.pid, hub: hub.pid });
     for (let round = 0; round < 2; round++) {
       measured.none.push(await measure(none.drive(durationSec), pids(none.gw)));
-      measured.three.push(await measure(three.drive(durationSec), pids(three.gw)));
+      const run = await measure(three.drive(durationSec), pids(three.gw));
+      // Measured until its deliveries are all in, so the next run does not share the machine with this one's catch-up.
+      measured.three.push({ ...run, lag: await drainLag(three.gw.databaseUrl, receiver, receivedBase) });
     }
     for (const r of [...measured.none, ...measured.three]) if (r.non2xx > 0 || r.errors > 0) throw new Error(`orders answered ${r.non2xx} non-2xx and ${r.errors} errors`);
     const mean = (rs: LoadResult[]) => rs.reduce((s, r) => s + r.requestsPerSec, 0) / rs.length;

@@ -62,7 +62,7 @@ async function prettyStream(config: Gateway['config']): Promise<NodeJS.WritableS
 export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise<FastifyInstance> {
   const { config } = gateway;
   const logger = opts.logger ?? { level: config.LOG_LEVEL };
-  const frame = new RequestFrame(httpMetricsOf(gateway.metrics));
+  const frame = new RequestFrame(httpMetricsOf(gateway.metrics), undefined, gateway.requests);
   const pretty = logger === false || logger.stream ? undefined : await prettyStream(config);
   const app = Fastify({
     // Silent rather than none: Fastify reports a finished request to the frame (metrics) only when there is a logger.

@@ -24,6 +24,7 @@ import { sql } from 'kysely';
 import { MODULES } from './modules/index.js';
 import { buildServices, type ModuleDefinition, scopesOf, type Services } from './platform/module-definition.js';
 import type { BackgroundWorker } from './platform/core/work-loop.js';
+import { RequestsInFlight } from './platform/core/requests-in-flight.js';
 import { type OperationEntry, operationsOf, tagsOf, webhooksOf } from './platform/operations/module.js';
 import { idempotencyRetention, IdempotencyStore } from './platform/operations/idempotency.js';
 import { InstanceLiveness } from './platform/instances/instance-liveness.js';
@@ -74,6 +75,8 @@ export interface Gateway {
   pages: PageRoute[];
   /** Every module's static files (the portal widget). */
   files: StaticFile[];
+  /** The requests this process is answering (the HTTP frame counts them): background work that yields reads it. */
+  requests: RequestsInFlight;
   /** Every module's encrypted columns: what `secrets rotate` re-encrypts. */
   encryptedColumns: EncryptedColumn[];
   close(): Promise<void>;
@@ -176,7 +179,8 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       deliveries: new DeliveriesService(db, orgs),
       audit: new AuditService(db),
     };
-    const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu, instances }, platform);
+    const requests = new RequestsInFlight();
+    const services = buildServices(modules, { config, db, dialect: database.dialect, clock, delivery, vault, limiter, log, cpu, instances, load: requests }, platform);
     const workers = modules.flatMap((m) => m.workers?.(services) ?? []);
     const retention = createRetentionWorker(config, database, clock, log.child({ name: 'retention' }), modules.flatMap((m) => m.retention?.({ config, database }) ?? []));
     return {
@@ -203,6 +207,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
       pages: modules.flatMap((m) => (m.pages?.(services) ?? []).map((route) => ({ ...route, tag: m.tag?.name ?? 'other' }))),
       files: modules.flatMap((m) => m.files ?? []),
       encryptedColumns: modules.flatMap((m) => m.encryptedColumns ?? []),
+      requests,
       async close() {
         await Promise.all([...workers.map((w) => w.stop()), retention.stop()]);
         // After the workers: a poll that finished last queued deliveries; the delivery worker hands back what it holds.

@@ -11,6 +11,7 @@ import type { ApiKeysService } from './auth/api-keys.service.js';
 import { ScopeCatalog, type ScopePattern } from './auth/scopes.js';
 import type { PortalKeysService } from './auth/portal-keys.service.js';
 import type { Clock } from './core/clock.js';
+import type { LoadSignal } from './core/requests-in-flight.js';
 import type { BackgroundWorker } from './core/work-loop.js';
 import type { Db } from './db/schema.js';
 import type { OperationSource } from './operations/module.js';
@@ -56,6 +57,8 @@ interface ModuleContext {
   cpu: CpuPool;
   /** This process as an owner of leases that hold while it lives (heartbeats), and whether another owner still does. */
   instances: InstanceLiveness;
+  /** Whether the process is answering requests now (the HTTP frame's count): for background work that yields to them. */
+  load: LoadSignal;
   services: Services;
 }
 

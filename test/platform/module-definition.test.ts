@@ -73,7 +73,7 @@ describe.each(dialects)('modules declare settings and services (%s)', (dialect) 
   it('builds services in module order and names a module that needs one listed after it', async () => {
     h = await startHarness(dialect);
     const { database, clock, delivery, services } = h.gateway;
-    const pieces = { config: h.gateway.config, db: database.db, dialect: database.dialect, clock, delivery, vault: h.gateway.vault, limiter: h.gateway.limiter, log: h.gateway.log, cpu: h.gateway.cpu, instances: h.gateway.instances };
+    const pieces = { config: h.gateway.config, db: database.db, dialect: database.dialect, clock, delivery, vault: h.gateway.vault, limiter: h.gateway.limiter, log: h.gateway.log, cpu: h.gateway.cpu, instances: h.gateway.instances, load: h.gateway.requests };
     const platform = { orgs: services.orgs, apiKeys: services.apiKeys, portalKeys: services.portalKeys, deliveries: services.deliveries, audit: services.audit };
     expect(() => buildServices([ordersModule, productsModule], pieces, platform)).toThrow(
       'module orders uses services.products, which no module listed before it provides',

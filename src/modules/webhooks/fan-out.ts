@@ -4,7 +4,7 @@ import type { Tx } from '../../platform/db/schema.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { type DeliveryInput, enqueueDeliveries } from '../../platform/outbox/outbox.js';
 import { subscribes, webhookTypeOf } from './catalog.js';
-import { WEBHOOK_DESTINATION } from './webhook-sender.js';
+import { FANOUT_DESTINATION, WEBHOOK_DESTINATION } from './webhook-sender.js';
 import * as repo from './webhooks.repository.js';
 
 /** The body of a webhook and of GET /v1/events/{id}: `{ id, type, created_at, data }`. */
@@ -20,7 +20,7 @@ export function deliveryIdOf(eventId: string, endpointId: string): string {
   return `whd_${createHash('sha256').update(`${eventId}|${endpointId}`).digest('hex').slice(0, 26)}`;
 }
 
-/** What each queued hub event becomes for its org's webhooks: an event row, and one outbox row per subscribed endpoint. */
+/** What each queued hub event becomes for its org's webhooks: an event row, and a fan-out row when an endpoint subscribes. */
 interface Planned {
   orgId: string;
   body: EventHead;
@@ -28,7 +28,7 @@ interface Planned {
 }
 
 /** What the delivery rows name of an event: its body without the data, which travels as text. */
-type EventHead = Omit<EventBody, 'data'>;
+export type EventHead = Omit<EventBody, 'data'>;
 
 /** Hub events as the hub payload carries them; webhooks re-shape them into their own body. */
 function plan(input: DeliveryInput): Planned | undefined {
@@ -45,24 +45,39 @@ function plan(input: DeliveryInput): Planned | undefined {
 }
 
 /**
- * Queues a stored event (its row in webhook_events holds the body) to each endpoint in `tx`: the delivery rows of the
- * org's view and the outbox rows the worker sends, which name the event rather than carry its body.
+ * Queues stored events (their rows in webhook_events hold the bodies) to endpoints in `tx`: the delivery rows of the
+ * org's view and the outbox rows the worker sends, which name the event rather than carry its body. Ids are
+ * deterministic and both inserts keep a row that exists, so queueing the same event to an endpoint twice is a no-op.
  */
-export async function queueToEndpoints(tx: Tx, orgId: string, event: EventHead, endpointIds: readonly string[]): Promise<string[]> {
-  const deliveries = endpointIds.map((endpointId) => ({ id: deliveryIdOf(event.id, endpointId), org_id: orgId, endpoint_id: endpointId, event_id: event.id, type: event.type, created_at: event.created_at }));
+export async function queueToEndpoints(tx: Tx, items: readonly { orgId: string; event: EventHead; endpointIds: readonly string[] }[]): Promise<string[]> {
+  const deliveries = items.flatMap(({ orgId, event, endpointIds }) =>
+    endpointIds.map((endpointId) => ({ id: deliveryIdOf(event.id, endpointId), org_id: orgId, endpoint_id: endpointId, event_id: event.id, type: event.type, created_at: event.created_at })),
+  );
   await repo.insertDeliveries(tx, deliveries);
   const rows: DeliveryInput[] = deliveries.map((d) => ({
     id: d.id,
-    orgId,
+    orgId: d.org_id,
     destination: WEBHOOK_DESTINATION,
     target: d.endpoint_id,
-    type: event.type,
+    type: d.type,
     contentType: 'application/json',
-    payload: event.id,
-    createdAt: event.created_at,
+    payload: d.event_id,
+    createdAt: d.created_at,
   }));
   await enqueueDeliveries(tx, rows);
   return deliveries.map((d) => d.id);
+}
+
+/** The fan-out row of an event: one per event, the same when an event is queued again. */
+export function fanOutIdOf(eventId: string): string {
+  return `whf_${createHash('sha256').update(eventId).digest('hex').slice(0, 26)}`;
+}
+
+/** A fan-out row's payload: the event, and the endpoints subscribed to it when it happened. */
+export interface FanOutPayload {
+  event_id: string;
+  created_at: string;
+  endpoint_ids: string[];
 }
 
 /** Orgs whose endpoints are kept at most; past it the oldest entry goes (it is read again when needed). */
@@ -81,10 +96,11 @@ interface Subscribers {
 }
 
 /**
- * Runs in the transaction that queued the hub events (the change's own): the org's events are kept for the events API
- * and queued to every enabled endpoint subscribed to their type, so a change and its webhooks commit together.
- * The org's enabled endpoints are cached by the revision its settings carry (OrgsService.revisionOf), which the
- * change's transaction reads there: an order reads its org's settings anyway, so it pays no statement for them.
+ * Runs in the transaction that queued the hub events (the change's own): the org's events are kept for the events API,
+ * and an event that an enabled endpoint subscribes to gets one `webhook_fanout` outbox row naming those endpoints; the
+ * fan-out sender turns it into the deliveries after commit, off the change's path (FanOutSender). The org's enabled
+ * endpoints are cached by the revision its settings carry (OrgsService.revisionOf), which the change's transaction
+ * reads there: an order reads its org's settings anyway, so it pays no statement for them.
  */
 export class FanOut {
   private readonly byOrg = new Map<string, Subscribers>();
@@ -99,12 +115,16 @@ export class FanOut {
     if (planned.length === 0) return;
     await repo.insertEvents(tx, planned.map((p) => ({ id: p.body.id, org_id: p.orgId, type: p.body.type, created_at: p.body.created_at, body: p.text })));
     const endpointsByOrg = new Map<string, Subscribers['endpoints']>();
+    const rows: DeliveryInput[] = [];
     for (const p of planned) {
       let endpoints = endpointsByOrg.get(p.orgId);
       if (endpoints === undefined) endpointsByOrg.set(p.orgId, (endpoints = await this.enabledEndpoints(tx, p.orgId)));
       const subscribed = endpoints.filter((e) => subscribes(e.types, p.body.type)).map((e) => e.id);
-      if (subscribed.length > 0) await queueToEndpoints(tx, p.orgId, p.body, subscribed);
+      if (subscribed.length === 0) continue;
+      const payload: FanOutPayload = { event_id: p.body.id, created_at: p.body.created_at, endpoint_ids: subscribed };
+      rows.push({ id: fanOutIdOf(p.body.id), orgId: p.orgId, destination: FANOUT_DESTINATION, target: null, type: p.body.type, contentType: 'application/json', payload: JSON.stringify(payload), createdAt: p.body.created_at });
     }
+    if (rows.length > 0) await enqueueDeliveries(tx, rows);
   };
 
   /** The org's enabled endpoints as `tx` sees them: cached while the revision `tx` reads is the one they were read at. */

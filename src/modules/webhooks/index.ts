@@ -2,6 +2,8 @@ import type { ModuleDefinition } from '../../platform/module-definition.js';
 import { onHubEventsQueued } from '../../platform/outbox/outbox.js';
 import { webhookDocs } from './event-docs.js';
 import { FanOut } from './fan-out.js';
+import { FanOutSender } from './fan-out-sender.js';
+import { YieldToRequests } from '../../platform/core/yield-to-requests.js';
 import * as m0031 from './migrations/0031_webhooks.js';
 import * as m0034 from './migrations/0034_webhooks_retention.js';
 import * as m0043 from './migrations/0043_webhooks_delivery_event.js';
@@ -29,16 +31,20 @@ export const webhooksModule: ModuleDefinition = {
     description:
       "Webhooks to your systems, signed per the Standard Webhooks spec and retried through the outbox, and the events API: your organisation's events of the last 30 days.",
   },
-  services: ({ config, db, clock, vault, delivery, services }) => {
+  services: ({ config, db, clock, vault, delivery, load, services }) => {
     const settings = webhooksSettings(config.environment);
     checkLeaseOutlastsTimeout(settings, config.OUTBOX_LEASE_MS);
     const policy = new TargetPolicy(settings.WEBHOOK_ALLOWED_HOSTS);
-    // Every hub event of the catalog's kinds fans out to the org's endpoints in the transaction that queued it.
+    // Every hub event of the catalog's kinds is kept, and gets a fan-out row when an endpoint subscribes, in the transaction that queued it.
     onHubEventsQueued(db, new FanOut(services.orgs, clock).listener);
+    // One budget for all webhook work (fan-out and both destinations' sends): it yields to the requests this process answers.
+    const yields = new YieldToRequests(load, clock, settings.WEBHOOK_SHARE_WHEN_BUSY);
     const limits = { timeoutMs: settings.WEBHOOK_TIMEOUT_MS, retryAfterMaxMs: settings.WEBHOOK_RETRY_AFTER_MAX_MS };
     // One poster (one thread, one keep-alive pool) for both destinations' senders.
     const poster = settings.WEBHOOK_SEND_THREAD === 'on' ? new ThreadPoster({ allowedHosts: settings.WEBHOOK_ALLOWED_HOSTS, ...limits }) : new InlinePoster(policy, limits);
-    for (const destination of [WEBHOOK_DESTINATION, INLINE_WEBHOOK_DESTINATION] as const) delivery.addSender(new WebhookSender(destination, db, clock, vault, poster, services.orgs, settings));
+    // The fan-out first: the deliveries it queues go out in the same drain round.
+    delivery.addSender(new FanOutSender(db, yields));
+    for (const destination of [WEBHOOK_DESTINATION, INLINE_WEBHOOK_DESTINATION] as const) delivery.addSender(new WebhookSender(destination, db, clock, vault, poster, services.orgs, settings, yields));
     return { webhooks: new WebhooksService(clock, services.deliveries, services.orgs, vault, policy, settings) };
   },
   operations: (services) => webhooksOperations(services.webhooks),

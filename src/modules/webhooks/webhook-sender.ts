@@ -1,5 +1,6 @@
 import type { Clock } from '../../platform/core/clock.js';
 import { newId } from '../../platform/core/ids.js';
+import type { YieldToRequests } from '../../platform/core/yield-to-requests.js';
 import type { Db, Tx } from '../../platform/db/schema.js';
 import type { ClaimedDelivery, DeliverySender, SendOutcome } from '../../platform/outbox/delivery-sender.js';
 import type { SecretVault } from '../../platform/secrets/vault.js';
@@ -21,6 +22,13 @@ export const WEBHOOK_DESTINATION = 'webhook_event';
  * build running beside this one during a rolling upgrade never claims a row that carries no body; this build sends both.
  */
 export const INLINE_WEBHOOK_DESTINATION = 'webhook';
+
+/**
+ * The outbox destination of an event's fan-out: `payload` names the event and the endpoints subscribed when it happened
+ * (FanOutPayload); the fan-out sender queues a delivery to each of them still enabled. A destination of its own, so a
+ * previous build running beside this one never claims it (it has no sender for it).
+ */
+export const FANOUT_DESTINATION = 'webhook_fanout';
 type Attempt =
   | Judged
   /** Not tried at all (endpoint gone or disabled): no attempt is recorded and the endpoint's health is untouched. */
@@ -42,6 +50,8 @@ export class WebhookSender implements DeliverySender {
     private readonly poster: WebhookPoster,
     private readonly orgs: OrgsService,
     private readonly settings: WebhooksSettings,
+    /** Shared with the fan-out: webhook work takes at most its share of the time while requests are in flight. */
+    readonly yields: YieldToRequests,
   ) {}
 
   /** Each row's event id (its webhook-id) and body, by delivery id; none for a row whose event is gone (retention). */

@@ -99,9 +99,11 @@ const insertDeliveryRows = new PreparedList((db, _v: object, rows: DeliveryRow[]
     .onConflict((oc) => oc.column('id').doNothing()),
 );
 
+/** Rows per insert: 6 columns each keeps a statement well under SQLite's 32,766 bound parameters (a fan-out batch's). */
+const DELIVERY_CHUNK = 1000;
+
 export async function insertDeliveries(db: Executor, rows: readonly DeliveryRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await insertDeliveryRows.result(db, {}, [...rows]);
+  for (let i = 0; i < rows.length; i += DELIVERY_CHUNK) await insertDeliveryRows.result(db, {}, rows.slice(i, i + DELIVERY_CHUNK));
 }
 
 /** An endpoint's deliveries, newest first; `before` is the cursor (created_at, id). */

@@ -10,7 +10,8 @@ export class WorkLoop {
   constructor(
     /** One round of work; answers whether it did any (then the next round starts at once). */
     private readonly round: () => Promise<boolean>,
-    private readonly options: { idleMs: number; onError: (err: unknown) => void },
+    /** idleMs: the sleep after a round that did no work; a function when the worker knows its next work is due sooner. */
+    private readonly options: { idleMs: number | (() => number); onError: (err: unknown) => void },
   ) {}
 
   /** A started loop asked to stop: a long round checks it to end early. A round run by hand never is. */
@@ -54,7 +55,8 @@ export class WorkLoop {
         this.wakeSleeper = undefined;
         resolve();
       };
-      const timer = setTimeout(done, this.options.idleMs);
+      const { idleMs } = this.options;
+      const timer = setTimeout(done, typeof idleMs === 'number' ? idleMs : idleMs());
       this.wakeSleeper = done;
     });
   }

@@ -1,6 +1,7 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
 import type { HttpMetrics } from '../core/metrics.js';
+import { RequestsInFlight } from '../core/requests-in-flight.js';
 import { type AccessLogger, logIncomingRequest, logRequestCompleted } from './access-log.js';
 import { setFrameHeaders } from './security-headers.js';
 
@@ -85,12 +86,16 @@ export class RequestFrame extends LogController {
   constructor(
     private readonly metrics: HttpMetrics,
     options?: ConstructorParameters<typeof LogController>[0],
+    /** Counted in here and out when the response closes (answered or dropped): background work yields while any is. */
+    private readonly inFlight = new RequestsInFlight(),
   ) {
     super(options);
   }
 
   override incomingRequest(request: FastifyRequest, reply: FastifyReply): void {
     setFrameHeaders(reply, request.id);
+    this.inFlight.enter();
+    reply.raw.once('close', this.inFlight.leave);
     if (this.isLogDisabled(request)) return;
     logIncomingRequest(baseOf(request), request);
   }

@@ -1,3 +1,4 @@
+import type { YieldToRequests } from '../core/yield-to-requests.js';
 import type { Tx } from '../db/schema.js';
 import type { ClaimedDelivery } from './outbox.repository.js';
 
@@ -26,5 +27,10 @@ export interface DeliverySender {
   send(batchId: string, batch: ClaimedDelivery[], opts: { timeoutMs: number }): Promise<SendOutcome>;
   /** The wait before the next attempt after `attempts` failed; the worker's exponential backoff when absent (the hub). */
   retryDelayMs?(attempts: number): number;
+  /**
+   * Background work that yields to requests (webhooks, asynchronous by contract): its drain rounds take at most a share of
+   * the time while requests are in flight. Absent for the hub and partners: an order's answer waits on them.
+   */
+  readonly yields?: YieldToRequests;
   close(): Promise<void>;
 }

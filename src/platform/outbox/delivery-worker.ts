@@ -9,6 +9,7 @@ import type { OutboxMetrics } from './outbox.metrics.js';
 import type { DeliveryLease } from './outbox.js';
 import * as repo from './outbox.repository.js';
 import { WorkLoop } from '../core/work-loop.js';
+import type { YieldGrant, YieldToRequests } from '../core/yield-to-requests.js';
 import { RecoveryWatch } from './recovery-watch.js';
 
 interface DeliveryWorkerOptions {
@@ -76,12 +77,18 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private readonly recovery = new RecoveryWatch();
 
   constructor(private readonly options: DeliveryWorkerOptions) {
-    // A round that handled nothing, or whose destination is failing, waits a poll interval instead of spinning.
-    const drain = async (): Promise<boolean> => {
-      const { handled, failing } = await this.drainBatches();
-      return handled > 0 && !failing;
-    };
-    this.lanes = Array.from({ length: options.concurrency }, () => new WorkLoop(drain, { idleMs: options.pollMs, onError: (err) => this.options.log.warn({ err }, 'delivery batch failed; retrying after a pause') }));
+    // A round that handled nothing, or whose destination is failing, waits a poll interval instead of spinning; one that
+    // held work back to yield to requests wakes when that work may run again.
+    this.lanes = Array.from({ length: options.concurrency }, () => {
+      let heldBack: YieldToRequests[] = [];
+      const drain = async (): Promise<boolean> => {
+        const { handled, failing, yielded } = await this.drainBatches();
+        heldBack = yielded;
+        return handled > 0 && !failing;
+      };
+      const idleMs = () => Math.min(options.pollMs, ...heldBack.map((y) => Math.max(1, y.waitMs())));
+      return new WorkLoop(drain, { idleMs, onError: (err) => this.options.log.warn({ err }, 'delivery batch failed; retrying after a pause') });
+    });
   }
 
   /**
@@ -147,25 +154,36 @@ export class DeliveryWorker implements DeliverAfterCommit {
     return (await this.drainBatches()).handled;
   }
 
-  private async drainBatches(): Promise<{ handled: number; failing: boolean }> {
+  private async drainBatches(): Promise<{ handled: number; failing: boolean; yielded: YieldToRequests[] }> {
     let handled = 0;
     let failing = false;
-    for (const sender of this.options.senders) {
-      const now = this.options.clock.now();
-      if (this.paused(sender, now)) continue;
-      const owner = this.nextOwner();
-      const batch = await repo.claimDue(this.options.db, this.options.dialect, {
-        destination: sender.destination,
-        owner,
-        now: now.toISOString(),
-        leaseUntil: new Date(now.getTime() + this.options.leaseMs).toISOString(),
-        limit: sender.maxBatch,
-      });
-      if (batch.length === 0) continue;
-      handled += batch.length;
-      if (await this.sendAndRecord(sender, owner, batch, this.options.batchTimeoutMs)) failing = true;
+    // Senders that yield to requests share one grant a round: each gets its batch in it, none starves another.
+    const grants = new Map<YieldToRequests, YieldGrant | undefined>();
+    try {
+      for (const sender of this.options.senders) {
+        const now = this.options.clock.now();
+        if (this.paused(sender, now)) continue;
+        const yields = sender.yields;
+        if (yields !== undefined) {
+          if (!grants.has(yields)) grants.set(yields, yields.begin());
+          if (grants.get(yields) === undefined) continue;
+        }
+        const owner = this.nextOwner();
+        const batch = await repo.claimDue(this.options.db, this.options.dialect, {
+          destination: sender.destination,
+          owner,
+          now: now.toISOString(),
+          leaseUntil: new Date(now.getTime() + this.options.leaseMs).toISOString(),
+          limit: sender.maxBatch,
+        });
+        if (batch.length === 0) continue;
+        handled += batch.length;
+        if (await this.sendAndRecord(sender, owner, batch, this.options.batchTimeoutMs)) failing = true;
+      }
+    } finally {
+      for (const [yields, grant] of grants) if (grant !== undefined) yields.end(grant);
     }
-    return { handled, failing };
+    return { handled, failing, yielded: [...grants].flatMap(([yields, grant]) => (grant === undefined ? [yields] : [])) };
   }
 
   leaseForNow(destination: string): DeliveryLease | undefined {

@@ -20,6 +20,8 @@ export interface Receiver {
   /** Headers sent with each answer besides the defaults (a Retry-After). */
   headers: Record<string, string>;
   holding: boolean;
+  /** Called with each request as it is received, before it is answered (a test moves its clock here). */
+  onRequest?: () => void;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -40,6 +42,7 @@ export async function startReceiver(): Promise<Receiver> {
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           receiver.received.push({ headers: headerRecord(req.headers), body: Buffer.concat(chunks).toString('utf8') });
+          receiver.onRequest?.();
           if (receiver.holding) {
             held.add(res);
             res.once('close', () => held.delete(res));

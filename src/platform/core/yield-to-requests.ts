@@ -1,0 +1,49 @@
+import type { Clock } from './clock.js';
+import type { LoadSignal } from './requests-in-flight.js';
+
+/** The longest background work waits between rounds under any load: it slows down, it never stops. */
+export const MAX_YIELD_WAIT_MS = 1000;
+
+/** A round of background work let through: hand it back to `end` when the round is over. */
+export interface YieldGrant {
+  startedAt: number;
+}
+
+/**
+ * Background work that yields to requests. With no request in flight its rounds run back to back; while requests are
+ * in flight one round runs at a time and, after a round that took `t` ms (on the clock, waits included, so what it
+ * used of the main thread is at most that), the next waits `t × (1 − share) / share` ms, capped at MAX_YIELD_WAIT_MS:
+ * the work takes at most `share` of the time, and at least one round a second.
+ */
+export class YieldToRequests {
+  private notBefore = 0;
+  private running = 0;
+
+  constructor(
+    private readonly load: LoadSignal,
+    private readonly clock: Clock,
+    /** Of the time while requests are in flight, the most background rounds may take (0 < share <= 1). */
+    private readonly share: number,
+  ) {}
+
+  /** How long until a round may start; 0 when it may start now. */
+  waitMs(): number {
+    if (!this.load.busy) return 0;
+    if (this.running > 0) return MAX_YIELD_WAIT_MS;
+    return Math.max(0, this.notBefore - this.clock.now().getTime());
+  }
+
+  /** Lets a round start now, or answers undefined (it waits: waitMs says how long). */
+  begin(): YieldGrant | undefined {
+    if (this.waitMs() > 0) return undefined;
+    this.running += 1;
+    return { startedAt: this.clock.now().getTime() };
+  }
+
+  end(grant: YieldGrant): void {
+    this.running -= 1;
+    const now = this.clock.now().getTime();
+    const spent = Math.max(0, now - grant.startedAt);
+    this.notBefore = now + Math.min((spent * (1 - this.share)) / this.share, MAX_YIELD_WAIT_MS);
+  }
+}

@@ -1,0 +1,192 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { deliveryIdOf, fanOutIdOf } from '../../../src/modules/webhooks/fan-out.js';
+import { FanOutSender } from '../../../src/modules/webhooks/fan-out-sender.js';
+import { FANOUT_DESTINATION, WEBHOOK_DESTINATION } from '../../../src/modules/webhooks/webhook-sender.js';
+import { ManualClock } from '../../../src/platform/core/clock.js';
+import { RequestsInFlight } from '../../../src/platform/core/requests-in-flight.js';
+import { YieldToRequests } from '../../../src/platform/core/yield-to-requests.js';
+import { claimDue, markDelivered } from '../../../src/platform/outbox/outbox.repository.js';
+import { dialects, type Harness, startHarness } from '../../support/harness.js';
+import { seedCatalog } from '../orders/orders-support.js';
+import { type Receiver, startReceiver } from './receiver.js';
+
+// The fan-out after commit: who gets an event (the endpoints subscribed when it happened, still enabled when it is fanned
+// out, of its own org), a fan-out row taken twice, and webhook work yielding to the requests in flight.
+describe.each(dialects)('deferred webhook fan-out (%s)', (dialect) => {
+  let h: Harness;
+  let receiver: Receiver;
+  let second: Receiver;
+  let key: string;
+  let otherKey: string;
+  let orgId: string;
+  let po = 0;
+  const clock = new ManualClock(new Date());
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    second = await startReceiver();
+    h = await startHarness(dialect, { clock, env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_SHARE_WHEN_BUSY: '0.5' } });
+    await seedCatalog(h, 'acme');
+    key = (await h.key('acme', 'all')).key;
+    otherKey = (await h.key('beta', 'all')).key;
+    orgId = (await h.org('acme')).id;
+  });
+  afterAll(async () => {
+    await h?.close();
+    await receiver?.stop();
+    await second?.stop();
+  });
+  beforeEach(async () => {
+    for (const k of [key, otherKey]) {
+      const { endpoints } = (await h.request({ method: 'GET', url: '/v1/webhook-endpoints?limit=100', key: k })).json<{ endpoints: { id: string }[] }>();
+      for (const e of endpoints) await h.request({ method: 'DELETE', url: `/v1/webhook-endpoints/${e.id}`, key: k });
+    }
+    await drain();
+    clock.advance(1000);
+    for (const r of [receiver, second]) {
+      r.received.length = 0;
+      r.status = 200;
+      delete r.onRequest;
+    }
+  });
+
+  const drain = async () => {
+    for (let i = 0; i < 100 && (await h.gateway.delivery.drainOnce()) > 0; i++);
+  };
+  const subscribe = async (url: string, types: string[] = ['*'], k = key) => {
+    const res = await h.request({ method: 'POST', url: '/v1/webhook-endpoints', key: k, payload: { url, event_types: types } });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json<{ endpoint: { id: string } }>().endpoint.id;
+  };
+  /** An order through the API; its order.created event id. */
+  const order = async (): Promise<string> => {
+    clock.advance(10);
+    const res = await h.request({ method: 'POST', url: '/v1/orders', key, payload: { po_number: `PO-DEF-${dialect}-${++po}`, ship_to: 'Dock 1', lines: [{ sku: 'TIRE-225', quantity: 1, unit_price: '99.00' }] } });
+    expect(res.statusCode, res.body).toBe(201);
+    return (await h.request({ method: 'GET', url: '/v1/events?type=order.created&limit=1', key })).json<{ events: { id: string }[] }>().events[0]?.id ?? '';
+  };
+  const deliveriesOf = async (eventId: string) => (await h.gateway.database.db.selectFrom('webhook_deliveries').select(['id', 'endpoint_id']).where('event_id', '=', eventId).execute()).map((d) => d.endpoint_id).sort();
+  const webhookIds = (r: Receiver) => r.received.map((got) => got.headers['webhook-id']);
+
+  it('writes one fan-out row in the change and no delivery; the worker queues and sends them after commit', async () => {
+    const a = await subscribe(receiver.url);
+    const b = await subscribe(second.url, ['order.created']);
+    const eventId = await order();
+    const { db } = h.gateway.database;
+    const rows = await db.selectFrom('outbox').select(['id', 'destination', 'payload']).where('destination', 'in', [FANOUT_DESTINATION, WEBHOOK_DESTINATION]).where('status', '=', 'queued').execute();
+    expect(rows.map((r) => [r.id, r.destination])).toEqual([[fanOutIdOf(eventId), FANOUT_DESTINATION]]);
+    const payload = JSON.parse(rows[0]?.payload ?? '{}') as { event_id: string; endpoint_ids: string[] };
+    expect(payload.event_id).toBe(eventId);
+    expect(payload.endpoint_ids.sort()).toEqual([a, b].sort());
+    expect(await deliveriesOf(eventId)).toEqual([]);
+    await drain();
+    expect(await deliveriesOf(eventId)).toEqual([a, b].sort());
+    expect(webhookIds(receiver)).toEqual([eventId]);
+    expect(webhookIds(second)).toEqual([eventId]);
+  });
+
+  it('queues each delivery once when a fan-out row is taken twice (its lease ran out while the first taker was still at it)', async () => {
+    const a = await subscribe(receiver.url);
+    const b = await subscribe(second.url);
+    const eventId = await order();
+    const { db, dialect: d } = h.gateway.database;
+    // The first taker claims the row and works out its deliveries, but is slow to record them.
+    const now = clock.now();
+    const batch = await claimDue(db, d, { destination: FANOUT_DESTINATION, owner: 'slow:1', now: now.toISOString(), leaseUntil: new Date(now.getTime() + 1000).toISOString(), limit: 10 });
+    expect(batch.map((row) => row.id)).toEqual([fanOutIdOf(eventId)]);
+    const slow = await new FanOutSender(db, new YieldToRequests(new RequestsInFlight(), clock, 1)).send('slow:1', batch);
+    // Its lease runs out: this process's worker takes the row again, fans it out and sends.
+    clock.advance(1001);
+    await drain();
+    expect(webhookIds(receiver)).toEqual([eventId]);
+    // The slow taker records at last, as the worker would: its outcome no longer holds the row, its inserts meet rows that exist.
+    await db.transaction().execute(async (tx) => {
+      await slow.record?.(tx);
+      await markDelivered(tx, slow.delivered, 'slow:1', clock.now().toISOString());
+    });
+    await drain();
+    expect(await deliveriesOf(eventId)).toEqual([a, b].sort());
+    const outbox = await db.selectFrom('outbox').select(['id', 'status']).where('destination', '=', WEBHOOK_DESTINATION).where('payload', '=', eventId).execute();
+    expect(outbox.map((r) => r.id).sort()).toEqual([deliveryIdOf(eventId, a), deliveryIdOf(eventId, b)].sort());
+    expect(outbox.every((r) => r.status === 'delivered')).toBe(true);
+    expect(webhookIds(receiver)).toEqual([eventId]);
+    expect(webhookIds(second)).toEqual([eventId]);
+  });
+
+  it('sends an event to the endpoints subscribed when it happened and enabled when it is fanned out: not to one created after, disabled or deleted since', async () => {
+    const kept = await subscribe(receiver.url);
+    const disabled = await subscribe(second.url, ['order.created']);
+    const deleted = await subscribe(second.url, ['*']);
+    const eventId = await order();
+    clock.advance(10);
+    const created = await subscribe(second.url, ['*']);
+    expect((await h.request({ method: 'PATCH', url: `/v1/webhook-endpoints/${disabled}`, key, payload: { enabled: false } })).statusCode).toBe(200);
+    expect((await h.request({ method: 'DELETE', url: `/v1/webhook-endpoints/${deleted}`, key })).statusCode).toBe(200);
+    await drain();
+    expect(await deliveriesOf(eventId)).toEqual([kept]);
+    expect(webhookIds(receiver)).toEqual([eventId]);
+    expect(second.received).toEqual([]);
+    // The endpoint created after it gets the events that happen from then on.
+    const next = await order();
+    await drain();
+    expect(await deliveriesOf(next)).toEqual([created, kept].sort());
+  });
+
+  it("never delivers an org's event to another org's endpoint, even when a fan-out row names it", async () => {
+    await subscribe(receiver.url);
+    const theirs = await subscribe(second.url, ['*'], otherKey);
+    const eventId = await order();
+    // A fan-out row of this org's event that names the other org's endpoint (as a hand edit or a bug would).
+    const { db } = h.gateway.database;
+    const at = clock.now().toISOString();
+    const forged = 'whf_forged_' + dialect;
+    await db
+      .insertInto('outbox')
+      .values({ id: forged, org_id: orgId, destination: FANOUT_DESTINATION, target: null, type: 'order.created', content_type: 'application/json', payload: JSON.stringify({ event_id: eventId, created_at: at, endpoint_ids: [theirs] }), status: 'queued', attempts: 0, next_attempt_at: at, lease_owner: null, lease_until: null, last_error: null, created_at: at, delivered_at: null })
+      .execute();
+    await drain();
+    expect(webhookIds(receiver)).toEqual([eventId]);
+    expect(second.received).toEqual([]);
+    expect(await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', theirs).execute()).toEqual([]);
+    const deliveries = (await h.request({ method: 'GET', url: `/v1/webhook-endpoints/${theirs}/deliveries`, key: otherKey })).json<{ deliveries: unknown[] }>().deliveries;
+    expect(deliveries).toEqual([]);
+  });
+
+  it('takes at most its share of the time while a request is in flight, at least a round a second, and drains flat out when none is', async () => {
+    await subscribe(receiver.url, ['order.created']);
+    for (let i = 0; i < 25; i++) await order();
+    // Each POST the receiver gets moves the clock 10 ms: a round that sends 20 takes 200 ms on the gateway's clock.
+    receiver.onRequest = () => clock.advance(10);
+    h.gateway.requests.enter();
+    try {
+      expect(await h.gateway.delivery.drainOnce()).toBe(25 + 20);
+      expect(receiver.received).toHaveLength(20);
+      // Share 0.5: the next round waits as long as this one took (200 ms), whatever else asks.
+      expect(await h.gateway.delivery.drainOnce()).toBe(0);
+      clock.advance(199);
+      expect(await h.gateway.delivery.drainOnce()).toBe(0);
+      clock.advance(1);
+      expect(await h.gateway.delivery.drainOnce()).toBe(5);
+      expect(receiver.received).toHaveLength(25);
+      // A round that took 20 s waits 1 s at most, not 20: it never starves.
+      for (let i = 0; i < 21; i++) await order();
+      receiver.onRequest = () => clock.advance(1000);
+      await h.gateway.delivery.drainOnce();
+      expect(receiver.received).toHaveLength(45);
+      expect(await h.gateway.delivery.drainOnce()).toBe(0);
+      clock.advance(999);
+      expect(await h.gateway.delivery.drainOnce()).toBe(0);
+      clock.advance(1);
+      expect(await h.gateway.delivery.drainOnce()).toBe(1);
+      expect(receiver.received).toHaveLength(46);
+    } finally {
+      h.gateway.requests.leave();
+    }
+    // No request in flight: rounds follow each other at once, the clock standing still.
+    for (let i = 0; i < 25; i++) await order();
+    receiver.onRequest = () => clock.advance(10);
+    expect(await h.gateway.delivery.drainOnce()).toBe(25 + 20);
+    expect(await h.gateway.delivery.drainOnce()).toBe(5);
+    expect(receiver.received).toHaveLength(71);
+  });
+});

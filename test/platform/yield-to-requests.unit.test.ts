@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/platform/core/clock.js';
+import { RequestsInFlight } from '../../src/platform/core/requests-in-flight.js';
+import { MAX_YIELD_WAIT_MS, YieldToRequests } from '../../src/platform/core/yield-to-requests.js';
+
+// The decisions alone, on a clock and a request count set by hand: no time passes but the clock's.
+describe('background work that yields to requests', () => {
+  const setUp = (share: number) => {
+    const clock = new ManualClock(new Date('2026-11-28T00:00:00Z'));
+    const requests = new RequestsInFlight();
+    return { clock, requests, yields: new YieldToRequests(requests, clock, share) };
+  };
+  const round = (s: ReturnType<typeof setUp>, ms: number) => {
+    const grant = s.yields.begin();
+    expect(grant).toBeDefined();
+    s.clock.advance(ms);
+    if (grant !== undefined) s.yields.end(grant);
+  };
+
+  it('runs rounds back to back while no request is in flight, and rounds side by side', () => {
+    const s = setUp(0.1);
+    round(s, 50);
+    expect(s.yields.waitMs()).toBe(0);
+    const first = s.yields.begin();
+    expect(s.yields.begin()).toBeDefined();
+    expect(first).toBeDefined();
+  });
+
+  it('while a request is in flight, waits after a round of t for t × (1 − share) / share, one round at a time', () => {
+    const s = setUp(0.2);
+    s.requests.enter();
+    round(s, 30);
+    expect(s.yields.waitMs()).toBe(120);
+    expect(s.yields.begin()).toBeUndefined();
+    s.clock.advance(119);
+    expect(s.yields.begin()).toBeUndefined();
+    s.clock.advance(1);
+    const grant = s.yields.begin();
+    expect(grant).toBeDefined();
+    // Another round while this one runs waits for it.
+    expect(s.yields.begin()).toBeUndefined();
+    // The request done: the held-back round may go at once.
+    s.requests.leave();
+    expect(s.yields.waitMs()).toBe(0);
+  });
+
+  it('never waits more than a second, however long a round took', () => {
+    const s = setUp(0.01);
+    s.requests.enter();
+    round(s, 60_000);
+    expect(s.yields.waitMs()).toBe(MAX_YIELD_WAIT_MS);
+    s.clock.advance(MAX_YIELD_WAIT_MS);
+    expect(s.yields.begin()).toBeDefined();
+  });
+
+  it('counts a request until it leaves, never below none', () => {
+    const requests = new RequestsInFlight();
+    requests.leave();
+    expect(requests.busy).toBe(false);
+    requests.enter();
+    requests.enter();
+    requests.leave();
+    expect(requests.busy).toBe(true);
+    requests.leave();
+    expect(requests.busy).toBe(false);
+  });
+});
