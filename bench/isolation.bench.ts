@@ -126,10 +126,16 @@ export interface IsolationOptions {
   rotateConnections?: number;
   /** Told each row as soon as it is measured. */
   onRow?: (row: IsolationRow) => void;
+  /** The heavy jobs to run (all when unset); the load alone always runs first. */
+  jobs?: readonly IsolationJob[];
 }
+
+export const ISOLATION_JOBS = ['pos', 'groups', 'replay', 'purge', 'rotate'] as const;
+export type IsolationJob = (typeof ISOLATION_JOBS)[number];
 
 export async function benchIsolation(options: IsolationOptions = {}): Promise<IsolationRow[]> {
   const { replaySec = 300, purgeRows = 1_000_000, rotateConnections = 100_000 } = options;
+  const wants = (job: IsolationJob) => options.jobs === undefined || options.jobs.includes(job);
   const rows: IsolationRow[] = [];
   const note = (row: IsolationRow) => {
     rows.push(row);
@@ -148,44 +154,51 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
       await sleep(10_000);
       return '–';
     }));
-    const pos = buildBenchInterchange(1250, 43, { controlNumber: 901 });
-    note(await underLoad(gw, headers, `POST /v1/edi: 1,250 POs of 43 lines (${(pos.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, pos)));
-    const groups = buildLeanGroupsInterchange(40_000, 902);
-    note(await underLoad(gw, headers, `POST /v1/edi: 40,000 one-set groups (${(groups.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, groups)));
+    if (wants('pos')) {
+      const pos = buildBenchInterchange(1250, 43, { controlNumber: 901 });
+      note(await underLoad(gw, headers, `POST /v1/edi: 1,250 POs of 43 lines (${(pos.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, pos)));
+    }
+    if (wants('groups')) {
+      const groups = buildLeanGroupsInterchange(40_000, 902);
+      note(await underLoad(gw, headers, `POST /v1/edi: 40,000 one-set groups (${(groups.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, groups)));
+    }
 
-    // A 31-day replay of 2,000 machines as a background sync, its first `replaySec` seconds.
-    const { connect_token: token } = JSON.parse(gw.cli('connect-tokens', 'create', '--org', 'bench', '--json')) as { connect_token: string };
-    // Not fetch: it sends the Sec-Fetch headers of a browser, and POST /connect asks a browser for an allowed Origin.
-    const connected = await request(`${gw.url}/connect`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ connect_token: token, provider: 'vendor1_livelink', credentials: { username: 'fleet@bench.example', password: 'pw' } }),
-    });
-    const connectedBody = await connected.body.text();
-    if (connected.statusCode !== 200) throw new Error(`POST /connect answered ${connected.statusCode}: ${connectedBody}`);
-    const connectionId = (JSON.parse(connectedBody) as { connection_id: string }).connection_id;
-    const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
-    note(await underLoad(gw, headers, `replay sync: 2,000 machines x 31 days, first ${replaySec} s`, async () => {
-      const res = await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/replay`, {
+    if (wants('replay')) {
+      // A 31-day replay of 2,000 machines as a background sync, its first `replaySec` seconds.
+      const { connect_token: token } = JSON.parse(gw.cli('connect-tokens', 'create', '--org', 'bench', '--json')) as { connect_token: string };
+      // Not fetch: it sends the Sec-Fetch headers of a browser, and POST /connect asks a browser for an allowed Origin.
+      const connected = await request(`${gw.url}/connect`, {
         method: 'POST',
-        headers,
-        body: JSON.stringify({ from: new Date(to.getTime() - 31 * DAY_MS).toISOString(), to: to.toISOString() }),
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ connect_token: token, provider: 'vendor1_livelink', credentials: { username: 'fleet@bench.example', password: 'pw' } }),
       });
-      if (res.status !== 202) throw new Error(`replay answered ${res.status}: ${await res.text()}`);
-      const syncId = ((await res.json()) as { sync: { id: string } }).sync.id;
-      await sleep(replaySec * 1000);
-      const state = await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/syncs/${syncId}`, { headers });
-      const { sync } = (await state.json()) as { sync?: { status: string; progress: { events_enqueued: number } } };
-      if (sync === undefined) throw new Error(`the sync's state answered ${state.status}`);
-      const events = sync.progress.events_enqueued;
-      await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/syncs/${syncId}/cancel`, { method: 'POST', headers, body: '{}' });
-      return `${Math.round(events / replaySec).toLocaleString('en-US')} events/s`;
-    }));
+      const connectedBody = await connected.body.text();
+      if (connected.statusCode !== 200) throw new Error(`POST /connect answered ${connected.statusCode}: ${connectedBody}`);
+      const connectionId = (JSON.parse(connectedBody) as { connection_id: string }).connection_id;
+      const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
+      note(await underLoad(gw, headers, `replay sync: 2,000 machines x 31 days, first ${replaySec} s`, async () => {
+        const res = await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/replay`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ from: new Date(to.getTime() - 31 * DAY_MS).toISOString(), to: to.toISOString() }),
+        });
+        if (res.status !== 202) throw new Error(`replay answered ${res.status}: ${await res.text()}`);
+        const syncId = ((await res.json()) as { sync: { id: string } }).sync.id;
+        await sleep(replaySec * 1000);
+        const state = await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/syncs/${syncId}`, { headers });
+        const { sync } = (await state.json()) as { sync?: { status: string; progress: { events_enqueued: number } } };
+        if (sync === undefined) throw new Error(`the sync's state answered ${state.status}`);
+        const events = sync.progress.events_enqueued;
+        await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/syncs/${syncId}/cancel`, { method: 'POST', headers, body: '{}' });
+        return `${Math.round(events / replaySec).toLocaleString('en-US')} events/s`;
+      }));
+    }
   } finally {
     await gw.stop();
     await sim.close();
   }
 
+  if (!wants('purge') && !wants('rotate')) return rows;
   // Retention and secrets rotation, each run by the operator's CLI (its own process) beside a serving gateway.
   const purge = await startGateway({ LOG_LEVEL: 'silent', RETENTION_INTERVAL_MS: '3600000' });
   const purgeHeaders = benchKey(purge);
@@ -208,14 +221,14 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
     });
     // Written after the serving process's own start-up purge, so only the CLI's purge below deletes them.
     seedDelivered(restarted.databaseUrl, purgeRows);
-    note(await underLoad(restarted, purgeHeaders, `retention purge of ${purgeRows.toLocaleString('en-US')} delivered rows (CLI)`, async () => {
+    if (wants('purge')) note(await underLoad(restarted, purgeHeaders, `retention purge of ${purgeRows.toLocaleString('en-US')} delivered rows (CLI)`, async () => {
       const t0 = performance.now();
       const { stdout } = await run(gatewayBin, ['retention', 'purge', '--json'], { env: restarted.env, maxBuffer: 10_000_000 });
       const deleted = Object.values(JSON.parse(stdout) as Record<string, { deleted: number }>).reduce((sum, t) => sum + t.deleted, 0);
       if (deleted < purgeRows) throw new Error(`retention purge deleted ${deleted} rows, fewer than the ${purgeRows} seeded`);
       return `${Math.round(deleted / ((performance.now() - t0) / 1000)).toLocaleString('en-US')} rows/s`;
     }));
-    note(await underLoad(restarted, purgeHeaders, `secrets rotate over ${rotateConnections.toLocaleString('en-US')} connections`, async () => {
+    if (wants('rotate')) note(await underLoad(restarted, purgeHeaders, `secrets rotate over ${rotateConnections.toLocaleString('en-US')} connections`, async () => {
       const t0 = performance.now();
       const { stdout } = await run(gatewayBin, ['secrets', 'rotate', '--json'], { env: restarted.env, maxBuffer: 10_000_000 });
       const { reencrypted } = JSON.parse(stdout) as { reencrypted: number };

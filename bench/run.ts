@@ -11,7 +11,7 @@ import { benchProductGet, type ProductsBench, type WrkHotPaths } from './product
 import { benchPostgresUrl, type LoadResult, median, root } from './support.js';
 import { benchFullReplay, benchSyncPolls, benchTelematics, RECOMMENDED_HEAP_MB } from './telematics.bench.js';
 import { benchX12 } from './x12.bench.js';
-import { benchIsolation, type IsolationRow } from './isolation.bench.js';
+import { benchIsolation, ISOLATION_JOBS, type IsolationJob, type IsolationRow } from './isolation.bench.js';
 import { benchWebhooks, type OrdersRun } from './webhooks.bench.js';
 
 /** `npm run bench`: runs every benchmark with its baseline in this one run and rewrites docs/benchmarks.md. */
@@ -518,7 +518,10 @@ if (only?.includes('syncpolls')) {
 if (only?.includes('isolation')) {
   const replaySec = Number(process.env.BENCH_ISOLATION_REPLAY_SECONDS ?? 300);
   log(`isolation: product reads (20 connections) and orders (5) while each heavy job runs (replay ${fmt(replaySec)} s)…`);
-  const rows = await benchIsolation({ replaySec });
+  const jobs = process.env.BENCH_ISOLATION_JOBS?.split(',').map((j) => j.trim());
+  const unknownJobs = (jobs ?? []).filter((j) => !(ISOLATION_JOBS as readonly string[]).includes(j));
+  if (unknownJobs.length > 0) throw new Error(`isolation: unknown jobs ${unknownJobs.join(', ')} (${ISOLATION_JOBS.join(', ')})`);
+  const rows = await benchIsolation({ replaySec, ...(jobs === undefined ? {} : { jobs: jobs as IsolationJob[] }) });
   const ms = (v: number) => fmt(v, 0);
   for (const r of rows) log(`  ${r.job}: reads p99 ${ms(r.reads.p99Ms)} max ${ms(r.reads.maxMs)}; orders p99 ${ms(r.orders.p99Ms)} max ${ms(r.orders.maxMs)}; ${r.throughput}`);
   const met = (r: IsolationRow) => r.reads.p99Ms < 25 && r.reads.maxMs < 100 && r.orders.maxMs < 250;
@@ -643,11 +646,12 @@ if (wanted('cli')) {
 const header = [
   '# Benchmarks',
   '',
-  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics,webhooks,cli` picks sections, `BENCH_DURATION` sets seconds per load run;',
+  'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics,webhooks,cli` picks sections, `BENCH_DURATION` sets seconds per load run,',
+  '`BENCH_WRK_ROUNDS` the rounds of the products section\'s wrk rows (default 3);',
   '`BENCH_ONLY=replay31` runs the hour-long full telematics replay, `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
   '(`BENCH_SYNC_SECONDS`, default 300), `BENCH_ONLY=growth` the growth table (`BENCH_GROWTH_ROWS`, default 1,000,000; `BENCH_GROWTH_TABLES`',
   'and `BENCH_GROWTH_DIALECTS` re-measure some of its rows) and `BENCH_ONLY=isolation`',
-  'the heavy jobs beside a steady load (`BENCH_ISOLATION_REPLAY_SECONDS`, default 300), which a plain',
+  'the heavy jobs beside a steady load (`BENCH_ISOLATION_REPLAY_SECONDS`, default 300; `BENCH_ISOLATION_JOBS` picks some of pos, groups, replay, purge, rotate), which a plain',
   '`npm run bench` leaves as last published).',
   'Speed figures are ratios against a baseline measured in the same run, because these machines are shared and noisy.',
   'Each section names the machine it was measured on (`BENCH_ONLY` re-runs some sections only, so sections can come from different',
