@@ -140,8 +140,10 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     for (const close of opened.splice(0).reverse()) await close().catch(() => undefined);
   };
   await startOrExplain('the database at DATABASE_URL', closeOpened, async () => {
-    if (opts.migrate ?? true) await migrateToLatest(database.db, modules, opts.migrateBefore === undefined ? {} : { before: opts.migrateBefore });
-    else await sql`select 1`.execute(database.db);
+    if (opts.migrate ?? true) {
+      await migrateToLatest(database.db, modules, opts.migrateBefore === undefined ? {} : { before: opts.migrateBefore });
+      database.journalsInMemory?.();
+    } else await sql`select 1`.execute(database.db);
   });
   const db = database.db;
   const vault = new SecretVault(db, clock, { secret, previous: config.GATEWAY_SECRET_PREVIOUS });

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
@@ -50,6 +51,30 @@ describe.each(dialects)('a gateway that fails to start after opening its databas
       expect(Number(rows[0]?.n)).toBe(0);
     } finally {
       await admin.end();
+    }
+  });
+});
+
+describe('SQLite journals of a started gateway', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-startup-journals-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A transaction runs on the write connection, whose setting this is (the read connection has its own).
+  const tempStoreOfWriter = (gw: Awaited<ReturnType<typeof createGateway>>) =>
+    gw.database.db.transaction().execute(async (tx) => (await sql<{ temp_store: number }>`pragma temp_store`.execute(tx)).rows[0]?.temp_store);
+
+  it('keeps savepoint journals in memory once migrated, and in a file while a process migrates', async () => {
+    const env = { LOG_LEVEL: 'silent', DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}` };
+    const unmigrated = await createGateway(loadConfig(env), { migrate: false });
+    try {
+      expect(await tempStoreOfWriter(unmigrated)).toBe(0); // the default: a file
+    } finally {
+      await unmigrated.close();
+    }
+    const serving = await createGateway(loadConfig(env));
+    try {
+      expect(await tempStoreOfWriter(serving)).toBe(2); // MEMORY
+    } finally {
+      await serving.close();
     }
   });
 });

@@ -21,6 +21,14 @@ export interface DatabaseHandle {
   dialect: Dialect;
   /** SQLite: batches committed and the transactions they held. */
   groupCommit?: GroupCommitStats;
+  /**
+   * SQLite: keeps the write connection's savepoint and statement journals in memory from now on (temp_store), for a
+   * process that is done migrating. Each member of a group commit runs in a savepoint, and SQLite copies every page it
+   * first changes there to that journal: in a temporary file, a write system call per page, ~13 % of an order's CPU.
+   * In memory a member's journal is a few pages, freed at its release; migrations keep the file, since one statement
+   * over a large table would journal the whole table.
+   */
+  journalsInMemory?(): void;
   close(): Promise<void>;
 }
 
@@ -138,5 +146,5 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
   }
   const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}) });
   const db = new Kysely<Database>({ dialect });
-  return { db, dialect: 'sqlite', groupCommit: dialect.groupCommitStats, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', groupCommit: dialect.groupCommitStats, journalsInMemory: () => write.pragma('temp_store = MEMORY'), close: () => db.destroy() };
 }
