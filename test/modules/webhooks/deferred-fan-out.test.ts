@@ -195,6 +195,18 @@ describe.each(dialects)('deferred webhook fan-out (%s)', (dialect) => {
     expect(await deliveriesOf(next)).toEqual([created, kept].sort());
   });
 
+  it('retention keeps an event while its fan-out is pending, and the fan-out then delivers it', async () => {
+    const a = await subscribe(receiver.url);
+    const eventId = await order();
+    // No process fanned it out for longer than events are kept (every process stopped, say).
+    clock.advance(31 * 24 * 3600 * 1000);
+    await h.gateway.retention.runOnce();
+    expect(await fanOutOf(eventId)).not.toBeNull();
+    await drain();
+    expect(await deliveriesOf(eventId)).toEqual([a]);
+    expect(webhookIds(receiver)).toEqual([eventId]);
+  });
+
   it("never delivers an org's event to another org's endpoint, even when its row names it", async () => {
     await subscribe(receiver.url);
     const theirs = await subscribe(second.url, ['*'], otherKey);
