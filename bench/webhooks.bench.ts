@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { createGateway } from '../src/gateway.js';
 import SQLite from 'better-sqlite3';
-import { FANOUT_DESTINATION, WEBHOOK_DESTINATION } from '../src/modules/webhooks/webhook-sender.js';
+import { WEBHOOK_DESTINATION } from '../src/modules/webhooks/webhook-sender.js';
 import { enqueueHubEvent } from '../src/platform/outbox/outbox.js';
 import { ORDER_SKUS, orderLoad, wrkOrderTarget } from './orders.bench.js';
 import { benchKey, type LoadResult, load, processCpuUs, root, seedProducts, startGateway, startHubSimProcess, stopChild } from './support.js';
@@ -30,7 +30,7 @@ export interface WebhooksBench {
 export interface OrdersRun extends LoadResult {
   cpu: { gateway: number; gatewayMain: number; receiver: number; hub: number; generator: number | undefined };
   /**
-   * With endpoints: the webhook deliveries still to send when the load stopped (fan-out rows count once per endpoint),
+   * With endpoints: the webhook deliveries still to send when the load stopped (a pending fan-out counts once per endpoint),
    * and the seconds from then until the receiver had every delivery of every event so far (webhook work yields to
    * requests, so a ratio read without this lag would hide what the endpoints waited).
    */
@@ -88,12 +88,14 @@ export async function benchFanOut(events: number, receiver: Pick<Receiver, 'url'
         }
       });
     }
-    // Each event is one fan-out row, turned into its 3 deliveries by the worker: that is timed below with the sending.
+    // Each event's row names its 3 endpoints (a pending fan-out), turned into its deliveries by the worker: that is timed
+    // below with the sending.
     const pending = async (destination: string) =>
       Number(
         (await db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('destination', '=', destination).where('status', 'in', ['queued', 'delivering']).executeTakeFirstOrThrow()).n,
       );
-    const fanOuts = await pending(FANOUT_DESTINATION);
+    const pendingFanOuts = async () => Number((await db.selectFrom('webhook_events').select((eb) => eb.fn.countAll<number>().as('n')).where('fanout', 'is not', null).executeTakeFirstOrThrow()).n);
+    const fanOuts = await pendingFanOuts();
     if (fanOuts !== events) throw new Error(`queued ${fanOuts} webhook fan-outs, expected ${events}`);
     const deliveries = events * ENDPOINTS;
     const receivedBefore = await receiver.received();
@@ -104,7 +106,7 @@ export async function benchFanOut(events: number, receiver: Pick<Receiver, 'url'
     // Waits on the receiver's count (another process), not on a count of the outbox every 20 ms, which cost this
     // process 30-90 µs of CPU per delivery; the outbox is asked only once the receiver has them all.
     while ((await receiver.received()) - receivedBefore < deliveries) await new Promise((resolve) => setTimeout(resolve, 20));
-    while ((await pending(FANOUT_DESTINATION)) + (await pending(WEBHOOK_DESTINATION)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    while ((await pendingFanOuts()) + (await pending(WEBHOOK_DESTINATION)) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     const seconds = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const main = processCpuUs(process.pid, process.pid) - mainBefore;
@@ -139,10 +141,11 @@ async function drainLag(databaseUrl: string, receiver: Receiver, receivedBase: n
   const stopped = performance.now();
   const file = new SQLite(databaseUrl.replace(/^sqlite:/, ''), { readonly: true });
   try {
-    const pending = file.prepare(`select destination, count(*) as n from outbox where status in ('queued', 'delivering') and destination in (?, ?) group by destination`);
+    const pending = file.prepare(`select count(*) as n from outbox where status in ('queued', 'delivering') and destination = ?`);
+    // A pending fan-out is an event whose row still names its endpoints: it counts once per endpoint.
+    const fanOuts = file.prepare(`select count(*) as n from webhook_events where fanout is not null`);
     const events = file.prepare(`select count(*) as n from webhook_events where type <> 'webhook.test'`);
-    const rows = pending.all(FANOUT_DESTINATION, WEBHOOK_DESTINATION) as { destination: string; n: number }[];
-    const queued = rows.reduce((sum, r) => sum + (r.destination === FANOUT_DESTINATION ? r.n * ENDPOINTS : r.n), 0);
+    const queued = (pending.get(WEBHOOK_DESTINATION) as { n: number }).n + (fanOuts.get() as { n: number }).n * ENDPOINTS;
     // Every event (orders still in flight when wrk stopped commit too) goes to each endpoint once.
     while ((await receiver.received()) - receivedBase < (events.get() as { n: number }).n * ENDPOINTS) {
       if (performance.now() - stopped > 600_000) throw new Error('the webhook deliveries did not drain within 10 minutes of the load');

@@ -4,7 +4,7 @@ import type { Tx } from '../../platform/db/schema.js';
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { type DeliveryInput, enqueueDeliveries } from '../../platform/outbox/outbox.js';
 import { subscribes, webhookTypeOf } from './catalog.js';
-import { FANOUT_DESTINATION, WEBHOOK_DESTINATION } from './webhook-sender.js';
+import { WEBHOOK_DESTINATION } from './webhook-sender.js';
 import * as repo from './webhooks.repository.js';
 
 /** The body of a webhook and of GET /v1/events/{id}: `{ id, type, created_at, data }`. */
@@ -20,7 +20,7 @@ export function deliveryIdOf(eventId: string, endpointId: string): string {
   return `whd_${createHash('sha256').update(`${eventId}|${endpointId}`).digest('hex').slice(0, 26)}`;
 }
 
-/** What each queued hub event becomes for its org's webhooks: an event row, and a fan-out row when an endpoint subscribes. */
+/** What each queued hub event becomes for its org's webhooks: an event row, naming the endpoints that subscribe to it. */
 interface Planned {
   orgId: string;
   body: EventHead;
@@ -68,16 +68,37 @@ export async function queueToEndpoints(tx: Tx, items: readonly { orgId: string; 
   return deliveries.map((d) => d.id);
 }
 
-/** The fan-out row of an event: one per event, the same when an event is queued again. */
-export function fanOutIdOf(eventId: string): string {
-  return `whf_${createHash('sha256').update(eventId).digest('hex').slice(0, 26)}`;
-}
-
-/** A fan-out row's payload: the event, and the endpoints subscribed to it when it happened. */
+/** The payload of a `webhook_fanout` outbox row, as a build before migration 0047 queues it (FanOutSender). */
 export interface FanOutPayload {
   event_id: string;
   created_at: string;
   endpoint_ids: string[];
+}
+
+/** An event to fan out: its org, its head, and the endpoints subscribed to it when it happened. */
+export interface SubscribedEvent {
+  orgId: string;
+  event: EventHead;
+  endpointIds: readonly string[];
+}
+
+/**
+ * Queues the events' deliveries in `tx`: to each endpoint an event names that is still its org's and enabled (one
+ * statement reads them all). Another org's id never matches (an event names its own org's endpoints; a hand edit or a
+ * bug could name another's); a disabled or deleted endpoint gets nothing. Ids are deterministic and the inserts keep a
+ * row that exists, so fanning an event out twice queues each delivery once.
+ */
+export async function fanOutEvents(tx: Tx, events: readonly SubscribedEvent[]): Promise<void> {
+  const ids = [...new Set(events.flatMap((e) => e.endpointIds))];
+  const endpoints = new Map((await repo.endpointsByIds(tx, ids)).map((e) => [e.id, e]));
+  const stillSubscribed = (orgId: string, id: string) => {
+    const endpoint = endpoints.get(id);
+    return endpoint !== undefined && endpoint.org_id === orgId && endpoint.enabled === 1;
+  };
+  await queueToEndpoints(
+    tx,
+    events.map(({ orgId, event, endpointIds }) => ({ orgId, event, endpointIds: endpointIds.filter((id) => stillSubscribed(orgId, id)) })),
+  );
 }
 
 /** Orgs whose endpoints are kept at most; past it the oldest entry goes (it is read again when needed). */
@@ -97,8 +118,8 @@ interface Subscribers {
 
 /**
  * Runs in the transaction that queued the hub events (the change's own): the org's events are kept for the events API,
- * and an event that an enabled endpoint subscribes to gets one `webhook_fanout` outbox row naming those endpoints; the
- * fan-out sender turns it into the deliveries after commit, off the change's path (FanOutSender). The org's enabled
+ * and an event that an enabled endpoint subscribes to names those endpoints in its own row (`fanout`): no other row is
+ * written; the fan-out (EventFanOut) turns it into the deliveries after commit, off the change's path. The org's enabled
  * endpoints are cached by the revision its settings carry (OrgsService.revisionOf), which the change's transaction
  * reads there: an order reads its org's settings anyway, so it pays no statement for them.
  */
@@ -113,18 +134,15 @@ export class FanOut {
   readonly listener = async (tx: Tx, inputs: readonly DeliveryInput[]): Promise<void> => {
     const planned = inputs.map(plan).filter((p): p is Planned => p !== undefined);
     if (planned.length === 0) return;
-    await repo.insertEvents(tx, planned.map((p) => ({ id: p.body.id, org_id: p.orgId, type: p.body.type, created_at: p.body.created_at, body: p.text })));
     const endpointsByOrg = new Map<string, Subscribers['endpoints']>();
-    const rows: DeliveryInput[] = [];
+    const rows: repo.EventRow[] = [];
     for (const p of planned) {
       let endpoints = endpointsByOrg.get(p.orgId);
       if (endpoints === undefined) endpointsByOrg.set(p.orgId, (endpoints = await this.enabledEndpoints(tx, p.orgId)));
       const subscribed = endpoints.filter((e) => subscribes(e.types, p.body.type)).map((e) => e.id);
-      if (subscribed.length === 0) continue;
-      const payload: FanOutPayload = { event_id: p.body.id, created_at: p.body.created_at, endpoint_ids: subscribed };
-      rows.push({ id: fanOutIdOf(p.body.id), orgId: p.orgId, destination: FANOUT_DESTINATION, target: null, type: p.body.type, contentType: 'application/json', payload: JSON.stringify(payload), createdAt: p.body.created_at });
+      rows.push({ id: p.body.id, org_id: p.orgId, type: p.body.type, created_at: p.body.created_at, body: p.text, fanout: subscribed.length === 0 ? null : JSON.stringify(subscribed) });
     }
-    if (rows.length > 0) await enqueueDeliveries(tx, rows);
+    await repo.insertEvents(tx, rows);
   };
 
   /** The org's enabled endpoints as `tx` sees them: cached while the revision `tx` reads is the one they were read at. */

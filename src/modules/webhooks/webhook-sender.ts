@@ -24,9 +24,10 @@ export const WEBHOOK_DESTINATION = 'webhook_event';
 export const INLINE_WEBHOOK_DESTINATION = 'webhook';
 
 /**
- * The outbox destination of an event's fan-out: `payload` names the event and the endpoints subscribed when it happened
- * (FanOutPayload); the fan-out sender queues a delivery to each of them still enabled. A destination of its own, so a
- * previous build running beside this one never claims it (it has no sender for it).
+ * The outbox destination of an event's fan-out as builds before 0047 queue it: `payload` names the event and the
+ * endpoints subscribed when it happened (FanOutPayload); FanOutSender still takes the rows a previous build queues
+ * during a rolling upgrade. This build keeps the pending fan-out in the event row, shown on the outbox's metrics under
+ * this name.
  */
 export const FANOUT_DESTINATION = 'webhook_fanout';
 type Attempt =

@@ -68,6 +68,51 @@ export async function insertEvents(db: Executor, rows: readonly EventRow[]): Pro
 }
 
 /**
+ * An event whose fan-out is pending, as literal SQL: SQLite uses the partial index (webhook_events_fanout) only when a
+ * query repeats its WHERE term word for word.
+ */
+const FANOUT_PENDING = sql<boolean>`fanout is not null`;
+
+/** An event waiting for its fan-out: whom it was subscribed to when it happened (`fanout`, JSON). */
+export type PendingFanOut = Pick<EventRow, 'id' | 'org_id' | 'type' | 'created_at'> & { fanout: string };
+
+/** The oldest pending fan-outs, taken in the caller's transaction: on PostgreSQL locked, skipping rows another process holds. */
+function pendingFanOutsQuery(dialect: Dialect) {
+  return new PreparedQuery((db, v: { limit: number }) => {
+    const pending = db.selectFrom('webhook_events').select(['id', 'org_id', 'type', 'created_at', 'fanout']).where(FANOUT_PENDING).orderBy('created_at').orderBy('id').limit(v.limit);
+    return dialect === 'postgres' ? pending.forUpdate().skipLocked() : pending;
+  });
+}
+const pendingFanOutsOf = { sqlite: pendingFanOutsQuery('sqlite'), postgres: pendingFanOutsQuery('postgres') } satisfies Record<Dialect, unknown>;
+
+export async function takePendingFanOuts(tx: Executor, dialect: Dialect, limit: number): Promise<PendingFanOut[]> {
+  return (await pendingFanOutsOf[dialect].execute(tx, { limit })) as PendingFanOut[];
+}
+
+const anyFanOut = new PreparedQuery((db, _v: object) => db.selectFrom('webhook_events').select('id').where(FANOUT_PENDING).limit(1));
+
+/** Whether any fan-out is pending: the idle poll's read, which takes no lock (on SQLite, the read connection). */
+export async function anyPendingFanOut(db: Executor): Promise<boolean> {
+  return (await anyFanOut.takeFirst(db, {})) !== undefined;
+}
+
+/** Marks these events fanned out, in the transaction that queued their deliveries. */
+export async function clearFanOuts(tx: Executor, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.updateTable('webhook_events').set({ fanout: null }).where('id', 'in', [...ids]).execute();
+}
+
+/** How many fan-outs are pending and since when (the oldest's created_at): the queue gauges on /metrics. */
+export async function pendingFanOutStats(db: Executor): Promise<{ depth: number; oldest_created_at: string | null }> {
+  const row = await db
+    .selectFrom('webhook_events')
+    .select([(eb) => eb.fn.countAll<number>().as('depth'), (eb) => eb.fn.min('created_at').as('oldest')])
+    .where(FANOUT_PENDING)
+    .executeTakeFirst();
+  return { depth: Number(row?.depth ?? 0), oldest_created_at: row?.oldest ?? null };
+}
+
+/**
  * A `webhook.test` event is kept as an event row only for its delivery to read its body: it is about the endpoint, not
  * the org's data, so the events API does not show it.
  */
@@ -166,11 +211,12 @@ function purgeable(db: Db, table: Kept, before: string) {
       .where('created_at', '<', before)
       .where((eb) => eb.not(eb.exists(eb.selectFrom('outbox').select(sql.lit(1).as('one')).whereRef('outbox.id', '=', 'webhook_deliveries.id').where(PENDING))));
   }
-  // The sender reads the body from the event: it goes only once none of its deliveries waits to be sent.
+  // The sender reads the body from the event: it goes only once it is fanned out and none of its deliveries waits to be sent.
   return db
     .selectFrom('webhook_events')
     .select('id')
     .where('created_at', '<', before)
+    .where('fanout', 'is', null)
     .where((eb) =>
       eb.not(
         eb.exists(

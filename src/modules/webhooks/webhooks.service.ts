@@ -173,7 +173,7 @@ export class WebhooksService {
     const now = this.clock.now();
     const body: EventBody = { id: newId('evt', now), type: 'webhook.test', created_at: now.toISOString(), data: { endpoint_id: row.id, url: row.url } };
     // Its row holds the body the delivery sends; the events API leaves test events out.
-    await repo.insertEvents(tx, [{ id: body.id, org_id: orgId, type: body.type, created_at: body.created_at, body: JSON.stringify(body) }]);
+    await repo.insertEvents(tx, [{ id: body.id, org_id: orgId, type: body.type, created_at: body.created_at, body: JSON.stringify(body), fanout: null }]);
     // Straight to its endpoint, not through a fan-out row: the answer shows the delivery.
     const [deliveryId] = await queueToEndpoints(tx, [{ orgId, event: body, endpointIds: [row.id] }]);
     return this.delivery(tx, orgId, id, deliveryId ?? '');

@@ -32,6 +32,11 @@ export interface WebhookEventsTable {
   created_at: string;
   /** The JSON body, exactly as delivered. */
   body: string;
+  /**
+   * Its pending fan-out: the JSON array of the endpoint ids subscribed to it when it happened, written with the change;
+   * null once the fan-out queued their deliveries, or when no endpoint subscribed (migration 0047).
+   */
+  fanout: string | null;
 }
 
 /** One event for one endpoint: its delivery is the outbox row with the same id (destination `webhook_event`). */

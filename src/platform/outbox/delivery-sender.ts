@@ -34,3 +34,17 @@ export interface DeliverySender {
   readonly yields?: YieldToRequests;
   close(): Promise<void>;
 }
+
+/**
+ * Work a module does at the start of every drain round, before the sends, that has no outbox row of its own (webhooks
+ * turn pending events into deliveries). It shares the round's grant with the senders that yield to the same budget,
+ * and shows on the outbox's metrics as a destination named `name`.
+ */
+export interface DrainStep {
+  readonly name: string;
+  readonly yields?: YieldToRequests;
+  /** One batch of the work, all or nothing; answers how many items it did (0: none pending). */
+  run(): Promise<number>;
+  /** Items waiting, and the oldest one's created_at: the queue gauges. */
+  pending(): Promise<{ depth: number; oldest_created_at: string | null }>;
+}

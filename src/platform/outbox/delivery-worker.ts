@@ -3,7 +3,7 @@ import type { Clock } from '../core/clock.js';
 import type { Dialect } from '../db/database.js';
 import type { Db } from '../db/schema.js';
 import { leaseOwnerId } from '../core/ids.js';
-import type { DeliverySender, SendOutcome } from './delivery-sender.js';
+import type { DeliverySender, DrainStep, SendOutcome } from './delivery-sender.js';
 import { backoffDelayMs } from './hub-client.js';
 import type { OutboxMetrics } from './outbox.metrics.js';
 import type { DeliveryLease } from './outbox.js';
@@ -75,6 +75,7 @@ export class DeliveryWorker implements DeliverAfterCommit {
   private readonly pausedUntil = new Map<string, number>();
   private readonly rejectionListeners = new Map<string, RejectionListener[]>();
   private readonly recovery = new RecoveryWatch();
+  private readonly steps: DrainStep[] = [];
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     // A round that handled nothing, or whose destination is failing, waits a poll interval instead of spinning; one that
@@ -120,9 +121,15 @@ export class DeliveryWorker implements DeliverAfterCommit {
     this.options.senders.push(sender);
   }
 
+  /** Adds work a module runs at the start of every drain round, before the sends (webhooks' fan-out), before `start`. */
+  addStep(step: DrainStep): void {
+    this.steps.push(step);
+    this.options.metrics.addQueue(step.name, () => step.pending());
+  }
+
   /** Whether any destination can be delivered to (a destination without a sender, the hub without HUB_URL, waits in the outbox). */
   get active(): boolean {
-    return this.options.senders.length > 0;
+    return this.options.senders.length > 0 || this.steps.length > 0;
   }
 
   start(): void {
@@ -159,15 +166,28 @@ export class DeliveryWorker implements DeliverAfterCommit {
     let failing = false;
     // Senders that yield to requests share one grant a round: each gets its batch in it, none starves another.
     const grants = new Map<YieldToRequests, YieldGrant | undefined>();
+    const granted = (yields: YieldToRequests | undefined): boolean => {
+      if (yields === undefined) return true;
+      if (!grants.has(yields)) grants.set(yields, yields.begin());
+      return grants.get(yields) !== undefined;
+    };
     try {
+      for (const step of this.steps) {
+        if (!granted(step.yields)) continue;
+        try {
+          const done = await step.run();
+          handled += done;
+          this.options.metrics.count(step.name, 'delivered', done);
+        } catch (err) {
+          // Its work stays pending for the next round; the sends of this one still go.
+          this.options.log.warn({ err }, `${step.name} failed; retrying after a pause`);
+          failing = true;
+        }
+      }
       for (const sender of this.options.senders) {
         const now = this.options.clock.now();
         if (this.paused(sender, now)) continue;
-        const yields = sender.yields;
-        if (yields !== undefined) {
-          if (!grants.has(yields)) grants.set(yields, yields.begin());
-          if (grants.get(yields) === undefined) continue;
-        }
+        if (!granted(sender.yields)) continue;
         const owner = this.nextOwner();
         const batch = await repo.claimDue(this.options.db, this.options.dialect, {
           destination: sender.destination,

@@ -7,6 +7,15 @@ type DeliveryOutcome = 'delivered' | 'duplicate' | 'rejected' | 'retry';
 
 export interface OutboxMetrics {
   count(destination: string, outcome: DeliveryOutcome, n: number): void;
+  /** A queue kept outside the outbox table (webhooks' pending fan-outs), shown in the gauges as a destination. */
+  addQueue(destination: string, pending: () => Promise<{ depth: number; oldest_created_at: string | null }>): void;
+}
+
+/** One destination's stats from the outbox and from a queue kept elsewhere under its name, added together. */
+function merged(stats: QueueStats | undefined, destination: string, other: { depth: number; oldest_created_at: string | null }): QueueStats {
+  const base = stats ?? { destination, depth: 0, oldest_created_at: null, rejected: 0 };
+  const oldest = [base.oldest_created_at, other.oldest_created_at].filter((at): at is string => at !== null).sort()[0] ?? null;
+  return { ...base, depth: base.depth + other.depth, oldest_created_at: oldest };
 }
 
 /** Queue gauges are read from the database at scrape time, so every process reports the shared queue. */
@@ -17,10 +26,19 @@ export function registerOutboxMetrics(registry: Registry, db: Db, clock: Clock):
     labelNames: ['destination', 'outcome'],
     registers: [registry],
   });
+  const queues = new Map<string, () => Promise<{ depth: number; oldest_created_at: string | null }>>();
+  const allStats = async (): Promise<QueueStats[]> => {
+    const byDestination = new Map((await queueStats(db)).map((s) => [s.destination, s]));
+    for (const [destination, pending] of queues) {
+      const other = await pending();
+      if (other.depth > 0 || byDestination.has(destination)) byDestination.set(destination, merged(byDestination.get(destination), destination, other));
+    }
+    return [...byDestination.values()];
+  };
   let stats: Promise<QueueStats[]> | undefined;
-  // One query per scrape feeds all three gauges.
+  // One read per scrape (the outbox's query and each other queue's) feeds all three gauges.
   const currentStats = (): Promise<QueueStats[]> => {
-    stats ??= queueStats(db).finally(() => {
+    stats ??= allStats().finally(() => {
       setImmediate(() => {
         stats = undefined;
       });
@@ -63,6 +81,9 @@ export function registerOutboxMetrics(registry: Registry, db: Db, clock: Clock):
   return {
     count(destination, outcome, n) {
       if (n > 0) outcomes.inc({ destination, outcome }, n);
+    },
+    addQueue(destination, pending) {
+      queues.set(destination, pending);
     },
   };
 }

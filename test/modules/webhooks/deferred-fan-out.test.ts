@@ -1,17 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deliveryIdOf, fanOutIdOf } from '../../../src/modules/webhooks/fan-out.js';
-import { FanOutSender } from '../../../src/modules/webhooks/fan-out-sender.js';
+import { EventFanOut } from '../../../src/modules/webhooks/event-fan-out.js';
+import { deliveryIdOf, fanOutEvents } from '../../../src/modules/webhooks/fan-out.js';
 import { FANOUT_DESTINATION, WEBHOOK_DESTINATION } from '../../../src/modules/webhooks/webhook-sender.js';
+import { takePendingFanOuts } from '../../../src/modules/webhooks/webhooks.repository.js';
 import { ManualClock } from '../../../src/platform/core/clock.js';
 import { RequestsInFlight } from '../../../src/platform/core/requests-in-flight.js';
 import { YieldToRequests } from '../../../src/platform/core/yield-to-requests.js';
-import { claimDue, markDelivered } from '../../../src/platform/outbox/outbox.repository.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 import { seedCatalog } from '../orders/orders-support.js';
 import { type Receiver, startReceiver } from './receiver.js';
 
-// The fan-out after commit: who gets an event (the endpoints subscribed when it happened, still enabled when it is fanned
-// out, of its own org), a fan-out row taken twice, and webhook work yielding to the requests in flight.
+// The fan-out after commit, carried by the event row (`fanout`): who gets an event (the endpoints subscribed when it
+// happened, still enabled when it is fanned out, of its own org), a fan-out killed midway or done twice, processes
+// sharing it, a previous build's fan-out row, and webhook work yielding to the requests in flight.
 describe.each(dialects)('deferred webhook fan-out (%s)', (dialect) => {
   let h: Harness;
   let receiver: Receiver;
@@ -68,49 +69,111 @@ describe.each(dialects)('deferred webhook fan-out (%s)', (dialect) => {
   const deliveriesOf = async (eventId: string) => (await h.gateway.database.db.selectFrom('webhook_deliveries').select(['id', 'endpoint_id']).where('event_id', '=', eventId).execute()).map((d) => d.endpoint_id).sort();
   const webhookIds = (r: Receiver) => r.received.map((got) => got.headers['webhook-id']);
 
-  it('writes one fan-out row in the change and no delivery; the worker queues and sends them after commit', async () => {
+  const fanOutOf = async (eventId: string) => (await h.gateway.database.db.selectFrom('webhook_events').select('fanout').where('id', '=', eventId).executeTakeFirstOrThrow()).fanout;
+  const webhookOutbox = async (eventId: string) =>
+    (await h.gateway.database.db.selectFrom('outbox').select(['id', 'status']).where('destination', '=', WEBHOOK_DESTINATION).where('payload', '=', eventId).execute()).sort((x, y) => (x.id < y.id ? -1 : 1));
+
+  it('names the subscribed endpoints in the event row and writes nothing to the outbox for them; the worker queues and sends them after commit', async () => {
     const a = await subscribe(receiver.url);
     const b = await subscribe(second.url, ['order.created']);
     const eventId = await order();
     const { db } = h.gateway.database;
-    const rows = await db.selectFrom('outbox').select(['id', 'destination', 'payload']).where('destination', 'in', [FANOUT_DESTINATION, WEBHOOK_DESTINATION]).where('status', '=', 'queued').execute();
-    expect(rows.map((r) => [r.id, r.destination])).toEqual([[fanOutIdOf(eventId), FANOUT_DESTINATION]]);
-    const payload = JSON.parse(rows[0]?.payload ?? '{}') as { event_id: string; endpoint_ids: string[] };
-    expect(payload.event_id).toBe(eventId);
-    expect(payload.endpoint_ids.sort()).toEqual([a, b].sort());
+    const rows = await db.selectFrom('outbox').select('id').where('destination', 'in', [FANOUT_DESTINATION, WEBHOOK_DESTINATION]).where('status', '=', 'queued').execute();
+    expect(rows).toEqual([]);
+    expect((JSON.parse((await fanOutOf(eventId)) ?? '[]') as string[]).sort()).toEqual([a, b].sort());
     expect(await deliveriesOf(eventId)).toEqual([]);
+    // Shown where the fan-out's outbox rows were: one event waiting.
+    const metrics = (await h.request({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/gateway_outbox_queue_depth\{destination="webhook_fanout"\} 1\b/);
     await drain();
     expect(await deliveriesOf(eventId)).toEqual([a, b].sort());
+    expect(await fanOutOf(eventId)).toBeNull();
+    expect(webhookIds(receiver)).toEqual([eventId]);
+    expect(webhookIds(second)).toEqual([eventId]);
+    expect((await h.request({ method: 'GET', url: '/metrics' })).body).toMatch(/gateway_outbox_deliveries_total\{destination="webhook_fanout",outcome="delivered"\} [1-9]/);
+  });
+
+  it('leaves an event with no subscribed endpoint with nothing to fan out', async () => {
+    await subscribe(receiver.url, ['inventory.updated']);
+    const eventId = await order();
+    expect(await fanOutOf(eventId)).toBeNull();
+  });
+
+  it('a fan-out that dies midway leaves its events pending and queued nothing; the next queues each delivery once', async () => {
+    const a = await subscribe(receiver.url);
+    const eventId = await order();
+    const { db, dialect: d } = h.gateway.database;
+    // A taker writes the deliveries, then dies before its commit (a SIGKILL rolls back the same way).
+    await expect(
+      db.transaction().execute(async (tx) => {
+        const pending = await takePendingFanOuts(tx, d, 100);
+        expect(pending.map((p) => p.id)).toEqual([eventId]);
+        await fanOutEvents(tx, [{ orgId, event: { id: eventId, type: 'order.created', created_at: pending[0]?.created_at ?? '' }, endpointIds: [a] }]);
+        throw new Error('killed');
+      }),
+    ).rejects.toThrow('killed');
+    expect(await deliveriesOf(eventId)).toEqual([]);
+    expect(await fanOutOf(eventId)).not.toBeNull();
+    await drain();
+    expect(await deliveriesOf(eventId)).toEqual([a]);
+    expect(webhookIds(receiver)).toEqual([eventId]);
+  });
+
+  it('queues each delivery once when an event is fanned out twice', async () => {
+    const a = await subscribe(receiver.url);
+    const b = await subscribe(second.url);
+    const eventId = await order();
+    const named = await fanOutOf(eventId);
+    await drain();
+    expect(webhookIds(receiver)).toEqual([eventId]);
+    // Pending again after its deliveries went (a second taker that read it before the first cleared it, a restored row).
+    await h.gateway.database.db.updateTable('webhook_events').set({ fanout: named }).where('id', '=', eventId).execute();
+    await drain();
+    expect(await fanOutOf(eventId)).toBeNull();
+    expect(await deliveriesOf(eventId)).toEqual([a, b].sort());
+    const outbox = await webhookOutbox(eventId);
+    expect(outbox.map((r) => r.id)).toEqual([deliveryIdOf(eventId, a), deliveryIdOf(eventId, b)].sort());
+    expect(outbox.every((r) => r.status === 'delivered')).toBe(true);
     expect(webhookIds(receiver)).toEqual([eventId]);
     expect(webhookIds(second)).toEqual([eventId]);
   });
 
-  it('queues each delivery once when a fan-out row is taken twice (its lease ran out while the first taker was still at it)', async () => {
+  it.runIf(dialect === 'postgres')('processes share the work: one skips the events another holds', async () => {
     const a = await subscribe(receiver.url);
-    const b = await subscribe(second.url);
-    const eventId = await order();
-    const { db, dialect: d } = h.gateway.database;
-    // The first taker claims the row and works out its deliveries, but is slow to record them.
-    const now = clock.now();
-    const batch = await claimDue(db, d, { destination: FANOUT_DESTINATION, owner: 'slow:1', now: now.toISOString(), leaseUntil: new Date(now.getTime() + 1000).toISOString(), limit: 10 });
-    expect(batch.map((row) => row.id)).toEqual([fanOutIdOf(eventId)]);
-    const slow = await new FanOutSender(db, new YieldToRequests(new RequestsInFlight(), clock, 1)).send('slow:1', batch);
-    // Its lease runs out: this process's worker takes the row again, fans it out and sends.
-    clock.advance(1001);
-    await drain();
-    expect(webhookIds(receiver)).toEqual([eventId]);
-    // The slow taker records at last, as the worker would: its outcome no longer holds the row, its inserts meet rows that exist.
+    const first = await order();
+    const next = await order();
+    const { db } = h.gateway.database;
+    const other = new EventFanOut(db, 'postgres', new YieldToRequests(new RequestsInFlight(), clock, 1));
     await db.transaction().execute(async (tx) => {
-      await slow.record?.(tx);
-      await markDelivered(tx, slow.delivered, 'slow:1', clock.now().toISOString());
+      const mine = await takePendingFanOuts(tx, 'postgres', 1);
+      expect(mine.map((p) => p.id)).toEqual([first]);
+      // Another process's fan-out, while this one holds the oldest: it takes the next and does not wait.
+      expect(await other.run()).toBe(1);
+      expect(await deliveriesOf(next)).toEqual([a]);
+      await fanOutEvents(tx, [{ orgId, event: { id: first, type: 'order.created', created_at: mine[0]?.created_at ?? '' }, endpointIds: [a] }]);
+      await tx.updateTable('webhook_events').set({ fanout: null }).where('id', '=', first).execute();
     });
+    expect(await other.run()).toBe(0);
+    expect(await deliveriesOf(first)).toEqual([a]);
     await drain();
-    expect(await deliveriesOf(eventId)).toEqual([a, b].sort());
-    const outbox = await db.selectFrom('outbox').select(['id', 'status']).where('destination', '=', WEBHOOK_DESTINATION).where('payload', '=', eventId).execute();
-    expect(outbox.map((r) => r.id).sort()).toEqual([deliveryIdOf(eventId, a), deliveryIdOf(eventId, b)].sort());
-    expect(outbox.every((r) => r.status === 'delivered')).toBe(true);
+    expect(webhookIds(receiver).sort()).toEqual([first, next].sort());
+  });
+
+  it('still fans out a `webhook_fanout` outbox row a build before 0047 queued beside this one', async () => {
+    const a = await subscribe(receiver.url);
+    const eventId = await order();
+    const { db } = h.gateway.database;
+    // As a previous build writes it: the event without `fanout`, its fan-out an outbox row.
+    await db.updateTable('webhook_events').set({ fanout: null }).where('id', '=', eventId).execute();
+    const at = clock.now().toISOString();
+    await db
+      .insertInto('outbox')
+      .values({ id: `whf_legacy_${dialect}`, org_id: orgId, destination: FANOUT_DESTINATION, target: null, type: 'order.created', content_type: 'application/json', payload: JSON.stringify({ event_id: eventId, created_at: at, endpoint_ids: [a] }), status: 'queued', attempts: 0, next_attempt_at: at, lease_owner: null, lease_until: null, last_error: null, created_at: at, delivered_at: null })
+      .execute();
+    await drain();
+    expect(await deliveriesOf(eventId)).toEqual([a]);
     expect(webhookIds(receiver)).toEqual([eventId]);
-    expect(webhookIds(second)).toEqual([eventId]);
+    expect((await db.selectFrom('outbox').select('status').where('id', '=', `whf_legacy_${dialect}`).executeTakeFirstOrThrow()).status).toBe('delivered');
   });
 
   it('sends an event to the endpoints subscribed when it happened and enabled when it is fanned out: not to one created after, disabled or deleted since', async () => {
@@ -132,17 +195,29 @@ describe.each(dialects)('deferred webhook fan-out (%s)', (dialect) => {
     expect(await deliveriesOf(next)).toEqual([created, kept].sort());
   });
 
-  it("never delivers an org's event to another org's endpoint, even when a fan-out row names it", async () => {
+  it('retention keeps an event while its fan-out is pending, and the fan-out then delivers it', async () => {
+    const a = await subscribe(receiver.url);
+    const eventId = await order();
+    // No process fanned it out for longer than events are kept (every process stopped, say).
+    clock.advance(31 * 24 * 3600 * 1000);
+    await h.gateway.retention.runOnce();
+    expect(await fanOutOf(eventId)).not.toBeNull();
+    await drain();
+    expect(await deliveriesOf(eventId)).toEqual([a]);
+    expect(webhookIds(receiver)).toEqual([eventId]);
+  });
+
+  it("never delivers an org's event to another org's endpoint, even when its row names it", async () => {
     await subscribe(receiver.url);
     const theirs = await subscribe(second.url, ['*'], otherKey);
     const eventId = await order();
-    // A fan-out row of this org's event that names the other org's endpoint (as a hand edit or a bug would).
+    // The event names the other org's endpoint too (as a hand edit or a bug would).
     const { db } = h.gateway.database;
-    const at = clock.now().toISOString();
-    const forged = 'whf_forged_' + dialect;
+    const named = JSON.parse((await fanOutOf(eventId)) ?? '[]') as string[];
     await db
-      .insertInto('outbox')
-      .values({ id: forged, org_id: orgId, destination: FANOUT_DESTINATION, target: null, type: 'order.created', content_type: 'application/json', payload: JSON.stringify({ event_id: eventId, created_at: at, endpoint_ids: [theirs] }), status: 'queued', attempts: 0, next_attempt_at: at, lease_owner: null, lease_until: null, last_error: null, created_at: at, delivered_at: null })
+      .updateTable('webhook_events')
+      .set({ fanout: JSON.stringify([...named, theirs]) })
+      .where('id', '=', eventId)
       .execute();
     await drain();
     expect(webhookIds(receiver)).toEqual([eventId]);
