@@ -39,12 +39,72 @@ export function chunked(raw: Buffer): boolean {
   return raw.length > RAW_CHUNK_BYTES;
 }
 
-/** `raw` as the chunk rows of message `messageId` (written in the caller's transaction, after the message row). */
-export async function insertChunks(tx: Tx, orgId: string, messageId: string, raw: Buffer): Promise<void> {
-  for (let seq = 0; seq * RAW_CHUNK_BYTES < raw.length; seq++) {
+/** How many chunk rows `raw` fills. */
+export function chunkCount(raw: Buffer): number {
+  return Math.ceil(raw.length / RAW_CHUNK_BYTES);
+}
+
+/** Chunk rows that fit in `bytes` (at least one): a piece of a body stored in several transactions. */
+export function chunksIn(bytes: number): number {
+  return Math.max(1, Math.floor(bytes / RAW_CHUNK_BYTES));
+}
+
+/**
+ * `raw` as the chunk rows of message `messageId`, those numbered `from` up to `to` (all by default), written in the
+ * caller's transaction after the message row.
+ */
+export async function insertChunks(tx: Tx, orgId: string, messageId: string, raw: Buffer, from = 0, to = Number.POSITIVE_INFINITY): Promise<void> {
+  for (let seq = from; seq < to && seq * RAW_CHUNK_BYTES < raw.length; seq++) {
     const data = raw.subarray(seq * RAW_CHUNK_BYTES, (seq + 1) * RAW_CHUNK_BYTES);
     await tx.insertInto('edi_message_chunks').values({ message_id: messageId, seq, org_id: orgId, data }).execute();
   }
+}
+
+/** How many chunk rows of a message are stored: a body left arriving has its first ones, in `seq` order. */
+export async function countChunks(db: Executor, orgId: string, messageId: string): Promise<number> {
+  const row = await db
+    .selectFrom('edi_message_chunks')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('org_id', '=', orgId)
+    .where('message_id', '=', messageId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Takes over a body a stopped process left arriving (stored in part) when the same bytes are received again: the same
+ * org, SHA-256 and size, no parent body, held by nobody or by an owner no longer among `live`. The row when taken.
+ */
+export async function takeArriving(
+  db: Executor,
+  orgId: string,
+  bytes: { sha256: string; size: number },
+  owner: string,
+  live: SelectQueryBuilder<Database, 'gateway_instances', { id: string }>,
+  now: string,
+): Promise<StoredMessage | undefined> {
+  const left = await db
+    .selectFrom('edi_messages')
+    .select('id')
+    .where('org_id', '=', orgId)
+    .where('status', '=', 'arriving')
+    .where('sha256', '=', bytes.sha256)
+    .where('size', '=', bytes.size)
+    .where('parent_id', 'is', null)
+    .orderBy('id')
+    .execute();
+  for (const { id } of left) {
+    const took = await db
+      .updateTable('edi_messages')
+      .set({ lease_owner: owner, updated_at: now })
+      .where('org_id', '=', orgId)
+      .where('id', '=', id)
+      .where('status', '=', 'arriving')
+      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', 'not in', live)]))
+      .executeTakeFirst();
+    if (Number(took.numUpdatedRows) > 0) return findMessage(db, orgId, id);
+  }
+  return undefined;
 }
 
 /** A message's bytes: its chunks when it has any, else the bytes kept on its row. */

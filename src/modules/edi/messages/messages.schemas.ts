@@ -14,8 +14,11 @@ const EDI_DIRECTIONS = ['inbound', 'outbound'] as const;
 export type EdiDirection = (typeof EDI_DIRECTIONS)[number];
 const EDI_TYPES = ['850', '855', '856', '810', '997', 'TA1'] as const;
 
-/** `received` while processing; `duplicate`/`conflict` are resends; `failed` kept the body through an internal error. */
-const MESSAGE_STATUSES = ['received', 'accepted', 'partial', 'rejected', 'not_x12', 'duplicate', 'conflict', 'failed', 'generated'] as const;
+/**
+ * `arriving` while a large body is stored in pieces (a resend of the same bytes finishes one a stopped process left);
+ * `received` while processing; `duplicate`/`conflict` are resends; `failed` kept the body through an internal error.
+ */
+const MESSAGE_STATUSES = ['arriving', 'received', 'accepted', 'partial', 'rejected', 'not_x12', 'duplicate', 'conflict', 'failed', 'generated'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** Per transaction set; `test` is a set of an ISA15 T interchange: checked and acknowledged, no order made. */
@@ -163,7 +166,7 @@ export const messageSummarySchema = z
     type: z.string().nullable().describe("the transaction sets it carries ('850' or '850,997'); null when unreadable"),
     status: z
       .enum(MESSAGE_STATUSES)
-      .describe('received (processing), accepted, partial, rejected, not_x12, duplicate (a resend of the same bytes), conflict (same ISA13, other bytes), failed (internal error), generated (outbound)'),
+      .describe('arriving (a large body still being stored, in pieces), received (processing), accepted, partial, rejected, not_x12, duplicate (a resend of the same bytes), conflict (same ISA13, other bytes), failed (internal error), generated (outbound)'),
     partner: partnerRefSchema.nullable(),
     control_number: z.string().nullable().describe('ISA13'),
     size: z.number().int().describe('bytes as received or sent'),

@@ -95,4 +95,60 @@ describe.each(dialects)('a serve process killed while it takes an interchange in
     expect(((await again.json()) as SubmitBody).documents).toEqual(answer.documents);
     expect(await orders()).toHaveLength(SETS);
   });
+  it('killed while it stores a large body: the message says it is still arriving; a resend finishes it as that message', { timeout: 240_000 }, async () => {
+    // Sets of 200 lines (~7 KB each): a body of ~2.9 MB, stored 64 KB a transaction here, so the process dies mid-way.
+    const lines = Array.from({ length: 200 }, (_, i) => `PO1*${i + 1}*1*EA*89.99**VP*TIRE-225`);
+    const bulky = (control: string, po: string) => [`ST*850*${control}`, `BEG*00*SA*${po}**20260601`, 'N1*ST*STORE 1', 'N3*100 Main St', 'N4*Springfield*IL*62701*US', ...lines, 'CTT*200', `SE*${lines.length + 7}*${control}`];
+    const BULKY_SETS = 400;
+    const body = buyerInterchange(778, [{ control: '1', sets: Array.from({ length: BULKY_SETS }, (_, i) => bulky(String(i + 1).padStart(4, '0'), `PO-ARRIVE-${i + 1}`)) }]);
+    const bytes = Buffer.from(body);
+    const db = h.gateway.database.db;
+    const chunks = (messageId: string) => db.selectFrom('edi_message_chunks').select(['seq', 'data']).where('message_id', '=', messageId).orderBy('seq').execute();
+    const made = async () => (await db.selectFrom('orders').select('po_number').where('po_number', 'like', 'PO-ARRIVE-%').execute()).map((r) => r.po_number);
+    const env = childEnv(h, { INSTANCE_TTL_MS: '1500', EDI_RECEIVE_PIECE_BYTES: String(64 * 1024) });
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'text/plain', 'idempotency-key': 'kill-while-arriving' };
+
+    const first = await startServe(env);
+    running.push(first);
+    const lost = fetch(`${first.url}/v1/edi`, { method: 'POST', headers, body }).catch((err: unknown) => err);
+    const arriving = await waitFor(
+      async () => {
+        const row = await db.selectFrom('edi_messages').select(['id', 'status']).where('direction', '=', 'inbound').where('size', '=', bytes.length).executeTakeFirst();
+        return row?.status === 'arriving' && (await chunks(row.id)).length >= 2 ? row : undefined;
+      },
+      { what: 'pieces stored before the kill', timeoutMs: 120_000, intervalMs: 1 },
+    );
+    await first.kill('SIGKILL');
+    expect(await lost, 'the caller never got an answer').toBeInstanceOf(Error);
+
+    const original = await db.selectFrom('edi_messages').selectAll().where('id', '=', arriving.id).executeTakeFirstOrThrow();
+    expect(original, 'killed while storing').toMatchObject({ status: 'arriving', size: bytes.length, result: null, control_number: null });
+    expect(original.lease_owner).toMatch(/^gateway:/);
+    const stored = await chunks(original.id);
+    expect(stored.length).toBeLessThan(Math.ceil(bytes.length / (64 * 1024)));
+    // Each piece committed whole: the chunks stored are the body's first bytes, in order, and nothing was taken yet.
+    expect(Buffer.concat(stored.map((c) => c.data)).equals(bytes.subarray(0, stored.length * 64 * 1024))).toBe(true);
+    expect(await made()).toHaveLength(0);
+    const shown = await h.request({ method: 'GET', url: `/v1/edi/messages/${original.id}`, key });
+    expect(shown.json<{ message: unknown }>().message).toMatchObject({ status: 'arriving', size: bytes.length });
+
+    const second = await startServe(env);
+    running.push(second);
+    let retried = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
+    for (let tries = 0; retried.status === 409 && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      retried = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
+    }
+    const answer = (await retried.json()) as SubmitBody;
+    expect(retried.status, JSON.stringify(answer).slice(0, 500)).toBe(200);
+    // The resend finished the message the killed process began, and answered as it: one message for the body.
+    expect(answer.message_id).toBe(original.id);
+    expect(answer.status).toBe('accepted');
+    const inbound = await db.selectFrom('edi_messages').select(['id', 'status', 'lease_owner']).where('direction', '=', 'inbound').where('sha256', '=', original.sha256).execute();
+    expect(inbound).toEqual([{ id: original.id, status: 'accepted', lease_owner: null }]);
+    expect(Buffer.concat((await chunks(original.id)).map((c) => c.data)).equals(bytes), 'the body byte for byte').toBe(true);
+    const orders = await made();
+    expect(orders).toHaveLength(BULKY_SETS);
+    expect(new Set(orders).size, 'no PO taken twice').toBe(BULKY_SETS);
+  });
 });

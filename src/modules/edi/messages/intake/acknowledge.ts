@@ -4,7 +4,7 @@ import { purchaseOrderAck } from '../outbound-sets.js';
 import { MAX_INLINE_X12_BYTES, recordOutbound, recordOutbounds, wrapSet } from '../outbound.js';
 import { sha256HexPaced } from '../interchange-bytes.js';
 import type { TradingPartner } from '../../partners/partners.service.js';
-import { type AckInterchange, ackControlNumbersNeeded, buildTa1, echoText, type GroupVerdict, type Party, type Ta1Code, ta1Verdict, write997Interchange } from '../../x12/index.js';
+import { type AckInterchange, ackControlNumbersNeededPaced, buildTa1, echoText, type GroupVerdict, Pacer, type Party, type Ta1Code, ta1Verdict, write997Interchange } from '../../x12/index.js';
 import type { Owed } from './read-documents.js';
 import type { IntakeDeps, Received } from './received.js';
 import type { Checked } from './screen.js';
@@ -46,7 +46,8 @@ export async function send855s(tx: Tx, deps: IntakeDeps, received: Received, che
 
 /** The interchange's answer, written (every 997 and the TA1 in one interchange back) but not yet recorded. */
 export interface Reply997 {
-  answer?: AckInterchange & { encoded: { raw: Buffer; sha256: string } };
+  /** With the answer's acknowledgments listed before the last transaction: one a group, 40,000 for as many groups. */
+  answer?: AckInterchange & { encoded: { raw: Buffer; sha256: string }; acknowledgments: Acknowledged['acknowledgments'] };
   ta1?: Ta1Verdict;
 }
 
@@ -61,13 +62,19 @@ export async function writeReply(deps: IntakeDeps, received: Received, checked: 
   const interchange = ta1Verdict(checked.envelopeIssues);
   const ta1 = interchange !== undefined && (interchange.code === 'R' || envelope.isa[13] === '1') ? interchange : undefined;
   if (verdicts.length === 0 && ta1 === undefined) return {};
-  const needed = ackControlNumbersNeeded(verdicts);
+  const needed = await ackControlNumbersNeededPaced(verdicts);
   const first = await deps.db.transaction().execute((tx) => deps.partners.reserveControlNumbers(tx, received.orgId, needed));
   const written = await write997Interchange(envelope, verdicts, { controlNumber: first, ourIdentity: checked.ours, date: received.at, ...(ta1 === undefined ? {} : { ta1 }) });
   if (written === undefined) return ta1 === undefined ? {} : { ta1 };
   // Encoded and hashed here, between yields, so the settling transaction does neither to megabytes (40,000 groups' 997s).
   const raw = Buffer.from(written.x12, 'utf8');
-  const answer = { ...written, encoded: { raw, sha256: await sha256HexPaced(raw) } };
+  const acknowledgments: Acknowledged['acknowledgments'] = [];
+  const pacer = new Pacer();
+  for (const g of written.groups) {
+    acknowledgments.push({ group: echoText(g.group), code: g.code as 'A' | 'E' | 'P' | 'R' });
+    await pacer.tick();
+  }
+  const answer = { ...written, encoded: { raw, sha256: await sha256HexPaced(raw) }, acknowledgments };
   return { answer, ...(ta1 === undefined ? {} : { ta1 }) };
 }
 
@@ -79,7 +86,7 @@ export async function acknowledge(tx: Tx, received: Received, checked: Checked, 
   const out = { orgId: received.orgId, partner: checked.partner, relatedId: received.messageId, at: received.at };
   const id = await recordOutbound(tx, { ...out, type, x12: answer.x12, encoded: answer.encoded, controlNumber: answer.controlNumber, orderId: null, poNumber: null, deliver: false });
   return {
-    acknowledgments: answer.groups.map((g) => ({ group: echoText(g.group), code: g.code as 'A' | 'E' | 'P' | 'R' })),
+    acknowledgments: answer.acknowledgments,
     reply: replyView(id, answer.controlNumber, answer.x12),
     ...(ta1 === undefined ? {} : { interchangeAck: { code: ta1.code, note: ta1.noteCode } }),
   };

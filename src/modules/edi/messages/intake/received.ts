@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../../../../platform/core/clock.js';
 import type { CpuPool } from '../../../../platform/core/cpu-pool.js';
 import type { Db } from '../../../../platform/db/schema.js';
@@ -19,6 +20,8 @@ export interface IntakeDeps extends OrderIntakeDeps {
   cpu: CpuPool;
   /** This process as the holder of the interchanges it takes in slices: held while it lives (INSTANCE_TTL_MS). */
   instances: InstanceLiveness;
+  /** The most of a received body stored in one transaction (EDI_RECEIVE_PIECE_BYTES). */
+  receivePieceBytes: number;
 }
 
 /** A stored inbound message the later steps work on: the body, or one interchange of a body of several. */
@@ -33,37 +36,84 @@ export interface Received {
   settleCall: Settle;
 }
 
-/** Stores `bytes` as a received inbound message (under `parent` when it is one interchange of a larger body). */
+/**
+ * Stores `bytes` as a received inbound message (under `parent` when it is one interchange of a larger body). A body
+ * over one piece (EDI_RECEIVE_PIECE_BYTES) is stored a piece a transaction, its row `arriving` until the last; the same
+ * bytes received again finish a body a stopped process left arriving, as that message.
+ */
 export async function storeReceived(deps: IntakeDeps, orgId: string, bytes: Buffer, settleCall: Settle, parentId?: string): Promise<Received> {
   const at = deps.clock.now();
   const received: Received = { orgId, messageId: newId('msg', at), sha: await sha256HexPaced(bytes), at, settleCall, ...(parentId === undefined ? {} : { parentId }) };
-  const iso = at.toISOString();
-  await messages.insertReceived(
-    deps.db,
-    {
-      id: received.messageId,
-      org_id: orgId,
-      direction: 'inbound',
-      partner_id: null,
-      type: null,
-      control_number: null,
-      status: 'received',
-      size: bytes.length,
-      sha256: received.sha,
-      errors: null,
-      http_status: null,
-      result: null,
-      related_id: null,
-      parent_id: parentId ?? null,
-      order_id: null,
-      sets_total: null,
-      lease_owner: null,
-      created_at: iso,
-      updated_at: iso,
-    },
-    bytes,
-  );
-  return received;
+  const row = receivedRow(received, bytes.length);
+  const perPiece = messages.chunksIn(deps.receivePieceBytes);
+  if (messages.chunkCount(bytes) <= perPiece) {
+    await messages.insertReceived(deps.db, row, bytes);
+    return received;
+  }
+  // Registered before the row names this process as its holder: another process must never see a holder it cannot find.
+  await deps.instances.start();
+  const left = parentId === undefined ? await takeArrivingBody(deps, received, bytes.length) : undefined;
+  const storing = left ?? received;
+  await whileHeld(deps, storing, async () => {
+    const stored = left === undefined ? 0 : await messages.countChunks(deps.db, orgId, left.messageId);
+    await storeInPieces(deps, storing, left === undefined ? row : undefined, bytes, stored, perPiece);
+  });
+  return storing;
+}
+
+function receivedRow(received: Received, size: number): Omit<messages.MessageRow, 'raw'> {
+  const iso = received.at.toISOString();
+  return {
+    id: received.messageId,
+    org_id: received.orgId,
+    direction: 'inbound',
+    partner_id: null,
+    type: null,
+    control_number: null,
+    status: 'received',
+    size,
+    sha256: received.sha,
+    errors: null,
+    http_status: null,
+    result: null,
+    related_id: null,
+    parent_id: received.parentId ?? null,
+    order_id: null,
+    sets_total: null,
+    lease_owner: null,
+    created_at: iso,
+    updated_at: iso,
+  };
+}
+
+/** The same bytes left arriving by a stopped process, taken over by this call (which then answers as that message). */
+async function takeArrivingBody(deps: IntakeDeps, received: Received, size: number): Promise<Received | undefined> {
+  const now = deps.clock.now().toISOString();
+  const left = await messages.takeArriving(deps.db, received.orgId, { sha256: received.sha, size }, deps.instances.id, deps.instances.liveIds(), now);
+  if (left === undefined) return undefined;
+  return { ...received, messageId: left.id, at: new Date(left.created_at) };
+}
+
+/**
+ * Writes the chunks of `bytes` from `from` on, `perPiece` a transaction with a yield between: the first creates the row
+ * (`row`, unless it exists) as `arriving` and held by this process, the last makes it `received`. A piece under a lease
+ * another process took over (this one judged dead) rolls back.
+ */
+async function storeInPieces(deps: IntakeDeps, received: Received, row: Omit<messages.MessageRow, 'raw'> | undefined, bytes: Buffer, from: number, perPiece: number): Promise<void> {
+  const total = messages.chunkCount(bytes);
+  for (let seq = from; seq < total; seq += perPiece) {
+    const now = deps.clock.now().toISOString();
+    await deps.db.transaction().execute(async (tx) => {
+      if (row !== undefined && seq === from) {
+        await messages.insertMessages(tx, [{ ...row, status: 'arriving', lease_owner: deps.instances.id, raw: Buffer.alloc(0) }]);
+      } else if (!(await messages.touchHeld(tx, received.orgId, received.messageId, deps.instances.id, now))) {
+        throw new Error(`message ${received.messageId} was taken over by another process`);
+      }
+      await messages.insertChunks(tx, received.orgId, received.messageId, bytes, seq, seq + perPiece);
+      if (seq + perPiece >= total) await messages.updateMessage(tx, received.orgId, received.messageId, { status: 'received', lease_owner: null, updated_at: now });
+    });
+    await setImmediate();
+  }
 }
 
 /** Marks a message whose processing threw: the bytes stay stored, the status says it failed. */
