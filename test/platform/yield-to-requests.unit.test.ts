@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/platform/core/clock.js';
 import { RequestsInFlight } from '../../src/platform/core/requests-in-flight.js';
 import { MAX_YIELD_WAIT_MS, YieldToRequests } from '../../src/platform/core/yield-to-requests.js';
@@ -50,6 +50,29 @@ describe('background work that yields to requests', () => {
     round(s, 60_000);
     expect(s.yields.waitMs()).toBe(MAX_YIELD_WAIT_MS);
     s.clock.advance(MAX_YIELD_WAIT_MS);
+    expect(s.yields.begin()).toBeDefined();
+  });
+
+  it('granted waits for its turn (the round ahead ending, the wait, or the requests finishing), then starts a round', async () => {
+    const s = setUp(0.5);
+    s.requests.enter();
+    const ahead = s.yields.begin();
+    let started = false;
+    const next = s.yields.granted().then((grant) => {
+      started = true;
+      return grant;
+    });
+    await vi.waitFor(() => expect(s.yields.waiting).toBe(1));
+    s.clock.advance(10);
+    if (ahead !== undefined) s.yields.end(ahead);
+    expect(started).toBe(false);
+    s.requests.leave();
+    s.yields.end(await next);
+    expect(started).toBe(true);
+    expect(s.yields.waiting).toBe(0);
+    // `run` is a round around its work, ended when the work throws too.
+    s.requests.enter();
+    await expect(s.yields.run(() => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
     expect(s.yields.begin()).toBeDefined();
   });
 

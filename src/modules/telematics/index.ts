@@ -1,4 +1,5 @@
 import type { ModuleDefinition } from '../../platform/module-definition.js';
+import { YieldToRequests } from '../../platform/core/yield-to-requests.js';
 import { ConnectService, OAUTH_CALLBACK_PATH } from './connect/connect.service.js';
 import { ConnectTokensService } from './connect/connect-tokens.service.js';
 import { ConnectionsService } from './connections/connections.service.js';
@@ -44,7 +45,7 @@ export const telematicsModule: ModuleDefinition = {
   name: 'telematics',
   scopes: { 'telematics:read': 'read telematics connections', 'telematics:write': 'poll a connection now, replay a window as a background sync and cancel it, disconnect' },
   tag: { name: 'telematics', description: 'Linked telematics accounts: the public connect endpoint, connect tokens and connection reads.' },
-  services: ({ config, db, dialect, clock, vault, delivery, limiter, log, services: { orgs } }) => {
+  services: ({ config, db, dialect, clock, vault, delivery, limiter, load, log, services: { orgs } }) => {
     delivery.onRejected(TELEMATICS_EVENT, (rejections) => keepHubRejections(db, rejections));
     const settings = telematicsSettings(config.environment);
     const endpoints = new ProviderEndpoints(settings, config.environment);
@@ -53,7 +54,10 @@ export const telematicsModule: ModuleDefinition = {
     const connect = new ConnectService(db, clock, vault, endpoints, publicUrl, gate);
     const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
     const polling = new PollService(db, clock, vault, endpoints, oauthConsent, gate, settings.POLL_LEASE_MS, futureSkews(settings, config.environment));
-    const syncs = new SyncService(db, clock, endpoints, polling, { leaseMs: settings.SYNC_LEASE_MS, maxAttempts: settings.SYNC_MAX_ATTEMPTS });
+    // Its own budget, not the webhooks': one round at a time per budget, so a shared one would have a long replay hold
+    // partners' webhooks back (and the reverse), and a backfill may take another share than webhooks.
+    const syncYields = new YieldToRequests(load, clock, settings.SYNC_SHARE_WHEN_BUSY);
+    const syncs = new SyncService(db, clock, endpoints, polling, { leaseMs: settings.SYNC_LEASE_MS, maxAttempts: settings.SYNC_MAX_ATTEMPTS, yields: syncYields });
     return {
       connectTokens: new ConnectTokensService(db, clock, orgs),
       connections: new ConnectionsService(db, clock, endpoints),

@@ -29,6 +29,11 @@ const telematicsEnv = z.object({
   SYNC_LEASE_MS: z.coerce.number().int().positive().default(2 * 60 * 1000),
   /** Failures in a row of one slice (vendor down, timeouts) before the sync ends failed. */
   SYNC_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /**
+   * Of the time while this process answers requests, the most its replay syncs' work (reading pages, writing events) may
+   * take: a backfill comes after the requests and catches up once the load eases (docs/configuration.md).
+   */
+  SYNC_SHARE_WHEN_BUSY: z.coerce.number().gt(0).max(1).default(0.2),
   /** A reading stamped more than this many seconds ahead of the gateway's clock is not sent (a device clock set wrong). */
   FUTURE_SKEW_S: skewSeconds.default(600),
 });

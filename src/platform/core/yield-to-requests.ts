@@ -1,8 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from './clock.js';
 import type { LoadSignal } from './requests-in-flight.js';
 
 /** The longest background work waits between rounds under any load: it slows down, it never stops. */
 export const MAX_YIELD_WAIT_MS = 1000;
+
+/** How often a round waiting its turn looks again: the round ahead may end, or the requests finish, before its wait is up. */
+const WAIT_LOOK_MS = 20;
 
 /** A round of background work let through: hand it back to `end` when the round is over. */
 export interface YieldGrant {
@@ -18,6 +22,8 @@ export interface YieldGrant {
 export class YieldToRequests {
   private notBefore = 0;
   private running = 0;
+  /** Rounds waiting in `granted` for their turn now. */
+  waiting = 0;
 
   constructor(
     private readonly load: LoadSignal,
@@ -25,6 +31,11 @@ export class YieldToRequests {
     /** Of the time while requests are in flight, the most background rounds may take (0 < share <= 1). */
     private readonly share: number,
   ) {}
+
+  /** Whether requests are in flight now (rounds are paced). */
+  get busy(): boolean {
+    return this.load.busy;
+  }
 
   /** How long until a round may start; 0 when it may start now. */
   waitMs(): number {
@@ -38,6 +49,29 @@ export class YieldToRequests {
     if (this.waitMs() > 0) return undefined;
     this.running += 1;
     return { startedAt: this.clock.now().getTime() };
+  }
+
+  /** Waits for a round's turn (sleeping, so requests run meanwhile) and starts it: hand the grant back to `end`. */
+  async granted(): Promise<YieldGrant> {
+    for (let grant = this.begin(); ; grant = this.begin()) {
+      if (grant !== undefined) return grant;
+      this.waiting += 1;
+      try {
+        await sleep(Math.min(this.waitMs(), WAIT_LOOK_MS));
+      } finally {
+        this.waiting -= 1;
+      }
+    }
+  }
+
+  /** `work` as one round, when its turn comes. Rounds must not nest: the inner would wait for the outer while busy. */
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    const grant = await this.granted();
+    try {
+      return await work();
+    } finally {
+      this.end(grant);
+    }
   }
 
   end(grant: YieldGrant): void {

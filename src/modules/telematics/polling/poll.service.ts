@@ -178,7 +178,7 @@ export class PollService {
   async readerOf(
     row: repo.ConnectionRow,
     since: Date | undefined,
-    opts: { renew?: () => Promise<void>; report?: ReaderContext['report'] } = {},
+    opts: { renew?: () => Promise<void>; report?: ReaderContext['report']; yields?: ReaderContext['yields'] } = {},
   ): Promise<ReadAuth> {
     const provider = findProvider(row.provider);
     const endpoint = provider === undefined ? undefined : this.endpoints.of(provider);
@@ -195,6 +195,7 @@ export class PollService {
       ...(row.fleet_id === null ? {} : { fleetId: row.fleet_id }),
       ...(since === undefined ? {} : { since }),
       ...(opts.report === undefined ? {} : { report: opts.report }),
+      ...(opts.yields === undefined ? {} : { yields: opts.yields }),
     });
     if (provider.auth === 'oauth_authorization_code') return { reader, ctx: (contextOf({ accessToken: await this.oauth.accessToken(row.org_id, row.id) })) };
     if (row.credentials_ciphertext === null) throw new VendorRejectedError(`${row.provider} connection holds no credentials`);

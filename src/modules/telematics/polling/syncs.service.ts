@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../../../platform/core/clock.js';
 import { AppError, invalidInput, notFound } from '../../../platform/core/errors.js';
 import { newId } from '../../../platform/core/ids.js';
+import type { YieldToRequests } from '../../../platform/core/yield-to-requests.js';
 import { decodeCursor, page } from '../../../platform/core/pagination.js';
 import type { Db, Executor, Tx } from '../../../platform/db/schema.js';
 import { enqueueDeliveries, hubDelivery } from '../../../platform/outbox/outbox.js';
@@ -26,6 +27,11 @@ const cursorSchema = z.object({ id: z.string() });
  * in one transaction; finer data runs to thousands). See docs/decisions.md, "Big jobs in slices".
  */
 const SLICE_WRITE_CHUNK = 400;
+/**
+ * The same while requests are in flight: ~30 ms a 400 under load, so a read could wait that long behind one; 100 keeps
+ * each under ~10 ms (docs/decisions.md, "[16/20] The replay sync yields to requests"). Idle, the fewer commits win.
+ */
+const SLICE_WRITE_CHUNK_BUSY = 100;
 
 /** The first retry of a failed slice waits this long, doubling up to the cap (or longer when the vendor asks). */
 const RETRY_BASE_MS = 30_000;
@@ -39,6 +45,8 @@ interface SyncOptions {
   leaseMs: number;
   /** Failures in a row of one slice before the sync fails. */
   maxAttempts: number;
+  /** The sync's reads of pages and writes run as its rounds (SYNC_SHARE_WHEN_BUSY). */
+  yields: YieldToRequests;
 }
 
 export function presentSync(row: repo.SyncRow): Sync {
@@ -79,6 +87,11 @@ export class SyncService {
 
   get leaseMs(): number {
     return this.options.leaseMs;
+  }
+
+  /** What the sync's work yields to: the requests this process answers. */
+  get yields(): YieldToRequests {
+    return this.options.yields;
   }
 
   /** POST .../replay: a queued sync of the window, in the caller's transaction. */
@@ -159,7 +172,7 @@ export class SyncService {
     try {
       // Waiting for the vendor's budget keeps this sync's claim alive, not the connection's.
       const renew = async () => void (await repo.updateHeld(this.db, row.id, owner, { lease_until: this.leaseUntil(), updated_at: this.clock.now().toISOString() }));
-      const { reader, ctx } = await this.polling.readerOf(connection, undefined, { renew });
+      const { reader, ctx } = await this.polling.readerOf(connection, undefined, { renew, yields: this.yields });
       if (reader.series === undefined || reader.history === undefined) return await this.end(row, owner, 'failed', `${connection.provider} keeps no history the gateway can read`);
       if (row.elements === null) return await this.plan(row, owner, reader.history, ctx);
       return await this.slice(row, owner, reader.series.bind(reader), ctx);
@@ -182,11 +195,11 @@ export class SyncService {
   private async plan(row: repo.SyncRow, owner: string, history: NonNullable<VendorReader['history']>, ctx: ReaderContext): Promise<repo.SyncRow | undefined> {
     const machines = await history.machines(ctx);
     const next: repo.SyncRow = { ...row, elements: JSON.stringify(history.elements), machines_total: machines.length, attempts: 0, next_attempt_at: null, lease_until: this.leaseUntil(), updated_at: this.clock.now().toISOString() };
-    return this.db.transaction().execute(async (tx) => {
+    return this.yields.run(() => this.db.transaction().execute(async (tx) => {
       await this.hold(tx, next, owner);
       await repo.insertMachines(tx, machines.map((m, position) => ({ sync_id: row.id, position, pin: m.pin, equipment: JSON.stringify(m.equipment) })));
       return machines.length === 0 ? this.finish(tx, next, owner, 'completed', null) : next;
-    });
+    }));
   }
 
   /** One machine x one data element over the window: its events, the last of them with the progress in one transaction; the last slice ends the sync. */
@@ -210,20 +223,22 @@ export class SyncService {
       updated_at: this.clock.now().toISOString(),
     };
     // All but the last chunk of events in transactions of their own, the holder checked in each; a process dying among
-    // them leaves the slice to be read again, and its events (deterministic ids) are kept once by the outbox.
-    const last = Math.max(0, events.length - SLICE_WRITE_CHUNK);
-    for (let i = 0; i < last; i += SLICE_WRITE_CHUNK) {
-      const chunk = events.slice(i, Math.min(i + SLICE_WRITE_CHUNK, last));
-      await this.db.transaction().execute(async (tx) => {
+    // them leaves the slice to be read again, and its events (deterministic ids) are kept once by the outbox. Each
+    // transaction is a round of the sync's share.
+    const size = this.yields.busy ? SLICE_WRITE_CHUNK_BUSY : SLICE_WRITE_CHUNK;
+    const last = Math.max(0, events.length - size);
+    for (let i = 0; i < last; i += size) {
+      const chunk = events.slice(i, Math.min(i + size, last));
+      await this.yields.run(() => this.db.transaction().execute(async (tx) => {
         if (!(await repo.updateHeld(tx, row.id, owner, { lease_until: this.leaseUntil(), updated_at: this.clock.now().toISOString() }))) throw new HoldLost();
         await this.polling.enqueue(tx, row.org_id, chunk);
-      });
+      }));
     }
-    return this.db.transaction().execute(async (tx) => {
+    return this.yields.run(() => this.db.transaction().execute(async (tx) => {
       await this.hold(tx, next, owner);
       await this.polling.enqueue(tx, row.org_id, events.slice(last));
       return slicesDone >= row.machines_total * elements.length ? this.finish(tx, next, owner, 'completed', null) : next;
-    });
+    }));
   }
 
   /** Writes the holder's progress, or throws HoldLost (rolling the step back) when it holds the sync no more. */

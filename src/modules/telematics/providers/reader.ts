@@ -1,3 +1,4 @@
+import type { YieldToRequests } from '../../../platform/core/yield-to-requests.js';
 import type { Credentials, ProviderEndpoint } from './adapter.js';
 import { authHeaders } from './vendor-auth.js';
 import type { Provider } from './catalog.js';
@@ -28,6 +29,11 @@ export interface ReaderContext {
   batchSize?: number;
   /** Pages followed in one paged read before giving up on the vendor (default 10,000). */
   maxPages?: number;
+  /**
+   * Background reads (replay syncs) that yield to requests: each page's body, parsed and mapped, is read as one round of
+   * it, after the vendor's budget and its answer's headers; absent (polls): pages are read at once.
+   */
+  yields?: YieldToRequests;
   /** Told of each thing read but not used, with a short detail (an element name, a unit, a URL path); absent: nobody counts. */
   report?: (kind: ReadIssueKind, detail: string) => void;
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HubSim } from '../../../../src/sim/hub-sim.js';
 import type { VendorSim } from '../../../../src/sim/vendor-sim.js';
 import { dialects, type Harness } from '../../../support/harness.js';
@@ -280,6 +280,41 @@ describe.each(dialects)('telematics replay syncs (%s)', (dialect) => {
     }
     // More than SLICE_WRITE_CHUNK (400) events in a slice: written in more than one transaction.
     expect(Math.max(...perSlice.values())).toBeGreaterThan(400);
+  });
+
+  it('yields to requests: while one is in flight its work waits for its turn in its share; with none it runs freely', async () => {
+    const { connection_id, sync } = await queuedSync();
+    const yields = h.gateway.services.syncs.yields;
+    const progress = async () => (await getSync(connection_id, sync.id)).progress;
+    h.gateway.requests.enter();
+    try {
+      // Another round of the sync's budget runs: while a request is in flight, one round at a time, so the sync waits.
+      const other = yields.begin();
+      expect(other).toBeDefined();
+      const running = round();
+      await vi.waitFor(() => expect(yields.waiting).toBeGreaterThan(0));
+      expect(await progress()).toEqual({ machines_done: 0, machines_total: 0, events_enqueued: 0 });
+      // That round took 100 ms: at share 0.2 the next may start 400 ms after it ended, not before (the clock stands still).
+      h.clock.advance(100);
+      if (other !== undefined) yields.end(other);
+      expect(yields.waitMs()).toBe(400);
+      expect(yields.waiting).toBeGreaterThan(0);
+      expect(await progress()).toEqual({ machines_done: 0, machines_total: 0, events_enqueued: 0 });
+      h.clock.advance(400);
+      // Its turn: its rounds take no time on this clock, so they follow each other through the claim's slices.
+      await running;
+      expect((await progress()).machines_total).toBe(FLEET);
+      expect((await progress()).events_enqueued).toBeGreaterThan(0);
+    } finally {
+      h.gateway.requests.leave();
+    }
+    // No request in flight: another round running holds nothing back, and the sync runs to its end.
+    const other = yields.begin();
+    expect(other).toBeDefined();
+    await rounds();
+    if (other !== undefined) yields.end(other);
+    expect(yields.waiting).toBe(0);
+    expect(await getSync(connection_id, sync.id)).toMatchObject({ status: 'completed', progress: { machines_done: FLEET, machines_total: FLEET } });
   });
 
   it('a window of exactly 31 days is taken', async () => {

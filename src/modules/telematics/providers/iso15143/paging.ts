@@ -41,6 +41,10 @@ function linkOf(node: IsoNode, links: PageLinks): void {
 /** The feed's document format: the operator's override, else the catalog's. */
 export const formatOf = (ctx: Pick<ReaderContext, 'provider' | 'endpoint'>): 'xml' | 'json' => ctx.endpoint.format ?? ctx.provider.format;
 
+function* jsonPage(body: string, root: string): Generator<IsoNode[]> {
+  yield jsonRootChildren(body, ['Links', root === 'Fleet' ? 'Equipment' : root]);
+}
+
 /**
  * Reads pages from the feed's first (1, or 0 where configured), yielding each page's root children (links excluded) as
  * they arrive. Links are only ever read for a page number: every request goes to the configured endpoint (`baseUrl`
@@ -74,12 +78,15 @@ export async function* pagedNodes(
     };
     const path = pathOf(page);
     try {
-      if (xml) {
-        const res = await streamVendor(provider.id, endpoint, { ...request, path });
-        for await (const nodes of xmlRootChildren(res.body, root)) yield take(nodes);
-      } else {
-        const res = await callVendor(provider.id, endpoint, { ...request, path });
-        yield take(jsonRootChildren(res.body, ['Links', root === 'Fleet' ? 'Equipment' : root]));
+      // Generators: nothing is parsed before the page's round begins.
+      const pageNodes = xml
+        ? xmlRootChildren((await streamVendor(provider.id, endpoint, { ...request, path })).body, root)
+        : jsonPage((await callVendor(provider.id, endpoint, { ...request, path })).body, root);
+      const grant = await ctx.yields?.granted();
+      try {
+        for await (const nodes of pageNodes) yield take(nodes);
+      } finally {
+        if (grant !== undefined) ctx.yields?.end(grant);
       }
     } catch (err) {
       // The parser knows why, only this loop knows where.
