@@ -88,6 +88,11 @@ const envSchema = z.object({
   RETENTION_INTERVAL_MS: z.coerce.number().int().positive().default(10 * 60 * 1000),
   /** Rows one purge statement deletes at most; the purge yields between statements. */
   RETENTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(1000),
+  /**
+   * SQLite: the write time one slice of a job in slices aims at (retention, `secrets rotate`, an object's rewrite); its
+   * size follows, and the job pauses as long after each slice, so other processes' writes get the lock in between.
+   */
+  SQLITE_SLICE_TARGET_MS: z.coerce.number().int().min(1).max(1000).default(10),
   ALLOWED_ORIGINS: z
     .string()
     .default('')

@@ -34,6 +34,7 @@ import type { EncryptedColumn } from './platform/secrets/columns.js';
 import { SecretVault } from './platform/secrets/vault.js';
 import type { PageRoute } from './platform/http/html-page.js';
 import type { StaticFile } from './platform/http/static-files.js';
+import { slicePacing } from './platform/db/slice-pacer.js';
 import { type AfterCommitHook, OperationInvoker } from './platform/operations/invoke.js';
 import type { OpenApiTag, WebhookDoc } from './platform/operations/openapi.js';
 
@@ -117,6 +118,7 @@ export function createRetentionWorker(config: Config, database: DatabaseHandle, 
     clock,
     intervalMs: config.RETENTION_INTERVAL_MS,
     batchSize: config.RETENTION_BATCH_SIZE,
+    pacing: slicePacing(database.dialect, config.SQLITE_SLICE_TARGET_MS),
     ...(log ? { log } : {}),
   });
 }
@@ -146,7 +148,7 @@ export async function createGateway(config: Config, opts: GatewayOptions = {}): 
     } else await sql`select 1`.execute(database.db);
   });
   const db = database.db;
-  const vault = new SecretVault(db, clock, { secret, previous: config.GATEWAY_SECRET_PREVIOUS });
+  const vault = new SecretVault(db, clock, { secret, previous: config.GATEWAY_SECRET_PREVIOUS }, { pacing: slicePacing(database.dialect, config.SQLITE_SLICE_TARGET_MS) });
   // A wrong GATEWAY_SECRET fails start, not the first decrypt; unmigrated, the table may not exist yet.
   if (opts.migrate ?? true) await startOrExplain('GATEWAY_SECRET', closeOpened, () => vault.currentKeyId());
   const scopes = scopesOf(modules);

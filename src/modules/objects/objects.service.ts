@@ -3,6 +3,7 @@ import type { AuthContext } from '../../platform/auth/scopes.js';
 import { hasScope, requireScope } from '../../platform/auth/scopes.js';
 import type { Clock } from '../../platform/core/clock.js';
 import type { Db, Executor, Tx } from '../../platform/db/schema.js';
+import type { SlicePacing } from '../../platform/db/slice-pacer.js';
 import { AppError, invalidInput, notFound, paramOf } from '../../platform/core/errors.js';
 import { invalidFromIssues } from '../../platform/core/issues.js';
 import { decodeCursor, page, sincePage, sinceWindowOf } from '../../platform/core/pagination.js';
@@ -78,6 +79,8 @@ export class ObjectsService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly orgs: OrgsService,
+    /** How the rewrite of a redefinition sizes its slices and waits between them. */
+    private readonly pacing: SlicePacing,
   ) {}
 
   /**
@@ -125,7 +128,7 @@ export class ObjectsService {
 
     let resumed = 0;
     if (existing.rewrite_after !== null) {
-      resumed = await finishRewrite(this.db, org.id, input.key, onProgress);
+      resumed = await finishRewrite(this.db, org.id, input.key, this.pacing, onProgress);
       existing = (await repo.findDefinition(this.db, org.id, input.key)) ?? existing;
     }
     const previous = existing;
@@ -150,7 +153,7 @@ export class ObjectsService {
       // Without a rewrite in slices, the few rows written during the check that need their new form get it here.
       return sliced ? 0 : applyPatches(tx, org.id, previous.id, 0, patches, previous.key_field !== keyField);
     });
-    const rewritten = inline + (sliced ? await finishRewrite(this.db, org.id, input.key, onProgress) : 0);
+    const rewritten = inline + (sliced ? await finishRewrite(this.db, org.id, input.key, this.pacing, onProgress) : 0);
     const definition = load({ ...previous, ...patch, rewrite_after: null, rewrite_through: null, rewrite_from: null }).view;
     return { definition, created: false, rows_checked: checked?.verdicts.checked ?? 0, rows_rewritten: rewritten, rows_resumed: resumed };
   }

@@ -1,6 +1,7 @@
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { AppError } from '../../platform/core/errors.js';
 import type { Db, Tx } from '../../platform/db/schema.js';
+import { SlicePacer, type SlicePacing } from '../../platform/db/slice-pacer.js';
 import { keyValueOf, type SlotMap, type SlotValues, slotValuesOf } from './field-slots.js';
 import type { FieldType, ObjectRow } from './objects.schemas.js';
 import * as repo from './objects.repository.js';
@@ -8,8 +9,10 @@ import { checkRows, rowSchemaOf, type RowShape } from './row-validation.js';
 
 /** Rows one read of the check takes. */
 const CHECK_SLICE = 2000;
-/** Rows one rewrite transaction rewrites: a few ms of writes on SQLite (docs/decisions.md, "Big jobs in slices"). */
+/** Rows one rewrite transaction rewrites at most: a few ms of writes on SQLite (docs/decisions.md, "Big jobs in slices"). */
 export const REWRITE_SLICE = 100;
+/** Rows one rewrite transaction rewrites at least on SQLite, however slow the writes. */
+const MIN_REWRITE_SLICE = 10;
 /** Enough examples to fix the data; the count says how many more there are. */
 const MAX_REPORTED = 20;
 
@@ -205,8 +208,9 @@ class RewriteMovedOn extends Error {}
  * written and no row is rewritten twice. Runs alongside another run of it (each slice's move is conditional); answers
  * how many rows this run rewrote.
  */
-export async function finishRewrite(db: Db, orgId: string, key: string, onProgress?: OnRedefineProgress): Promise<number> {
+export async function finishRewrite(db: Db, orgId: string, key: string, pacing: SlicePacing, onProgress?: OnRedefineProgress): Promise<number> {
   let rewritten = 0;
+  const pacer = new SlicePacer(pacing, REWRITE_SLICE, MIN_REWRITE_SLICE);
   let convert: ReturnType<typeof converter> | undefined;
   for (;;) {
     const def = await repo.findDefinition(db, orgId, key);
@@ -216,7 +220,8 @@ export async function finishRewrite(db: Db, orgId: string, key: string, onProgre
     const from = JSON.parse(def.rewrite_from) as RewriteFrom;
     const next: NextDefinition = { key: def.key, fields: JSON.parse(def.fields) as NextDefinition['fields'], key_field: def.key_field, slots: JSON.parse(def.slots) as SlotMap };
     convert ??= converter(next);
-    const slice = await repo.scanRows(db, orgId, def.id, after, REWRITE_SLICE, through);
+    const size = pacer.size;
+    const slice = await repo.scanRows(db, orgId, def.id, after, size, through);
     const patches: RowPatch[] = [];
     // Rows written since the switch (a higher rev) were written in the new form already.
     for (const row of slice) {
@@ -226,7 +231,7 @@ export async function finishRewrite(db: Db, orgId: string, key: string, onProgre
       if (!patch) throw new Error(`row ${row.id} of object ${key} does not fit the definition it was checked against`);
       if (differs(row, patch)) patches.push({ id: Number(row.id), rev: row.rev === null ? null : Number(row.rev), patch });
     }
-    const end = slice.length < REWRITE_SLICE ? null : Number(slice[slice.length - 1]?.id);
+    const end = slice.length < size ? null : Number(slice[slice.length - 1]?.id);
     const started = performance.now();
     const written = await db
       .transaction()
@@ -241,8 +246,9 @@ export async function finishRewrite(db: Db, orgId: string, key: string, onProgre
         throw err;
       });
     rewritten += written;
-    await onProgress?.({ phase: 'rewrite', done: end ?? through, total: through, writeMs: performance.now() - started });
-    await yieldToOthers();
+    const writeMs = performance.now() - started;
+    await onProgress?.({ phase: 'rewrite', done: end ?? through, total: through, writeMs });
+    await pacer.next(writeMs);
   }
 }
 

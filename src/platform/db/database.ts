@@ -138,13 +138,17 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
   write.pragma('optimize = 0x10002');
   // Opened after the writer has made the file and set WAL; read-only, so a statement routed here can never write.
   const read = file === ':memory:' ? undefined : new SQLite(file, { readonly: true });
+  const lockWaitMs = opts.busyTimeoutMs ?? 5000;
+  // The writer's wait for another process's lock is the group committer's, on the event loop (sqlite-group-commit.ts):
+  // SQLite's own busy wait would hold the whole process, reads included, for as long as the other writer holds the lock.
+  write.pragma('busy_timeout = 0');
+  read?.pragma(`busy_timeout = ${lockWaitMs}`);
   for (const connection of read ? [write, read] : [write]) {
-    connection.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 5000}`);
     // Bounded small (better-sqlite3 builds with 16 MB): the OS caches the file anyway, and a 10 MB interchange's writes
     // would otherwise grow every process by the whole cache (docs/decisions.md, "SQLite page cache").
     connection.pragma(`cache_size = ${-1024 * (opts.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)}`);
   }
-  const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}) });
+  const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}), lockWaitMs });
   const db = new Kysely<Database>({ dialect });
   return { db, dialect: 'sqlite', groupCommit: dialect.groupCommitStats, journalsInMemory: () => write.pragma('temp_store = MEMORY'), close: () => db.destroy() };
 }

@@ -26,6 +26,8 @@ interface SqliteConnections {
   write: Database.Database;
   /** A read-only connection to the same file for reads outside transactions; absent for `:memory:`. */
   read?: Database.Database;
+  /** How long a transaction waits for another process's write lock (SQLITE_BUSY_TIMEOUT_MS); the write connection's own busy_timeout is 0. */
+  lockWaitMs: number;
 }
 
 /** The two connections and how a statement is routed between them. */
@@ -44,6 +46,7 @@ class SqliteStore {
     this.snapshot = reads ? new ReadSnapshot(reads) : undefined;
     this.writer = new GroupCommitter(writes, {
       maxMembers: GROUP_COMMIT_MAX_MEMBERS,
+      lockWaitMs: connections.lockWaitMs,
       beforeCommit: () => this.snapshot?.close(),
     });
   }

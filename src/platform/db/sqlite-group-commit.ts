@@ -1,6 +1,9 @@
 import type { QueryResult } from 'kysely';
 import { runStatement, type StatementCache } from './sqlite-statement-cache.js';
 
+/** How often a batch tries again for a write lock another connection holds. */
+const LOCK_RETRY_MS = 1;
+
 /** One SQLite transaction that several callers' transactions share; each is answered once it is durable. */
 export interface Batch {
   members: number;
@@ -32,6 +35,8 @@ export interface GroupCommitStats {
 interface GroupCommitOptions {
   /** Members per batch before it commits without waiting for the turn to end. */
   maxMembers: number;
+  /** How long a batch waits for another connection's write lock before its members fail with SQLITE_BUSY. */
+  lockWaitMs: number;
   /** Runs just before each COMMIT (the read snapshot ends there). */
   beforeCommit(): void;
 }
@@ -50,6 +55,8 @@ export class GroupCommitter {
   /** A member holds the connection (between its savepoint and its release). */
   private running = false;
   private startScheduled = false;
+  /** When the batch about to start first found the write lock held by another connection. */
+  private lockWaitSince: number | undefined;
   private readonly startAtTurnEnd = (): void => {
     this.startScheduled = false;
     this.startBatch();
@@ -120,14 +127,33 @@ export class GroupCommitter {
   private startBatch(): void {
     if (this.batch !== undefined || this.waiting.length === 0) return;
     try {
-      // IMMEDIATE: wait for another process's write lock here (busy_timeout), not fail on the first write.
+      // IMMEDIATE: take the write lock here, not fail on the first write once another process has taken it.
       this.exec('BEGIN IMMEDIATE');
     } catch (err) {
+      if (this.waitForLock(err)) return;
+      this.lockWaitSince = undefined;
       for (const member of this.waiting.splice(0)) member.fail(err);
       return;
     }
+    this.lockWaitSince = undefined;
     this.batch = newBatch();
     this.next();
+  }
+
+  /**
+   * Another process holds the write lock (a CLI job): try again in a moment, from a timer, until `lockWaitMs` has passed.
+   * SQLite's busy wait would block the event loop meanwhile, and back off ever longer, so missing the gaps between a job's
+   * slices; polling keeps reads answering and gets in within a millisecond or so of the lock's release.
+   */
+  private waitForLock(err: unknown): boolean {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY')) return false;
+    const now = performance.now();
+    this.lockWaitSince ??= now;
+    if (now - this.lockWaitSince >= this.opts.lockWaitMs) return false;
+    this.startScheduled = true;
+    setTimeout(this.startAtTurnEnd, LOCK_RETRY_MS);
+    return true;
   }
 
   /** Starts the next waiting member in the open batch; commits when none is waiting or the batch is full. */

@@ -14,7 +14,7 @@ interface EncryptedValue {
   value: string;
 }
 
-/** Values one slice re-encrypts: its write (one statement) stays a few ms on SQLite, see docs/decisions.md. */
+/** Values one slice re-encrypts at most (on SQLite fewer when they cost more than the slice target, see SlicePacer). */
 export const ROTATION_SLICE = 200;
 
 /** A key id's ciphertext prefix (see vault.ts), compared with substr: LIKE would read the `_` of `sk_` as a wildcard. */

@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { setImmediate as yieldToOthers, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/schema.js';
+import { SlicePacer, type SlicePacing } from '../db/slice-pacer.js';
 import { newId } from '../core/ids.js';
 import { type Kek, deriveKek, seal, unseal } from './aead.js';
-import { type EncryptedColumn, prefixOf, replaceValues, valuesNotUnder } from './columns.js';
+import { type EncryptedColumn, prefixOf, replaceValues, ROTATION_SLICE, valuesNotUnder } from './columns.js';
 import { type SecretKeyRow, findCurrentKey, findKey, insertFirstKey, listKeys, rewrapKey, switchCurrentKey } from './secret-keys.repository.js';
+
+/** Values one slice re-encrypts at least on SQLite, however slow the writes. */
+const MIN_ROTATION_SLICE = 10;
 
 export interface VaultSecrets {
   /** GATEWAY_SECRET (or the generated one, see resolveGatewaySecret). */
@@ -17,6 +21,8 @@ export interface VaultSecrets {
 interface VaultOptions {
   /** How long a process keeps encrypting under the key it read as current; `rotate` waits this long before re-encrypting. */
   currentKeyRefreshMs?: number;
+  /** How `rotate` sizes its slices and waits between them (slice-pacer.ts); fixed slices with a yield when absent. */
+  pacing?: SlicePacing;
 }
 
 /** One slice of a rotation, for progress and the bench: values moved so far, and how long its write took. */
@@ -52,6 +58,7 @@ export class SecretVault {
   private readonly kek: Kek;
   private readonly previousKek: Kek | undefined;
   private readonly refreshMs: number;
+  private readonly pacing: SlicePacing;
   private readonly dataKeys = new Map<string, Buffer>();
   private current: CurrentKey | undefined;
 
@@ -59,6 +66,7 @@ export class SecretVault {
     this.kek = deriveKek(secrets.secret);
     this.previousKek = secrets.previous === undefined ? undefined : deriveKek(secrets.previous);
     this.refreshMs = opts.currentKeyRefreshMs ?? 2000;
+    this.pacing = opts.pacing ?? { targetMs: undefined };
   }
 
   async encrypt(plaintext: string, aad: string): Promise<string> {
@@ -121,9 +129,10 @@ export class SecretVault {
   /** Moves a column's values to the current key until none is under another; returns how many it moved. */
   private async reencryptColumn(column: EncryptedColumn, progress: { reencrypted: number; onSlice?: ((slice: RotationSlice) => void) | undefined }): Promise<number> {
     let moved = 0;
+    const pacer = new SlicePacer(this.pacing, ROTATION_SLICE, MIN_ROTATION_SLICE);
     for (;;) {
       const current = await this.currentKey();
-      const rows = await valuesNotUnder(this.db, column, current.id);
+      const rows = await valuesNotUnder(this.db, column, current.id, pacer.size);
       if (rows.length === 0) return moved;
       const next = [];
       for (const row of rows) {
@@ -140,8 +149,8 @@ export class SecretVault {
       moved += replaced;
       progress.reencrypted += replaced;
       progress.onSlice?.({ column: `${column.table}.${column.column}`, moved: replaced, reencrypted: progress.reencrypted, writeMs });
-      // Between slices, the process's other work (requests, when a serve process rotates) takes its turn.
-      await yieldToOthers();
+      // Between slices, the process's other work (requests, when a serve process rotates) and other processes' writes take their turn.
+      await pacer.next(writeMs);
     }
   }
 

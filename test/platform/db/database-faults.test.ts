@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +97,44 @@ describe.runIf(dialects.includes('sqlite'))('SQLite locked by another connection
     expect(after.orders).toBe(before.orders + 2);
     expect(after.lines).toBe(before.lines + 2);
     expect(after.outbox).toBe(before.outbox + 2);
+  });
+});
+
+describe.runIf(dialects.includes('sqlite'))('SQLite: a write waiting for another process\'s lock (sqlite)', () => {
+  let h: Harness;
+  let key: string;
+
+  beforeAll(async () => {
+    // Long, so the write is still waiting when the lock is released.
+    h = await startHarness('sqlite', { env: { SQLITE_BUSY_TIMEOUT_MS: '20000' } });
+    await seedCatalog(h, 'acme');
+    key = (await h.key('acme', 'orders:read,orders:write')).key;
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('keeps answering reads while it waits, and goes in once the lock is released', async () => {
+    const other = new SQLite(h.databaseUrl.slice('sqlite:'.length));
+    other.exec('BEGIN IMMEDIATE');
+    let settled = false;
+    const write = h.request({ method: 'POST', url: '/v1/orders', payload: orderPayload('PO-WAIT-1'), key }).finally(() => {
+      settled = true;
+    });
+    try {
+      // Time for the write to reach its BEGIN (no timing is asserted). SQLite's own busy wait would then hold the whole
+      // process until the lock came free or the wait ran out (a 503): no read would answer meanwhile.
+      await sleep(500);
+      for (let i = 0; i < 5; i++) expect((await h.request({ method: 'GET', url: '/v1/orders', key })).statusCode).toBe(200);
+      expect(settled).toBe(false);
+    } finally {
+      other.exec('COMMIT');
+      other.close();
+    }
+    const done = await write;
+    expect(done.statusCode, done.body).toBe(201);
+    const listed = await h.request({ method: 'GET', url: '/v1/orders', key });
+    expect(listed.json<{ orders: { po_number: string }[] }>().orders.map((o) => o.po_number)).toContain('PO-WAIT-1');
   });
 });
 
