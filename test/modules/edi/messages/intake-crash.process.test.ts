@@ -7,6 +7,16 @@ import { buyerInterchange, seedEdiCatalog, seedPartners, set850, type SubmitBody
 /** Sets in the interchange: many slices (about 190 of these small sets each), so the process dies with some taken. */
 const SETS = 3_000;
 
+
+/** The client's retry of a POST whose first try a killed process held: 409 until its heartbeat runs out, then taken over. */
+async function retryWhileHeld(url: string, headers: Record<string, string>, body: string | Buffer): Promise<Response> {
+  let retried = await fetch(url, { method: 'POST', headers, body });
+  for (let tries = 0; retried.status === 409 && tries < 20; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    retried = await fetch(url, { method: 'POST', headers, body });
+  }
+  return retried;
+}
 describe.each(dialects)('a serve process killed while it takes an interchange in slices (%s)', (dialect) => {
   let h: Harness;
   let key: string;
@@ -68,11 +78,7 @@ describe.each(dialects)('a serve process killed while it takes an interchange in
     running.push(second);
     // The killed process held the key and the interchange while it lived; they stay held until its heartbeat is older
     // than the TTL (409 idempotency_in_flight meanwhile), then the client's retry takes both over.
-    let retried = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
-    for (let tries = 0; retried.status === 409 && tries < 20; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      retried = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
-    }
+    const retried = await retryWhileHeld(`${second.url}/v1/edi`, headers, body);
     const answer = (await retried.json()) as SubmitBody;
     expect(retried.status, JSON.stringify(answer).slice(0, 500)).toBe(200);
     expect(answer.message_id).toBe(original.id);
@@ -134,11 +140,7 @@ describe.each(dialects)('a serve process killed while it takes an interchange in
 
     const second = await startServe(env);
     running.push(second);
-    let retried = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
-    for (let tries = 0; retried.status === 409 && tries < 20; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      retried = await fetch(`${second.url}/v1/edi`, { method: 'POST', headers, body });
-    }
+    const retried = await retryWhileHeld(`${second.url}/v1/edi`, headers, body);
     const answer = (await retried.json()) as SubmitBody;
     expect(retried.status, JSON.stringify(answer).slice(0, 500)).toBe(200);
     // The resend finished the message the killed process began, and answered as it: one message for the body.
