@@ -8,7 +8,7 @@ import SQLite from 'better-sqlite3';
 import { WEBHOOK_DESTINATION } from '../src/modules/webhooks/webhook-sender.js';
 import { enqueueHubEvent } from '../src/platform/outbox/outbox.js';
 import { ORDER_SKUS, orderLoad, wrkOrderTarget } from './orders.bench.js';
-import { benchKey, type LoadResult, load, processCpuUs, root, seedProducts, startGateway, startHubSimProcess, stopChild } from './support.js';
+import { benchKey, type LoadResult, load, median, processCpuUs, root, seedProducts, startGateway, startHubSimProcess, stopChild } from './support.js';
 import { ensureWrk, wrkLoad } from './wrk.js';
 
 const ENDPOINTS = 3;
@@ -19,8 +19,11 @@ export interface WebhooksBench {
    * delivery; mainThreadCpuUsPerDelivery: its main thread's alone (what the request thread pays; the rest is the send thread and V8's helpers).
    */
   fanOut: { events: number; deliveries: number; seconds: number; deliveriesPerSec: number; cpuUsPerDelivery: number; mainThreadCpuUsPerDelivery: number };
-  /** POST /v1/orders on one gateway without endpoints and one with three, measured in turn (none, three, none, three). */
-  orders: { generator: string; none: OrdersRun[]; three: OrdersRun[]; ratio: number };
+  /**
+   * POST /v1/orders on one gateway without endpoints and one with three, measured in pairs (none then three, then three
+   * then none, alternating); `pairRatios` is each pair's three over none, `ratio` their median.
+   */
+  orders: { generator: string; none: OrdersRun[]; three: OrdersRun[]; pairRatios: number[]; ratio: number };
 }
 
 /**
@@ -158,12 +161,35 @@ async function drainLag(databaseUrl: string, receiver: Receiver, receivedBase: n
 }
 
 /**
+ * Waits until a gateway has nothing left to send (no queued or in-flight outbox row, hub or webhook, no pending fan-out),
+ * then a second more: a run must not start while the previous run's deliveries are still being worked off.
+ */
+async function settle(databaseUrl: string): Promise<void> {
+  const file = new SQLite(databaseUrl.replace(/^sqlite:/, ''), { readonly: true });
+  try {
+    const outstanding = file.prepare(
+      `select (select count(*) from outbox where status in ('queued', 'delivering')) + (select count(*) from webhook_events where fanout is not null) as n`,
+    );
+    const since = performance.now();
+    while ((outstanding.get() as { n: number }).n > 0) {
+      if (performance.now() - since > 600_000) throw new Error('a gateway still had deliveries to send 10 minutes after its load');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    file.close();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+}
+
+/**
  * The orders path with 3 subscribed endpoints against none: two `serve` processes on fresh SQLite files, the hub
- * simulator up, driven in turn twice each (so neither is always measured on the older database); ratio of the means.
+ * simulator up, driven in `pairs` pairs (the side that runs first alternates, so neither is always measured on the older
+ * database or right after the other); each run starts once its gateway has nothing left to send. The ratio is the median
+ * of the pairs' ratios: one pair that shared the machine with something else does not move it.
  * Driven by wrk when it can run (the generator that costs the least CPU, as the hot-path benches), else autocannon;
  * both sides by the same one.
  */
-async function benchOrdersWithEndpoints(durationSec: number, receiver: Receiver): Promise<WebhooksBench['orders']> {
+async function benchOrdersWithEndpoints(durationSec: number, pairs: number, receiver: Receiver): Promise<WebhooksBench['orders']> {
   const hub = await startHubSimProcess();
   const env = { HUB_URL: hub.url, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' };
   const [plain, subscribed] = [await startGateway(env), await startGateway(env)];
@@ -186,26 +212,35 @@ async function benchOrdersWithEndpoints(durationSec: number, receiver: Receiver)
     await drainLag(three.gw.databaseUrl, receiver, receivedBase);
     const measured: { none: OrdersRun[]; three: OrdersRun[] } = { none: [], three: [] };
     const pids = (gw: typeof plain) => ({ gateway: gw.pid, receiver: receiver.pid, hub: hub.pid });
-    for (let round = 0; round < 2; round++) {
+    const runNone = async () => {
+      await settle(none.gw.databaseUrl);
       measured.none.push(await measure(none.drive(durationSec), pids(none.gw)));
+    };
+    const runThree = async () => {
+      await settle(three.gw.databaseUrl);
       const run = await measure(three.drive(durationSec), pids(three.gw));
       // Measured until its deliveries are all in, so the next run does not share the machine with this one's catch-up.
       measured.three.push({ ...run, lag: await drainLag(three.gw.databaseUrl, receiver, receivedBase) });
+    };
+    // Pairs alternate which side runs first, so neither is always measured on the older database or after the other.
+    for (let pair = 0; pair < pairs; pair++) {
+      if (pair % 2 === 0) await runNone().then(runThree);
+      else await runThree().then(runNone);
     }
     for (const r of [...measured.none, ...measured.three]) if (r.non2xx > 0 || r.errors > 0) throw new Error(`orders answered ${r.non2xx} non-2xx and ${r.errors} errors`);
-    const mean = (rs: LoadResult[]) => rs.reduce((s, r) => s + r.requestsPerSec, 0) / rs.length;
-    return { generator: useWrk ? 'wrk' : 'autocannon', ...measured, ratio: mean(measured.three) / mean(measured.none) };
+    const pairRatios = measured.three.map((t, i) => t.requestsPerSec / (measured.none[i] as OrdersRun).requestsPerSec);
+    return { generator: useWrk ? 'wrk' : 'autocannon', ...measured, pairRatios, ratio: median(pairRatios) };
   } finally {
     await Promise.all([plain.stop(), subscribed.stop()]);
     await hub.stop();
   }
 }
 
-export async function benchWebhooks(durationSec: number, events = 10_000): Promise<WebhooksBench> {
+export async function benchWebhooks(durationSec: number, pairs: number, events = 10_000): Promise<WebhooksBench> {
   const receiver = await startReceiverProcess();
   try {
     const fanOut = await benchFanOut(events, receiver);
-    const orders = await benchOrdersWithEndpoints(durationSec, receiver);
+    const orders = await benchOrdersWithEndpoints(durationSec, pairs, receiver);
     return { fanOut, orders };
   } finally {
     await receiver.stop();
