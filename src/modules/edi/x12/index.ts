@@ -23,7 +23,6 @@ export {
 export { ackCode, ackCodes, type AckElement } from './x12.ack-codes.js';
 export { ELEMENTS_READ, LENIENT_TOLERATES, tolerated, type ValidationLevel } from './x12.tolerance.js';
 export { type Findings, indexFindings } from './x12.findings.js';
-export { Pacer } from './x12.pace.js';
 export { buildTa1, TA1_NOTES, type Ta1Code, ta1Verdict } from './x12.ta1.js';
 // Write: interchanges from element arrays, with delimiters that do not occur in the data.
 export {

@@ -3,7 +3,7 @@ import { ackCode, releaseOf } from './x12.ack-codes.js';
 import { chooseDelimiters, echoX12, echoX12Id, scrub } from './x12.delimiters.js';
 import { type Findings, indexFindings } from './x12.findings.js';
 import { delimitersFor, envelopeVersion, ta1Elements, type Ta1Code } from './x12.ta1.js';
-import { Pacer } from './x12.pace.js';
+import { Pacer } from '../../../platform/core/pacer.js';
 import { tolerated, type ValidationLevel } from './x12.tolerance.js';
 import { type BuildGroup, type BuildSet, buildInterchange, buildInterchangePaced, type Party } from './x12.writer.js';
 import type { Delimiters, FunctionalGroup, Interchange, PartialInterchange, TransactionSet, X12Issue } from './x12.types.js';

@@ -1,4 +1,4 @@
-import { setImmediate } from 'node:timers/promises';
+import { Pacer } from '../../../platform/core/pacer.js';
 import { ISA_WIDTHS, isUsableDelimiter } from './x12.isa.js';
 import type { Delimiters } from './x12.types.js';
 
@@ -73,15 +73,13 @@ export function writeX12(input: InterchangeInput, delimiters: Delimiters, opts: 
   return parts.join('');
 }
 
-/** Segments written between two yields to the event loop by writeX12Paced: a few milliseconds of writing. */
-const PACE_SEGMENTS = 5000;
-
-/** writeX12 for a large interchange (a 997 reply to 40,000 groups), yielding every few thousand segments. */
+/** writeX12 for a large interchange (a 997 reply to 40,000 groups), yielding to the event loop every few milliseconds (Pacer). */
 export async function writeX12Paced(input: InterchangeInput, delimiters: Delimiters, opts: WriteOptions = {}): Promise<string> {
   const parts: string[] = [];
+  const pacer = new Pacer();
   for (const part of x12Parts(input, delimiters, opts)) {
     parts.push(part);
-    if (parts.length % PACE_SEGMENTS === 0) await setImmediate();
+    await pacer.tick();
   }
   return parts.join('');
 }

@@ -1,7 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 
-/** The most a paced loop runs between two yields to the event loop: requests beside a large interchange wait no longer. */
+/** The most a paced loop runs between two yields to the event loop: requests beside a large job wait no longer. */
 const PACE_MS = 4;
 
 /**
