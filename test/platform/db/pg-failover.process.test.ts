@@ -189,6 +189,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
     const clients = Array.from({ length: CLIENTS }, () => client());
 
     await waitFor(() => answered.length >= WRITES_BEFORE, { what: 'writes before the crash', timeoutMs: 60_000, intervalMs: 20 });
+    const killedAt = Date.now();
     await pair.killPrimary();
     await pair.promoteStandby();
     promotion.at = Date.now();
@@ -257,6 +258,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
       `pg failover: writes answered ${ok.length}, writes found ${found}, events at the hub ${atHub.length} (outbox ${outbox.length}, missing ${missing.length}),` +
         ` duplicates ${duplicates.length + atHub.length - hubIds.size}, 5xx ${fiveHundreds} (503 during the switch: ${statuses.get(503) ?? 0}, cut connections: ${statuses.get(0) ?? 0},` +
         ` 409 key held: ${statuses.get(409) ?? 0}), retried writes ${ok.filter((a) => a.retries > 0).length}, replays ${replayed}/${ok.length},` +
+        ` seconds without a primary ${((promotion.at - killedAt) / 1000).toFixed(2)} (INSTANCE_TTL_MS ${env.INSTANCE_TTL_MS}),` +
         ` seconds from promotion to the first successful write ${seconds}, instances registered on the new primary ${instances.length}\n`,
     );
 
