@@ -7,14 +7,20 @@
 /**
  * PostgreSQL SQLSTATEs of a server going away or refusing work for now (class 08, and 57P01-57P03, 53300), and 25006:
  * a write refused by a server that became a standby, which the pool leaves for the new primary (postgres-failover.ts).
+ * Also the session cut by a timeout (57P05 idle_session_timeout, 25P03 idle-in-transaction timeout: both end the
+ * connection) and 57014, a statement cancelled: by a statement_timeout the operator set in DATABASE_URL to bound a
+ * primary that stops answering, or by an operator's pg_cancel_backend during a switchover.
  */
-const PG_TRANSIENT_STATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
+const PG_TRANSIENT_STATES = new Set(['57P01', '57P02', '57P03', '57P05', '57014', '53300', '25006', '25P03']);
 
 /** Node's network errors on the way to the server. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** pg's own errors when a connection dies under a query or the pool cannot connect (they carry no code). */
-const PG_CONNECTION_MESSAGES = [/^Connection terminated/, /^timeout exceeded when trying to connect/, /^Client has encountered a connection error/, /^Client was closed/];
+/**
+ * pg's own errors when a connection dies under a query, the pool cannot connect, or a query outlives pg's
+ * query_timeout (they carry no code).
+ */
+const PG_CONNECTION_MESSAGES = [/^Connection terminated/, /^timeout exceeded when trying to connect/, /^Client has encountered a connection error/, /^Client was closed/, /^Query read timeout$/];
 
 function codeOf(err: object): string | undefined {
   const code = (err as { code?: unknown }).code;

@@ -1,8 +1,22 @@
 import type { Logger } from 'pino';
+import { AppError } from '../core/errors.js';
 import { leaseOwnerId } from '../core/ids.js';
 import type { Dialect } from '../db/database.js';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../db/faults.js';
 import type { Db, Executor } from '../db/schema.js';
 import * as repo from './instances.repository.js';
+
+/**
+ * What a call fails with when another process took over what it held (an idempotency key, an EDI lease): that process
+ * judged this one dead because its heartbeats stalled past INSTANCE_TTL_MS, as they do while a PostgreSQL primary is
+ * away, and now finishes the work itself. Nothing of this call's change commits, and a retry gets the other one's
+ * answer: 503 with Retry-After, never a 500 (docs/decisions.md, [16/20]).
+ */
+export function holdLost(what: string): AppError {
+  return new AppError('unavailable', `${what} was taken over by another gateway process while this request ran; retry shortly for its answer`, undefined, {
+    'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
+  });
+}
 
 /** Instances silent this long are deleted from the registry (by the next process that stops cleanly). */
 const FORGET_MS = 24 * 60 * 60 * 1000;

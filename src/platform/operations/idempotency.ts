@@ -6,7 +6,7 @@ import { DATABASE_RETRY_AFTER_SECONDS } from '../db/faults.js';
 import type { PurgeTarget } from '../db/retention.js';
 import type { Db, Executor } from '../db/schema.js';
 import { AppError, invalidInput } from '../core/errors.js';
-import type { InstanceLiveness } from '../instances/instance-liveness.js';
+import { holdLost, type InstanceLiveness } from '../instances/instance-liveness.js';
 import * as repo from './idempotency.repository.js';
 
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
@@ -208,7 +208,7 @@ export class IdempotencyStore {
    */
   async record(tx: Executor, claim: IdempotencyClaim, outcome: StoredOutcome): Promise<void> {
     if (!(await repo.saveOutcome(tx, claim.table, claim.orgId, claim.key, claim.fingerprint, this.instances.id, { statusCode: outcome.status, body: JSON.stringify(outcome) }))) {
-      throw new Error(`Idempotency-Key ${claim.key} was taken over by another process while this call ran`);
+      throw holdLost(`Idempotency-Key ${claim.key}`);
     }
   }
 

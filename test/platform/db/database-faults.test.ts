@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isTransientDatabaseError } from '../../../src/platform/db/faults.js';
 import { toAppError } from '../../../src/platform/http/error-handler.js';
+import { holdLost } from '../../../src/platform/instances/instance-liveness.js';
 import { dialects, type Harness, startHarness } from '../../support/harness.js';
 import { orderPayload, seedCatalog } from '../../modules/orders/orders-support.js';
 import { freePort } from '../outbox/process-support.js';
@@ -55,6 +56,25 @@ describe('database faults are recognised as retryable', () => {
       expect(isTransientDatabaseError(coded(code)), code).toBe(false);
       expect(toAppError(coded(code)).status).toBe(500);
     }
+  });
+});
+
+describe('what a lost or switching PostgreSQL primary throws answers 503 with Retry-After', () => {
+  it('recognises a cancelled statement, a session cut by a timeout, an aborted socket and pg\'s query timeout', () => {
+    const coded = (code: string) => Object.assign(new Error('x'), { code });
+    // 57014: statement_timeout (bounding a primary that stops answering) or pg_cancel_backend; 57P05 and 25P03 end the session.
+    for (const code of ['57014', '57P05', '25P03', 'ECONNABORTED']) {
+      expect(isTransientDatabaseError(coded(code)), code).toBe(true);
+      expect(toAppError(coded(code)).status, code).toBe(503);
+    }
+    expect(isTransientDatabaseError(new Error('Query read timeout'))).toBe(true);
+  });
+
+  it('answers a hold another process took over (its heartbeats looked stalled) 503, not 500', () => {
+    const err = toAppError(holdLost('Idempotency-Key k-1'));
+    expect(err.status).toBe(503);
+    expect(err.code).toBe('unavailable');
+    expect(err.headers).toEqual({ 'retry-after': '1' });
   });
 });
 

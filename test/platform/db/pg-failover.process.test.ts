@@ -7,6 +7,7 @@ import { loadConfig } from '../../../src/config.js';
 import { createGateway, type Gateway } from '../../../src/gateway.js';
 import { type HubSim, startHubSim } from '../../../src/sim/hub-sim.js';
 import { startVendorSim, type VendorSim } from '../../../src/sim/vendor-sim.js';
+import { loggedErrorsFor } from '../../support/logged-errors.js';
 import { type PgPair, startPgPair } from '../../support/pg-pair.js';
 import { waitFor } from '../../support/wait-for.js';
 import { requireBuild, type ServeProcess, startServe } from '../outbox/process-support.js';
@@ -24,6 +25,8 @@ const CLIENTS = 6;
 const WRITES_BEFORE = 60;
 const WRITES_AFTER = 60;
 const HUB_TOKEN = 'hub-token';
+/** Longer than serve's log buffer waits before it flushes (app.ts, LOG_FLUSH_MS). */
+const LOG_FLUSH_WAIT_MS = 1500;
 
 /** An 850 with its own control numbers and PO number, so each is a new interchange and a new order. */
 function interchange(n: number): string {
@@ -50,6 +53,8 @@ interface Answered {
   body: Record<string, unknown>;
   /** Attempts before the 2xx: 503s, 409s (the key still held) and cut connections. */
   retries: number;
+  /** The process that gave this answer. */
+  serve?: ServeProcess;
 }
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover under load (its own primary and synchronous standby)', () => {
@@ -70,7 +75,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
       PATH: process.env.PATH,
       DATABASE_URL: pair.url,
       GATEWAY_SECRET: secret,
-      LOG_LEVEL: 'silent',
+      // Errors only: a 500 logs its cause there (error-handler.ts), which the test prints with the failed write.
+      LOG_LEVEL: 'error',
       HUB_URL: hub.url,
       HUB_TOKEN,
       HUB_TIMEOUT_MS: '500',
@@ -86,7 +92,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
     };
     // An in-process gateway on the pair migrates it, seeds it, and reads the outcome (its pool fails over too).
     gateway = await createGateway(loadConfig({ DATABASE_URL: pair.url, GATEWAY_SECRET: secret, LOG_LEVEL: 'silent', VENDOR_SIM_URL: vendor.url }));
-    for (let i = 0; i < 2; i++) serves.push(await startServe(env));
+    for (let i = 0; i < 2; i++) serves.push(await startServe(env, { logs: true }));
   }, 150_000);
 
   afterAll(async () => {
@@ -132,6 +138,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
 
     const statuses = new Map<number, number>();
     const answered: Answered[] = [];
+    /** Every answer 500 or over but 503, retried or not: each is explained by what its process logged. */
+    const serverErrors: Answered[] = [];
     /** When the promotion returned, and when the first write sent after it was answered 2xx. */
     const promotion: { at?: number; firstWrite?: number } = {};
     let turn = 0;
@@ -158,13 +166,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
           body = {};
         }
         statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (status >= 500 && status !== 503) serverErrors.push({ write, status, body, retries, serve: target });
         if (status >= 200 && status < 300) {
           if (promotion.at !== undefined && sentAt >= promotion.at) promotion.firstWrite ??= Date.now();
-          return { write, status, body, retries };
+          return { write, status, body, retries, serve: target };
         }
         const retryable = status === 503 || status === 0 || (status === 409 && body.code === 'idempotency_in_flight');
         // Bounded, so a write that never succeeds fails the test with its last answer instead of hanging it.
-        if (!retryable || Date.now() > giveUpAt) return { write, status, body, retries };
+        if (!retryable || Date.now() > giveUpAt) return { write, status, body, retries, serve: target };
         await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
       }
     };
@@ -180,6 +189,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
     const clients = Array.from({ length: CLIENTS }, () => client());
 
     await waitFor(() => answered.length >= WRITES_BEFORE, { what: 'writes before the crash', timeoutMs: 60_000, intervalMs: 20 });
+    const killedAt = Date.now();
     await pair.killPrimary();
     await pair.promoteStandby();
     promotion.at = Date.now();
@@ -188,11 +198,19 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
     stop = true;
     await Promise.all(clients);
 
+    // A 500 names its cause: the error (class, code, message, stack) its process logged for that request id.
+    if (serverErrors.length > 0) await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_WAIT_MS));
+    const causes = serverErrors.map((a) => {
+      const logged = a.serve === undefined ? [] : loggedErrorsFor(a.serve.logged(), typeof a.body.request_id === 'string' ? a.body.request_id : undefined);
+      return `${a.write.kind} ${a.write.path} answered ${a.status} ${JSON.stringify(a.body)} at ${a.serve?.url ?? '?'}; logged:\n${logged.length === 0 ? '(nothing)' : logged.join('\n')}`;
+    });
+    if (causes.length > 0) process.stdout.write(`pg failover: server errors and their logged causes:\n${causes.join('\n\n')}\n`);
+
     const db = gateway.database.db;
     const ok = answered.filter((a) => a.status >= 200 && a.status < 300);
     // A run-now meets the background poller's (or another client's) poll of the connection: 409, a clear answer.
     const notOk = answered.filter((a) => (a.status < 200 || a.status >= 300) && !(a.write.kind === 'run' && a.status === 409));
-    expect(notOk.map((a) => `${a.write.kind} ${a.status} ${JSON.stringify(a.body)}`), 'every write ends answered 2xx').toEqual([]);
+    expect(notOk.map((a) => `${a.write.kind} ${a.status} ${JSON.stringify(a.body)}`), `every write ends answered 2xx; server errors:\n${causes.join('\n\n')}`).toEqual([]);
 
     // Every 2xx write is there once (a retry that ran again would have made a second row).
     let found = 0;
@@ -240,10 +258,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('a PostgreSQL primary failover u
       `pg failover: writes answered ${ok.length}, writes found ${found}, events at the hub ${atHub.length} (outbox ${outbox.length}, missing ${missing.length}),` +
         ` duplicates ${duplicates.length + atHub.length - hubIds.size}, 5xx ${fiveHundreds} (503 during the switch: ${statuses.get(503) ?? 0}, cut connections: ${statuses.get(0) ?? 0},` +
         ` 409 key held: ${statuses.get(409) ?? 0}), retried writes ${ok.filter((a) => a.retries > 0).length}, replays ${replayed}/${ok.length},` +
+        ` seconds without a primary ${((promotion.at - killedAt) / 1000).toFixed(2)} (INSTANCE_TTL_MS ${env.INSTANCE_TTL_MS}),` +
         ` seconds from promotion to the first successful write ${seconds}, instances registered on the new primary ${instances.length}\n`,
     );
 
-    expect(fiveHundreds, 'no 500').toBe(0);
+    expect(fiveHundreds, `no 500; their logged causes:\n${causes.join('\n\n')}`).toBe(0);
     expect(duplicates, 'every 2xx write present once').toEqual([]);
     expect(found).toBe(ok.length);
     expect(replayed, 'every key replays its answer').toBe(ok.length);

@@ -106,9 +106,12 @@ describe.each(dialects)('an Idempotency-Key held by a call in progress follows i
 
     const retry = hold(otherApp, 'long-2');
     const retryName = await heldCalls(2);
-    // The stalled call wakes and tries to settle: the key is no longer its process's, so its change rolls back.
+    // The stalled call wakes and tries to settle: the key is no longer its process's, so its change rolls back; its
+    // caller is told to retry (503, Retry-After), and the retry replays the other process's answer.
     letGo(stalledName);
-    expectError(await stalled, 500, 'internal');
+    const lost = await stalled;
+    expectError(lost, 503, 'unavailable');
+    expect(lost.headers['retry-after']).toBe('1');
     letGo(retryName);
     const answered = await retry;
     expect(answered.statusCode, answered.body).toBe(201);

@@ -43,12 +43,23 @@ export interface ServeProcess {
   child: ChildProcess;
   url: string;
   kill(signal: NodeJS.Signals): Promise<void>;
+  /** What the process logged so far, stdout (request logs) then stderr (its own logger); stdout only with `logs`. */
+  logged(): string;
 }
 
-export async function startServe(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
+export interface ServeOptions {
+  /** Keep the request log lines (stdout) as well as stderr, for a test that reads what a failed request logged. */
+  logs?: boolean;
+}
+
+export async function startServe(env: NodeJS.ProcessEnv, opts: ServeOptions = {}): Promise<ServeProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [mainJs, 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [mainJs, 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', opts.logs ? 'pipe' : 'ignore', 'pipe'] });
+  let stdout = '';
   let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
@@ -63,6 +74,7 @@ export async function startServe(env: NodeJS.ProcessEnv): Promise<ServeProcess> 
   return {
     child,
     url,
+    logged: () => stdout + stderr,
     kill: (signal) =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

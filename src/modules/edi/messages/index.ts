@@ -9,6 +9,7 @@ import * as m0024 from './migrations/0024_edi_lease_owner.js';
 import * as m0028 from './migrations/0028_edi_messages_sync_order.js';
 import * as m0046 from './migrations/0046_edi_messages_arriving.js';
 import { EdiService } from './messages.service.js';
+import { LeaseReleases } from './intake/received.js';
 // Its table types, merged into the platform's Database: imported here so they are in every program that has the module.
 import './messages.tables.js';
 
@@ -30,7 +31,8 @@ export const ediMessagesModule: ModuleDefinition = {
   },
   services: ({ config, db, clock, cpu, instances, services: { orders, ediPartners, deliveries } }) => {
     const receivePieceBytes = messagesSettings(config.environment).EDI_RECEIVE_PIECE_BYTES;
-    const edi = new EdiService({ db, clock, cpu, orders, partners: ediPartners, instances, receivePieceBytes }, deliveries);
+    const leases = new LeaseReleases(db, instances);
+    const edi = new EdiService({ db, clock, cpu, orders, partners: ediPartners, instances, receivePieceBytes, leases }, deliveries);
     // An order's status changes become 855/856/810 documents to its partner, in the change's transaction.
     orders.onStatusChanged(edi.onOrderStatusChanged);
     return { edi };

@@ -74,6 +74,8 @@ export async function countChunks(db: Executor, orgId: string, messageId: string
 /**
  * Takes over a body a stopped process left arriving (stored in part) when the same bytes are received again: the same
  * org, SHA-256 and size, no parent body, held by nobody or by an owner no longer among `live`. The row when taken.
+ * Never `owner`'s own lease, even when its heartbeat looks stale (the database was away): a call of its may be taking
+ * the message, or its release be on the way (intake/received.ts, LeaseReleases).
  */
 export async function takeArriving(
   db: Executor,
@@ -100,7 +102,7 @@ export async function takeArriving(
       .where('org_id', '=', orgId)
       .where('id', '=', id)
       .where('status', '=', 'arriving')
-      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', 'not in', live)]))
+      .where((eb) => eb.or([eb('lease_owner', 'is', null), eb.and([eb('lease_owner', '!=', owner), eb('lease_owner', 'not in', live)])]))
       .executeTakeFirst();
     if (Number(took.numUpdatedRows) > 0) return findMessage(db, orgId, id);
   }
@@ -145,7 +147,8 @@ export async function updateMessage(
 
 /**
  * Takes the lease on an interchange still being taken (no answer recorded) when nobody holds it, or its holder is no
- * longer among `live` (the ids of the live instances): true when `owner` now holds it.
+ * longer among `live` (the ids of the live instances): true when `owner` now holds it. Never `owner`'s own lease (see
+ * takeArriving).
  */
 export async function takeLease(db: Executor, orgId: string, id: string, owner: string, live: SelectQueryBuilder<Database, 'gateway_instances', { id: string }>, now: string): Promise<boolean> {
   const result = await db
@@ -154,7 +157,7 @@ export async function takeLease(db: Executor, orgId: string, id: string, owner: 
     .where('org_id', '=', orgId)
     .where('id', '=', id)
     .where('result', 'is', null)
-    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_owner', 'not in', live)]))
+    .where((eb) => eb.or([eb('lease_owner', 'is', null), eb.and([eb('lease_owner', '!=', owner), eb('lease_owner', 'not in', live)])]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

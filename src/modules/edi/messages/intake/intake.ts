@@ -1,4 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
+import { holdLost } from '../../../../platform/instances/instance-liveness.js';
 import type { Settle } from '../../../../platform/operations/operation.js';
 import type { DocumentView, StoredAnswer } from '../messages.schemas.js';
 import { decodeInterchange } from '../interchange-bytes.js';
@@ -91,7 +92,7 @@ export class InterchangeIntake {
         const done = await readDocuments(tx, this.deps, received, checked, judged, slice);
         // A process judged dead (heartbeats stalled past the TTL) lost the interchange to a resend: its slice rolls back.
         if (!(await messages.touchHeld(tx, received.orgId, received.messageId, this.deps.instances.id, this.now()))) {
-          throw new Error(`message ${received.messageId} was taken over by another process`);
+          throw holdLost(`EDI message ${received.messageId}`);
         }
         return done;
       });

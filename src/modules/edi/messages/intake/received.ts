@@ -2,7 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Clock } from '../../../../platform/core/clock.js';
 import type { CpuPool } from '../../../../platform/core/cpu-pool.js';
 import type { Db } from '../../../../platform/db/schema.js';
-import type { InstanceLiveness } from '../../../../platform/instances/instance-liveness.js';
+import { holdLost, type InstanceLiveness } from '../../../../platform/instances/instance-liveness.js';
 import { newId } from '../../../../platform/core/ids.js';
 import type { Settle } from '../../../../platform/operations/operation.js';
 import type { OrderIntakeDeps } from '../order-intake.js';
@@ -22,6 +22,8 @@ export interface IntakeDeps extends OrderIntakeDeps {
   instances: InstanceLiveness;
   /** The most of a received body stored in one transaction (EDI_RECEIVE_PIECE_BYTES). */
   receivePieceBytes: number;
+  /** This process's releases of leases its failed calls held, kept apart from its takes (LeaseReleases). */
+  leases: LeaseReleases;
 }
 
 /** A stored inbound message the later steps work on: the body, or one interchange of a body of several. */
@@ -89,7 +91,10 @@ function receivedRow(received: Received, size: number): Omit<messages.MessageRow
 /** The same bytes left arriving by a stopped process, taken over by this call (which then answers as that message). */
 async function takeArrivingBody(deps: IntakeDeps, received: Received, size: number): Promise<Received | undefined> {
   const now = deps.clock.now().toISOString();
-  const left = await messages.takeArriving(deps.db, received.orgId, { sha256: received.sha, size }, deps.instances.id, deps.instances.liveIds(), now);
+  const left = await deps.leases.take(
+    () => messages.takeArriving(deps.db, received.orgId, { sha256: received.sha, size }, deps.instances.id, deps.instances.liveIds(), now),
+    (taken) => taken?.id,
+  );
   if (left === undefined) return undefined;
   return { ...received, messageId: left.id, at: new Date(left.created_at) };
 }
@@ -107,7 +112,7 @@ async function storeInPieces(deps: IntakeDeps, received: Received, row: Omit<mes
       if (row !== undefined && seq === from) {
         await messages.insertMessages(tx, [{ ...row, status: 'arriving', lease_owner: deps.instances.id, raw: Buffer.alloc(0) }]);
       } else if (!(await messages.touchHeld(tx, received.orgId, received.messageId, deps.instances.id, now))) {
-        throw new Error(`message ${received.messageId} was taken over by another process`);
+        throw holdLost(`EDI message ${received.messageId}`);
       }
       await messages.insertChunks(tx, received.orgId, received.messageId, bytes, seq, seq + perPiece);
       if (seq + perPiece >= total) await messages.updateMessage(tx, received.orgId, received.messageId, { status: 'received', lease_owner: null, updated_at: now });
@@ -125,6 +130,84 @@ export async function markFailed(deps: IntakeDeps, received: Received): Promise<
 const RELEASE_FOR_MS = 5 * 60_000;
 const RELEASE_EVERY_MS = 250;
 
+interface PendingRelease {
+  orgId: string;
+  messageId: string;
+  giveUpAt: number;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * The leases this process's failed calls still mean to give up, released in the background while the database is away,
+ * and this process's takes of a lease on an existing message, one at a time. A release is conditional on the owner,
+ * and the owner is the process, not the call: a release still pending when this process takes the same message again
+ * for a later call (the client's retry, a resend, landing here) would free that call's lease under it, and the call
+ * would find its lease gone mid-take. So a take never overlaps a release attempt, and drops the pending release of the
+ * message it took (a release whose commit was in doubt and is retried included). See docs/decisions.md, [16/20].
+ */
+export class LeaseReleases {
+  private readonly pending = new Map<string, PendingRelease>();
+  private turn: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly instances: Pick<InstanceLiveness, 'id'>,
+  ) {}
+
+  /** Gives up this process's lease on `message` in the background, retrying while the database is away. */
+  later(message: { orgId: string; messageId: string }): void {
+    const entry: PendingRelease = { orgId: message.orgId, messageId: message.messageId, giveUpAt: Date.now() + RELEASE_FOR_MS };
+    const before = this.pending.get(message.messageId);
+    if (before !== undefined) clearTimeout(before.timer);
+    this.pending.set(message.messageId, entry);
+    this.attempt(entry);
+  }
+
+  /**
+   * Runs `take`, a statement that may lease a message to this process, apart from any release attempt; when it took
+   * one (`takenId` of its result), a release of that message still pending is dropped: the lease is a live call's now.
+   */
+  take<T>(take: () => Promise<T>, takenId: (result: T) => string | undefined): Promise<T> {
+    return this.exclusive(async () => {
+      const result = await take();
+      const id = takenId(result);
+      const pending = id === undefined ? undefined : this.pending.get(id);
+      if (pending !== undefined) {
+        clearTimeout(pending.timer);
+        this.pending.delete(pending.messageId);
+      }
+      return result;
+    });
+  }
+
+  /** Releases not yet through (tests read it). */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  private attempt(entry: PendingRelease): void {
+    entry.timer = undefined;
+    void this.exclusive(async () => {
+      // Dropped by a take, or replaced by a later call's release, meanwhile.
+      if (this.pending.get(entry.messageId) !== entry) return;
+      try {
+        await messages.releaseLease(this.db, entry.orgId, entry.messageId, this.instances.id);
+        this.pending.delete(entry.messageId);
+      } catch {
+        if (Date.now() < entry.giveUpAt) entry.timer = setTimeout(() => this.attempt(entry), RELEASE_EVERY_MS).unref();
+        else this.pending.delete(entry.messageId);
+      }
+    });
+  }
+
+  /** One release attempt or take at a time, in order of arrival. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(work, work);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+}
+
 /**
  * Runs `work`, which takes (or may have taken) the lease on `message` for this process; when it throws, this process
  * no longer takes the interchange, and the lease is released, or a resend would wait for this live process to finish
@@ -134,25 +217,10 @@ export async function whileHeld<T>(deps: IntakeDeps, message: { orgId: string; m
   try {
     return await work();
   } catch (err) {
-    releaseLeaseLater(deps, message);
+    // In the background, retrying while the database is away: the fault that stopped the work usually fails the
+    // release too (the primary gone, the standby not yet promoted). Only a lease this process holds on a message
+    // without an answer is released (messages.releaseLease).
+    deps.leases.later(message);
     throw err;
   }
-}
-
-/**
- * Releases this process's lease on `message` in the background, retrying while the database is away: the fault that
- * stopped the work usually fails the release too (the primary gone, the standby not yet promoted). Only a lease this
- * process holds on a message without an answer is released (messages.releaseLease).
- */
-function releaseLeaseLater(deps: IntakeDeps, message: { orgId: string; messageId: string }): void {
-  const giveUpAt = Date.now() + RELEASE_FOR_MS;
-  const attempt = (): void => {
-    messages.releaseLease(deps.db, message.orgId, message.messageId, deps.instances.id).then(
-      () => undefined,
-      () => {
-        if (Date.now() < giveUpAt) setTimeout(attempt, RELEASE_EVERY_MS).unref();
-      },
-    );
-  };
-  attempt();
 }

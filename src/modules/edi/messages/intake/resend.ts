@@ -57,7 +57,10 @@ async function finishOriginal(deps: IntakeDeps, original: messages.StoredMessage
     if (row?.result != null) return row.result;
     // A takeover whose commit is in doubt (the connection dropped) is released again: nobody would finish it otherwise.
     const took = await whileHeld(deps, { orgId: original.org_id, messageId: original.id }, () =>
-      messages.takeLease(deps.db, original.org_id, original.id, deps.instances.id, deps.instances.liveIds(), now.toISOString()),
+      deps.leases.take(
+        () => messages.takeLease(deps.db, original.org_id, original.id, deps.instances.id, deps.instances.liveIds(), now.toISOString()),
+        (taken) => (taken ? original.id : undefined),
+      ),
     );
     if (took) break;
     if (Date.now() - started > WAIT_FOR_ORIGINAL_MS) {
