@@ -48,7 +48,7 @@ describe.each(dialects)('a scheduled poll yields to requests (%s)', (dialect) =>
 
     const yields = polling().yields;
     const rounds = vi.spyOn(yields, 'end');
-    let roundsTaken = 0;
+    let roundsTaken: number;
     h.gateway.requests.enter();
     try {
       // Another round of the polls' budget runs while a request is in flight: one round at a time, so the poll waits.
