@@ -53,7 +53,10 @@ export const telematicsModule: ModuleDefinition = {
     const gate = new VendorRateGate(limiter);
     const connect = new ConnectService(db, clock, vault, endpoints, publicUrl, gate);
     const oauthConsent = new OAuthConsentService(db, clock, vault, endpoints, connect.callbackUrl);
-    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, gate, settings.POLL_LEASE_MS, futureSkews(settings, config.environment));
+    // Scheduled polls yield in a budget of their own: one round runs at a time per budget, so sharing the sync's would
+    // have a long replay hold the fleets' regular polls back, and a poll keeps data fresh where a replay backfills.
+    const pollYields = new YieldToRequests(load, clock, settings.POLL_SHARE_WHEN_BUSY);
+    const polling = new PollService(db, clock, vault, endpoints, oauthConsent, gate, settings.POLL_LEASE_MS, futureSkews(settings, config.environment), pollYields);
     // Its own budget, not the webhooks': one round at a time per budget, so a shared one would have a long replay hold
     // partners' webhooks back (and the reverse), and a backfill may take another share than webhooks.
     const syncYields = new YieldToRequests(load, clock, settings.SYNC_SHARE_WHEN_BUSY);

@@ -21,6 +21,11 @@ const telematicsEnv = z.object({
   POLLER_IDLE_MS: z.coerce.number().int().positive().default(1000),
   /** How long a poll holds its connection without progress (each batch written renews it); then another process may. */
   POLL_LEASE_MS: z.coerce.number().int().positive().default(2 * 60 * 1000),
+  /**
+   * Of the time while this process answers requests, the most its scheduled polls' work (reading each piece of a vendor's
+   * answer, writing each batch of events and marks) may take (docs/configuration.md).
+   */
+  POLL_SHARE_WHEN_BUSY: z.coerce.number().gt(0).max(1).default(0.2),
   /** Replay syncs run at once per process; slices a claim runs before the sync takes its turn again; how long an idle worker waits. */
   SYNC_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   SYNC_SLICES_PER_CLAIM: z.coerce.number().int().min(1).max(100_000).default(50),

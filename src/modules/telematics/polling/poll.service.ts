@@ -1,4 +1,5 @@
 import type { Clock } from '../../../platform/core/clock.js';
+import type { YieldToRequests } from '../../../platform/core/yield-to-requests.js';
 import { leaseOwnerId } from '../../../platform/core/ids.js';
 import type { Db, Tx } from '../../../platform/db/schema.js';
 import type { Settle } from '../../../platform/operations/operation.js';
@@ -15,7 +16,7 @@ import type { ProviderEndpoints } from '../providers/endpoints.js';
 import { findProvider, type Provider } from '../providers/catalog.js';
 import { vendorError } from '../providers/vendor-errors.js';
 import { admission, afterFailure, type Breaker, CLOSED } from './breaker.js';
-import { advance, type CursorSummary, isNew, type Marks, marksOf, rowsOf, summarize } from './cursors.js';
+import { advance, type CursorSummary, isNew, type MarkRow, type Marks, marksOf, rowsOf, summarize } from './cursors.js';
 import { IssueTally } from './issues.js';
 import { loadMarks, saveMarks } from './marks.repository.js';
 import type { NormalizedEvent } from '../providers/event.js';
@@ -24,6 +25,16 @@ import type { VendorRateGate } from './rate-gate.js';
 import type { ReaderContext, ReadIssueKind, VendorReader } from '../providers/reader.js';
 
 export const TELEMATICS_EVENT = 'telematics.event';
+
+/**
+ * Events one transaction of a poll writes: the reader's batch with no request in flight; while requests are in flight
+ * 100 (~7 ms under load, as a sync's slice), so a read waits at most that long behind one.
+ */
+const POLL_WRITE_CHUNK = 500;
+const POLL_WRITE_CHUNK_BUSY = 100;
+/** The same for marks (rows of three short strings, cheaper than an event's outbox row). */
+const MARKS_WRITE_CHUNK = 2000;
+const MARKS_WRITE_CHUNK_BUSY = 250;
 
 interface PollResult {
   events_enqueued: number;
@@ -69,8 +80,9 @@ export function notPollable(row: repo.ConnectionRow, now: Date): string | undefi
 
 /**
  * Polls connections: reads the vendor into normalized events, queues them for the hub as `telematics.event` in
- * batches, and moves the cursors in the transaction that writes the last batch, so a crash mid-poll repeats work
- * (the hub drops repeats by event id) and never skips it. Failures feed the connection's circuit breaker.
+ * batches, and moves the cursors only once every event is written, the last of them with the poll's outcome, so a
+ * crash mid-poll repeats work (the outbox and the hub drop repeats by event id) and never skips it. Failures feed the
+ * connection's circuit breaker.
  */
 export class PollService {
   /** This process, as the holder of the claims it takes. */
@@ -87,6 +99,8 @@ export class PollService {
     readonly leaseMs: number,
     /** Per provider, how far ahead of our clock a reading may be stamped and still be sent (FUTURE_SKEW_S). */
     private readonly futureSkewMs: (providerId: string) => number,
+    /** What scheduled polls yield to (POLL_SHARE_WHEN_BUSY): their reads and writes are its rounds. */
+    readonly yields: YieldToRequests,
   ) {}
 
   /**
@@ -107,35 +121,51 @@ export class PollService {
   /**
    * One scheduled or manual poll of a connection this process holds; records the outcome and frees the claim. A manual
    * poll's answer is settled in its last transaction. A failure is recorded, then thrown as it came (the vendor's error).
+   * A scheduled poll (no `settle`) reads and writes in rounds of `yields`; a manual one, whose caller is one of the
+   * requests in flight, runs at once. Both write in small transactions while requests are in flight.
    */
   async pollClaimed(row: repo.ConnectionRow, settle?: Settle): Promise<PollResult> {
     const started = this.clock.now();
     const tally = new IssueTally();
     const trial = admission(breakerOf(row), started) !== 'go';
+    const rounds = settle === undefined ? this.yields : undefined;
     try {
       // Readings are judged new against the marks the poll started from; `moved` is only what it will store.
       const from = marksOf(await loadMarks(this.db, row.org_id, row.id));
       const moved: Marks = new Map();
       const horizon = started.getTime() + this.futureSkewMs(row.provider);
       // No `since`: a machine added with readings older than every mark must still be read; the marks judge each.
-      const read = await this.readerOf(row, undefined, { report: tally.report });
+      const read = await this.readerOf(row, undefined, { report: tally.report, ...(rounds === undefined ? {} : { yields: rounds }) });
       let enqueued = 0;
-      let held: NormalizedEvent[] = [];
-      // The newest batch is held back, to be written with the marks in the poll's last transaction.
+      const held: NormalizedEvent[] = [];
+      // The newest events are held back, to be written with the first marks (or the outcome) in a later transaction.
       for await (const batch of this.withToken(read, (ctx) => read.reader.snapshot(ctx))) {
         const fresh = batch.filter((e) => !aheadOf(e, horizon, tally.report) && isNew(from, e));
-        if (fresh.length === 0) continue;
-        if (held.length > 0) await this.db.transaction().execute((tx) => this.enqueueAndRenew(tx, row, held));
         enqueued += fresh.length;
         advance(moved, fresh);
-        held = fresh;
+        held.push(...fresh);
+        for (let size = this.writeChunk(); held.length > size; size = this.writeChunk()) {
+          const chunk = held.splice(0, size);
+          await this.write(rounds, (tx) => this.enqueueAndRenew(tx, row, chunk));
+        }
       }
+      // Marks move only after every event they cover is written (a crash among these transactions repeats events, never
+      // skips one); each transaction after the events' renews the claim, the last one records the outcome.
+      const steps: ((tx: Tx) => Promise<void>)[] = [];
+      const marks = rowsOf(moved);
+      // Every event moved a mark, so the held events always have a first piece of marks to go with.
+      for (let at = 0, size = this.marksChunk(); at < marks.length; at += size) {
+        const piece = marks.slice(at, at + size);
+        const events = at === 0 ? held.splice(0) : [];
+        steps.push((tx) => this.saveAndRenew(tx, row, events, piece));
+      }
+      const last = steps.pop();
+      for (const step of steps) await this.write(rounds, step);
       const finished = this.clock.now();
       const cursors = summarize(from, moved, started.toISOString());
       const done = { ...CLOSED, last: { started_at: started.toISOString(), finished_at: finished.toISOString(), events: enqueued, outcome: 'ok' } };
-      await this.db.transaction().execute(async (tx) => {
-        await this.enqueue(tx, row.org_id, held);
-        await saveMarks(tx, row.org_id, row.id, rowsOf(moved));
+      await this.write(rounds, async (tx) => {
+        await last?.(tx);
         const finishedHere = await repo.finishPoll(tx, row.id, this.owner, {
           cursors: JSON.stringify(cursors),
           breaker_state: done.state,
@@ -267,6 +297,28 @@ export class PollService {
       }
       yield* from(await read.retry.fresh());
     }
+  }
+
+  /** Events to write in one transaction: fewer while requests are in flight. */
+  private writeChunk(): number {
+    return this.yields.busy ? POLL_WRITE_CHUNK_BUSY : POLL_WRITE_CHUNK;
+  }
+
+  private marksChunk(): number {
+    return this.yields.busy ? MARKS_WRITE_CHUNK_BUSY : MARKS_WRITE_CHUNK;
+  }
+
+  /** One transaction of a poll: a round of `rounds` when the poll yields, else at once. */
+  private async write<T>(rounds: YieldToRequests | undefined, work: (tx: Tx) => Promise<T>): Promise<T> {
+    const transaction = () => this.db.transaction().execute(work);
+    return rounds === undefined ? transaction() : rounds.run(transaction);
+  }
+
+  /** Events and marks in the caller's transaction (the events first: never a mark ahead of what is written), the claim renewed. */
+  private async saveAndRenew(tx: Tx, row: repo.ConnectionRow, events: readonly NormalizedEvent[], marks: readonly MarkRow[]): Promise<void> {
+    await this.enqueue(tx, row.org_id, events);
+    await saveMarks(tx, row.org_id, row.id, marks);
+    await repo.renewClaim(tx, row.id, this.owner, new Date(this.clock.now().getTime() + this.leaseMs).toISOString());
   }
 
   /** A batch written keeps the claim alive: a long poll is not taken over while it makes progress. */

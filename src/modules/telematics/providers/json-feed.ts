@@ -2,12 +2,15 @@ import { VendorDocumentInvalidError } from './adapter.js';
 import { refusedMessage } from './vendor-auth.js';
 import { callVendor, parseJson } from './vendor-http.js';
 import type { NormalizedEvent } from './event.js';
-import { Batcher, dataHeaders, type ReaderContext, type VendorReader } from './reader.js';
+import { Batcher, dataHeaders, inRound, type ReaderContext, type VendorReader } from './reader.js';
 
-/** One authenticated GET of a vendor's JSON API. */
+/** Items of a list mapped to events in one round of a read that yields. */
+const ITEMS_PER_ROUND = 25;
+
+/** One authenticated GET of a vendor's JSON API; the parse is a round of the read's yields. */
 export async function getJson(ctx: ReaderContext, headers: Record<string, string>, path: string): Promise<unknown> {
   const res = await callVendor(ctx.provider.id, ctx.endpoint, { path, headers: { ...headers, accept: 'application/json' }, rejected: refusedMessage(ctx.provider) });
-  return parseJson(ctx.provider.id, res);
+  return inRound(ctx, () => parseJson(ctx.provider.id, res));
 }
 
 /** A list endpoint of a JSON API: where its items are and the events of one item. */
@@ -28,9 +31,12 @@ export function jsonFeedReader(feeds: Readonly<Record<string, readonly JsonFeed[
       for (const feed of list) {
         const items = feed.items(await getJson(ctx, headers, feed.path));
         if (items === undefined) throw new VendorDocumentInvalidError(ctx.provider.id, feed.path, 'the answer holds no list of items');
-        for (const item of items) {
-          for (const event of feed.events(ctx, item)) batcher.add(event);
-          for (let batch = batcher.full(); batch !== undefined; batch = batcher.full()) yield batch;
+        for (let at = 0; at < items.length; at += ITEMS_PER_ROUND) {
+          const batches = await inRound(ctx, () => {
+            for (const item of items.slice(at, at + ITEMS_PER_ROUND)) for (const event of feed.events(ctx, item)) batcher.add(event);
+            return batcher.fullBatches();
+          });
+          yield* batches;
         }
       }
       const rest = batcher.rest();

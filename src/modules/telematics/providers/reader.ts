@@ -30,8 +30,9 @@ export interface ReaderContext {
   /** Pages followed in one paged read before giving up on the vendor (default 10,000). */
   maxPages?: number;
   /**
-   * Background reads (replay syncs) that yield to requests: each page's body, parsed and mapped, is read as one round of
-   * it, after the vendor's budget and its answer's headers; absent (polls): pages are read at once.
+   * Background reads (replay syncs, scheduled polls) that yield to requests: each piece of a vendor's answer, parsed and
+   * mapped to events, is read as one round of it, after the vendor's budget and the request; absent (a manual poll, the
+   * connect check): read at once.
    */
   yields?: YieldToRequests;
   /** Told of each thing read but not used, with a short detail (an element name, a unit, a URL path); absent: nobody counts. */
@@ -72,6 +73,11 @@ export interface VendorReader {
 
 const DEFAULT_BATCH_SIZE = 500;
 export const DEFAULT_MAX_PAGES = 10_000;
+
+/** `work` as one round of the read's yields, or at once when it has none. */
+export async function inRound<T>(ctx: ReaderContext, work: () => T): Promise<T> {
+  return ctx.yields === undefined ? work() : ctx.yields.run(() => Promise.resolve().then(work));
+}
 
 /** Headers that authenticate a data call: the token held, or a fresh one/Basic/API key from the credentials. */
 export async function dataHeaders(ctx: ReaderContext): Promise<Record<string, string>> {
@@ -121,6 +127,13 @@ export class Batcher {
   /** A full batch when there is one. */
   full(): NormalizedEvent[] | undefined {
     return this.events.length >= this.size ? this.events.splice(0, this.size) : undefined;
+  }
+
+  /** Every full batch there is, oldest first. */
+  fullBatches(): NormalizedEvent[][] {
+    const out: NormalizedEvent[][] = [];
+    for (let batch = this.full(); batch !== undefined; batch = this.full()) out.push(batch);
+    return out;
   }
 
   /** Whatever is left, at the end of a read. */

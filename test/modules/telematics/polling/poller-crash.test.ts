@@ -30,7 +30,7 @@ describe.each(dialects)('a serve process killed mid-poll (%s)', (dialect) => {
     await hub.close();
   });
 
-  it('repeats the poll after a restart, and the hub holds each event once by id', { timeout: 120_000 }, async () => {
+  it('killed mid-poll while answering requests, repeats the poll after a restart, and the hub holds each event once by id', { timeout: 120_000 }, async () => {
     const { connect_token } = await h.gateway.services.connectTokens.issue({ org: 'acme' });
     const connected = await h.request({ method: 'POST', url: '/connect', payload: { connect_token, provider: 'vendor1_livelink', credentials: { username: 'fleet', password: 'pw' } } });
     expect(connected.statusCode, connected.body).toBe(200);
@@ -44,8 +44,15 @@ describe.each(dialects)('a serve process killed mid-poll (%s)', (dialect) => {
     const env = childEnv(h, { VENDOR_SIM_URL: vendor.url, POLL_LEASE_MS: '2000', POLLER_IDLE_MS: '100', HUB_URL: hub.url, OUTBOX_POLL_MS: '50', HUB_BATCH_TIMEOUT_MS: '4000', WEBHOOK_TIMEOUT_MS: '4000', OUTBOX_LEASE_MS: '5000' });
     const first = await startServe(env);
     running.push(first);
+    // Requests keep it busy meanwhile, so the poll it dies in reads and writes in yield rounds, small transactions.
+    let answering = true;
+    const requests = Array.from({ length: 4 }, async () => {
+      while (answering) await fetch(`${first.url}/healthz`).then((r) => r.text()).catch(() => undefined);
+    });
     await waitFor(async () => (await queued()).length > 0 && (await connection()).lease_owner !== null, { what: 'a batch written mid-poll', timeoutMs: 60_000 });
     await first.kill('SIGKILL');
+    answering = false;
+    await Promise.all(requests);
     const before = await connection();
     expect(before.last_run, 'the poll never finished').toBeNull();
     expect(before.cursors, 'the cursors did not move').toBeNull();

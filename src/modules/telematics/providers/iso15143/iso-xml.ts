@@ -13,6 +13,9 @@ export interface IsoNode {
   children: IsoNode[];
 }
 
+/** The most of an XML body parsed at once: ~8 machines of a fleet page, ~2 ms of main thread under load. */
+export const XML_PIECE_BYTES = 16 * 1024;
+
 /** One root child bigger than this is a broken or hostile feed, not a machine. */
 const MAX_NODES_PER_CHILD = 20_000;
 
@@ -30,8 +33,9 @@ const unreadable = (why: string): IsoDocumentError => new IsoDocumentError(why);
 const LEADING_BLANKS = /^[\s\uFEFF]+/;
 
 /**
- * Streams the root's children of an XML document, yielding those completed by each chunk. The root's local name must
- * be `root` (a 200 carrying an `<Error>` document is a failure, not an empty fleet).
+ * Streams the root's children of an XML document, yielding those completed by each piece of at most XML_PIECE_BYTES
+ * (possibly none). The root's local name must be `root` (a 200 carrying an `<Error>` document is a failure, not an
+ * empty fleet).
  */
 export async function* xmlRootChildren(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, root: string): AsyncGenerator<IsoNode[]> {
   const parser = new SaxesParser({ xmlns: true, position: false });
@@ -92,9 +96,12 @@ export async function* xmlRootChildren(chunks: AsyncIterable<Uint8Array> | Itera
   };
   try {
     for await (const chunk of chunks) {
-      write(decoder.decode(chunk, { stream: true }));
-      const ready = flush();
-      if (ready.length > 0) yield ready;
+      // A piece at a time, each handed on even when it completed nothing: a consumer reading in rounds gets its turn
+      // back after every piece, not after a whole chunk (up to 64 KiB) of a page.
+      for (let at = 0; at < chunk.length; at += XML_PIECE_BYTES) {
+        write(decoder.decode(chunk.subarray(at, at + XML_PIECE_BYTES), { stream: true }));
+        yield flush();
+      }
     }
     write(decoder.decode());
     parser.close();

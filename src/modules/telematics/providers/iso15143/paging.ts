@@ -41,23 +41,35 @@ function linkOf(node: IsoNode, links: PageLinks): void {
 /** The feed's document format: the operator's override, else the catalog's. */
 export const formatOf = (ctx: Pick<ReaderContext, 'provider' | 'endpoint'>): 'xml' | 'json' => ctx.endpoint.format ?? ctx.provider.format;
 
+/** Root children of a JSON page handed on per round; the parse itself is the first round. */
+const JSON_NODES_PER_PIECE = 10;
+
+const isHeader = (node: IsoNode): boolean => node.name.toLowerCase() === 'equipmentheader';
+
 function* jsonPage(body: string, root: string): Generator<IsoNode[]> {
-  yield jsonRootChildren(body, ['Links', root === 'Fleet' ? 'Equipment' : root]);
+  const children = jsonRootChildren(body, ['Links', root === 'Fleet' ? 'Equipment' : root]);
+  // JSON feeds may put a series' header after the readings it names: handed on first, it names every piece's readings.
+  const nodes = [...children.filter(isHeader), ...children.filter((node) => !isHeader(node))];
+  yield [];
+  for (let at = 0; at < nodes.length; at += JSON_NODES_PER_PIECE) yield nodes.slice(at, at + JSON_NODES_PER_PIECE);
 }
 
 /**
- * Reads pages from the feed's first (1, or 0 where configured), yielding each page's root children (links excluded) as
- * they arrive. Links are only ever read for a page number: every request goes to the configured endpoint (`baseUrl`
- * when another host serves the document), so a feed's links cannot send credentials elsewhere.
+ * Reads pages from the feed's first (1, or 0 where configured), handing each piece of a page's root children (links
+ * excluded) to `read` as it arrives and yielding what it answers. With `ctx.yields`, parsing a piece and reading it is
+ * one round, ended before the answer is yielded (so the caller may write it in a round of its own); the vendor's budget
+ * and the request are outside it. Links are only ever read for a page number: every request goes to the configured
+ * endpoint (`baseUrl` when another host serves the document), so a feed's links cannot send credentials elsewhere.
  */
-export async function* pagedNodes(
+export async function* pagedNodes<T>(
   ctx: ReaderContext,
   headers: Record<string, string>,
   pathOf: (page: number) => string,
   root: string,
   isContent: (node: IsoNode) => boolean,
+  read: (nodes: IsoNode[]) => T,
   baseUrl?: string,
-): AsyncGenerator<IsoNode[]> {
+): AsyncGenerator<T> {
   const { provider, endpoint } = ctx;
   const maxPages = ctx.maxPages ?? DEFAULT_MAX_PAGES;
   const visited = new Set<number>();
@@ -78,15 +90,26 @@ export async function* pagedNodes(
     };
     const path = pathOf(page);
     try {
-      // Generators: nothing is parsed before the page's round begins.
-      const pageNodes = xml
+      // Generators: nothing is parsed before a piece's round begins.
+      const pieces = xml
         ? xmlRootChildren((await streamVendor(provider.id, endpoint, { ...request, path })).body, root)
         : jsonPage((await callVendor(provider.id, endpoint, { ...request, path })).body, root);
-      const grant = await ctx.yields?.granted();
       try {
-        for await (const nodes of pageNodes) yield take(nodes);
+        for (;;) {
+          const grant = await ctx.yields?.granted();
+          let piece: { value: T } | undefined;
+          try {
+            const next = await pieces.next();
+            piece = next.done === true ? undefined : { value: read(take(next.value)) };
+          } finally {
+            if (grant !== undefined) ctx.yields?.end(grant);
+          }
+          if (piece === undefined) break;
+          yield piece.value;
+        }
       } finally {
-        if (grant !== undefined) ctx.yields?.end(grant);
+        // A caller leaving early closes the answer.
+        await pieces.return(undefined);
       }
     } catch (err) {
       // The parser knows why, only this loop knows where.

@@ -27,7 +27,7 @@ const isDocumentField = (node: IsoNode): boolean => node.children.length === 0 &
 /** The fleet page's path: the configured template with the connection's fleet id, else `/Fleet/{page}`. */
 export const fleetPathOf = (ctx: Pick<ReaderContext, 'endpoint' | 'fleetId'>, page: number): string => fillPath(ctx.endpoint.fleetPath ?? DEFAULT_FLEET_PATH, { fleet_id: ctx.fleetId, page });
 
-const snapshotPages = (ctx: ReaderContext, headers: Record<string, string>) => pagedNodes(ctx, headers, (page) => fleetPathOf(ctx, page), 'Fleet', isEquipment);
+const snapshotPages = <T>(ctx: ReaderContext, headers: Record<string, string>, read: (nodes: IsoNode[]) => T) => pagedNodes(ctx, headers, (page) => fleetPathOf(ctx, page), 'Fleet', isEquipment, read);
 
 /** The standard's `YYYY-MM-DDThh:mm:ssZ`: feeds refuse the fractions toISOString() writes. */
 const isoSeconds = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -37,14 +37,15 @@ async function* snapshot(ctx: ReaderContext): AsyncGenerator<NormalizedEvent[]> 
   const batcher = new Batcher(ctx);
   // Each page says when it was taken; a machine seen without readings is dated by it.
   let snapshotAt: string | undefined;
-  for await (const nodes of snapshotPages(ctx, headers)) {
+  const read = (nodes: IsoNode[]): NormalizedEvent[][] => {
     for (const node of nodes) {
       if (isEquipment(node)) for (const event of equipmentEvents(ctx, node, snapshotAt)) batcher.add(event);
       else if (node.name.toLowerCase() === 'snapshottime') snapshotAt = isoTime(node.text) ?? snapshotAt;
       else if (!isDocumentField(node)) ctx.report?.('unmapped_element', `Fleet ${node.name}`);
     }
-    for (let batch = batcher.full(); batch !== undefined; batch = batcher.full()) yield batch;
-  }
+    return batcher.fullBatches();
+  };
+  for await (const batches of snapshotPages(ctx, headers, read)) yield* batches;
   const rest = batcher.rest();
   if (rest !== undefined) yield rest;
 }
@@ -63,12 +64,13 @@ async function seriesMachines(ctx: ReaderContext, headers: Record<string, string
 /** Every machine of the fleet snapshot that has a PIN (the series are keyed by it). */
 async function fleetMachines(ctx: ReaderContext, headers: Record<string, string>): Promise<SeriesMachine[]> {
   const machines: SeriesMachine[] = [];
-  for await (const nodes of snapshotPages(ctx, headers)) {
+  const read = (nodes: IsoNode[]): void => {
     for (const node of nodes) {
       const equipment = isEquipment(node) ? isoEquipment(ctx, child(node, 'EquipmentHeader')) : undefined;
       if (equipment?.pin != null) machines.push({ pin: equipment.pin, equipment });
     }
-  }
+  };
+  for await (const _ of snapshotPages(ctx, headers, read));
   return machines;
 }
 
@@ -93,13 +95,14 @@ async function* series(ctx: ReaderContext, range: SeriesRange): AsyncGenerator<N
         const values = { fleet_id: ctx.fleetId, pin: machine.pin, element, start: window.start, end: window.end };
         const pathOf = (page: number) => fillPath(ctx.endpoint.seriesPath ?? DEFAULT_SERIES_PATH, { ...values, page });
         let equipment = machine.equipment;
-        for await (const nodes of pagedNodes(ctx, headers, pathOf, element, isReading, ctx.endpoint.seriesBaseUrl)) {
+        const read = (nodes: IsoNode[]): NormalizedEvent[][] => {
           // JSON feeds may put the header after the readings it names.
           const header = nodes.find(isHeader);
           if (header !== undefined) equipment = isoEquipment(ctx, header, equipment) ?? equipment;
           for (const node of nodes) if (!isHeader(node) && !isDocumentField(node)) for (const event of readingEvents(ctx, equipment, node)) batcher.add(event);
-          for (let batch = batcher.full(); batch !== undefined; batch = batcher.full()) yield batch;
-        }
+          return batcher.fullBatches();
+        };
+        for await (const batches of pagedNodes(ctx, headers, pathOf, element, isReading, read, ctx.endpoint.seriesBaseUrl)) yield* batches;
       }
     }
   }

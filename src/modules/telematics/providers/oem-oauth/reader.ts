@@ -79,8 +79,9 @@ export const oemOAuthReader: VendorReader = {
       const equipment = api.equipment(machine);
       if (equipment === undefined) continue;
       const telemetry = await getJson(ctx, headers, `/api/machines/${encodeURIComponent(equipment.id)}/telemetry`);
+      // One machine's telemetry is a few readings: mapped at once, after its parse's round.
       for (const event of api.telemetry(ctx, equipment, telemetry)) batcher.add(event);
-      for (let batch = batcher.full(); batch !== undefined; batch = batcher.full()) yield batch;
+      yield* batcher.fullBatches();
     }
     const rest = batcher.rest();
     if (rest !== undefined) yield rest;
