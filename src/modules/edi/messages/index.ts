@@ -31,7 +31,7 @@ export const ediMessagesModule: ModuleDefinition = {
   },
   services: ({ config, db, clock, cpu, instances, services: { orders, ediPartners, deliveries } }) => {
     const receivePieceBytes = messagesSettings(config.environment).EDI_RECEIVE_PIECE_BYTES;
-    const leases = new LeaseReleases(db, instances);
+    const leases = new LeaseReleases(db, instances, clock);
     const edi = new EdiService({ db, clock, cpu, orders, partners: ediPartners, instances, receivePieceBytes, leases }, deliveries);
     // An order's status changes become 855/856/810 documents to its partner, in the change's transaction.
     orders.onStatusChanged(edi.onOrderStatusChanged);

@@ -152,11 +152,12 @@ export class LeaseReleases {
   constructor(
     private readonly db: Db,
     private readonly instances: Pick<InstanceLiveness, 'id'>,
+    private readonly clock: Clock,
   ) {}
 
   /** Gives up this process's lease on `message` in the background, retrying while the database is away. */
   later(message: { orgId: string; messageId: string }): void {
-    const entry: PendingRelease = { orgId: message.orgId, messageId: message.messageId, giveUpAt: Date.now() + RELEASE_FOR_MS };
+    const entry: PendingRelease = { orgId: message.orgId, messageId: message.messageId, giveUpAt: this.clock.now().getTime() + RELEASE_FOR_MS };
     const before = this.pending.get(message.messageId);
     if (before !== undefined) clearTimeout(before.timer);
     this.pending.set(message.messageId, entry);
@@ -194,7 +195,7 @@ export class LeaseReleases {
         await messages.releaseLease(this.db, entry.orgId, entry.messageId, this.instances.id);
         this.pending.delete(entry.messageId);
       } catch {
-        if (Date.now() < entry.giveUpAt) entry.timer = setTimeout(() => this.attempt(entry), RELEASE_EVERY_MS).unref();
+        if (this.clock.now().getTime() < entry.giveUpAt) entry.timer = setTimeout(() => this.attempt(entry), RELEASE_EVERY_MS).unref();
         else this.pending.delete(entry.messageId);
       }
     });
