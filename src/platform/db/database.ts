@@ -12,6 +12,7 @@ import { failoverPoolOptions } from './postgres-failover.js';
 import { parsePostgresTargets, PostgresUrlError, type PostgresTargets } from './postgres-hosts.js';
 import { OwnSchemaPostgresDialect } from './postgres-dialect.js';
 import { GatewaySqliteDialect } from './sqlite-dialect.js';
+import { WalSync } from './sqlite-wal-sync.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -59,6 +60,8 @@ interface OpenDatabaseOptions {
   busyTimeoutMs?: number;
   /** SQLite: FULL (a commit survives power loss; the default) or NORMAL (SQLITE_SYNCHRONOUS). */
   synchronous?: SqliteSynchronous;
+  /** SQLite at FULL: the system call that syncs the WAL after a commit (fdatasync; tests make it wait or fail). */
+  syncWal?: ConstructorParameters<typeof WalSync>[1];
   /** SQLite: told once when an existing database file open to group or others is tightened to 0600. */
   log?: Pick<Logger, 'warn'>;
 }
@@ -129,8 +132,13 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
   if (file !== ':memory:') createPrivately(file, opts.log);
   const write = new SQLite(file);
   write.pragma('journal_mode = WAL');
-  // FULL: the WAL is synced at every commit, so an answered write survives power loss; group commit pays it once per batch.
-  write.pragma(`synchronous = ${opts.synchronous ?? 'FULL'}`);
+  // FULL: the WAL is synced at every commit, so an answered write survives power loss; group commit pays it once per
+  // batch. On a file that sync runs after COMMIT, off the event loop (WalSync): the connection itself commits at NORMAL.
+  const synchronous = opts.synchronous ?? 'FULL';
+  const walSync = synchronous === 'FULL' && file !== ':memory:' ? new WalSync(`${file}-wal`, opts.syncWal) : undefined;
+  write.pragma(`synchronous = ${walSync === undefined ? synchronous : 'NORMAL'}`);
+  // The group committer checkpoints after each sync instead, when due (sqlite-group-commit.ts, checkpointIfDue).
+  if (walSync !== undefined) write.pragma('wal_autocheckpoint = 0');
   write.pragma('foreign_keys = ON');
   // Gives the planner statistics for tables that have grown, as SQLite advises on open; the limit keeps a large
   // database's start-up from running a full ANALYZE.
@@ -148,7 +156,7 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
     // would otherwise grow every process by the whole cache (docs/decisions.md, "SQLite page cache").
     connection.pragma(`cache_size = ${-1024 * (opts.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)}`);
   }
-  const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}), lockWaitMs });
+  const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}), lockWaitMs, ...(walSync ? { walSync } : {}) });
   const db = new Kysely<Database>({ dialect });
   return { db, dialect: 'sqlite', groupCommit: dialect.groupCommitStats, journalsInMemory: () => write.pragma('temp_store = MEMORY'), close: () => db.destroy() };
 }

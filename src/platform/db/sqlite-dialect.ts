@@ -16,6 +16,7 @@ import {
 import { type Batch, GroupCommitter, type GroupCommitStats } from './sqlite-group-commit.js';
 import { ReadSnapshot } from './sqlite-read-snapshot.js';
 import { StatementCache } from './sqlite-statement-cache.js';
+import type { WalSync } from './sqlite-wal-sync.js';
 import type { Executor, Tx } from './schema.js';
 
 /** Transactions per group commit at most: bounds how long the last member of a full batch waits. */
@@ -28,6 +29,8 @@ interface SqliteConnections {
   read?: Database.Database;
   /** How long a transaction waits for another process's write lock (SQLITE_BUSY_TIMEOUT_MS); the write connection's own busy_timeout is 0. */
   lockWaitMs: number;
+  /** Syncs each commit after COMMIT returns, off the event loop (the write connection then commits at NORMAL). */
+  walSync?: WalSync;
 }
 
 /** The two connections and how a statement is routed between them. */
@@ -44,10 +47,14 @@ class SqliteStore {
     const reads = connections.read ? new StatementCache(connections.read) : undefined;
     this.classifier = reads ?? writes;
     this.snapshot = reads ? new ReadSnapshot(reads) : undefined;
+    const { walSync } = connections;
+    const snapshot = this.snapshot;
     this.writer = new GroupCommitter(writes, {
       maxMembers: GROUP_COMMIT_MAX_MEMBERS,
       lockWaitMs: connections.lockWaitMs,
-      beforeCommit: () => this.snapshot?.close(),
+      ...(walSync === undefined || snapshot === undefined
+        ? { beforeCommit: () => snapshot?.close() }
+        : { beforeCommit: () => snapshot.pin(), walSync, afterSync: () => snapshot.unpin() }),
     });
   }
 
@@ -81,11 +88,12 @@ class SqliteStore {
     return result;
   }
 
-  close(): void {
-    this.writer.flush();
+  async close(): Promise<void> {
+    await this.writer.flush();
     this.snapshot?.close();
     this.connections.read?.close();
     this.connections.write.close();
+    this.connections.walSync?.close();
   }
 }
 
@@ -155,8 +163,7 @@ class GatewaySqliteDriver implements Driver {
   }
 
   destroy(): Promise<void> {
-    this.store.close();
-    return Promise.resolve();
+    return this.store.close();
   }
 
   private async end(handle: SqliteHandle, keep: boolean): Promise<void> {

@@ -1,8 +1,12 @@
 import type { QueryResult } from 'kysely';
 import { runStatement, type StatementCache } from './sqlite-statement-cache.js';
+import type { WalSync } from './sqlite-wal-sync.js';
 
 /** How often a batch tries again for a write lock another connection holds. */
 const LOCK_RETRY_MS = 1;
+
+/** With `walSync`: how often the WAL is copied back into the database, so it can start over (checkpointIfDue). */
+const CHECKPOINT_EVERY_MS = 250;
 
 /** One SQLite transaction that several callers' transactions share; each is answered once it is durable. */
 export interface Batch {
@@ -37,8 +41,15 @@ interface GroupCommitOptions {
   maxMembers: number;
   /** How long a batch waits for another connection's write lock before its members fail with SQLITE_BUSY. */
   lockWaitMs: number;
-  /** Runs just before each COMMIT (the read snapshot ends there). */
+  /** Runs just before each COMMIT (the read snapshot ends there, or is pinned until the commit is durable). */
   beforeCommit(): void;
+  /**
+   * Where a commit is made durable after COMMIT returns, when the connection commits at `synchronous = NORMAL` for
+   * FULL's guarantee (sqlite-wal-sync.ts); absent, COMMIT itself is durable (or durability was not asked for).
+   */
+  walSync?: WalSync;
+  /** Runs once a commit is durable, before its members are answered (the pinned read snapshot is let go there). */
+  afterSync?(): void;
 }
 
 /**
@@ -47,6 +58,10 @@ interface GroupCommitOptions {
  * the batch commits as soon as none is left waiting, or when it is full. With `synchronous = FULL` that COMMIT is the
  * fsync, so requests arriving together share one; a member's commit resolves only after it, so nothing is answered
  * before it is on disk. The write lock is held only while the batch runs, never across a turn.
+ *
+ * With `walSync` the COMMIT does not sync: the sync runs on the thread pool while the event loop goes on (reads,
+ * parsing, the members of the next batch queueing), and the next batch begins once it is done, so at most one commit is
+ * ever not yet durable, and `beforeCommit`/`afterSync` keep reads on the state before it until it is.
  */
 export class GroupCommitter {
   readonly stats: GroupCommitStats = { commits: 0, members: 0 };
@@ -57,6 +72,11 @@ export class GroupCommitter {
   private startScheduled = false;
   /** When the batch about to start first found the write lock held by another connection. */
   private lockWaitSince: number | undefined;
+  /** A committed batch's sync is in flight: the next batch waits for it. */
+  private syncing: Promise<void> | undefined;
+  /** A sync failed: what is committed may not be on disk, so no further write is taken (the process must restart). */
+  private failed: Error | undefined;
+  private checkpointedAt = performance.now();
   private readonly startAtTurnEnd = (): void => {
     this.startScheduled = false;
     this.startBatch();
@@ -69,6 +89,7 @@ export class GroupCommitter {
 
   /** Waits for this member's turn in a batch, then opens its savepoint. */
   async enter(): Promise<Batch> {
+    if (this.failed !== undefined) throw this.failed;
     await new Promise<void>((start, fail) => {
       this.waiting.push({ start, fail });
       if (this.batch === undefined) this.scheduleBatch();
@@ -113,9 +134,10 @@ export class GroupCommitter {
     if (keep) await batch.durable;
   }
 
-  /** Commits now what an open batch holds (on close). */
-  flush(): void {
+  /** Commits now what an open batch holds and waits until it is durable (on close). */
+  async flush(): Promise<void> {
     if (!this.running) this.commit();
+    await this.syncing;
   }
 
   private scheduleBatch(): void {
@@ -125,7 +147,8 @@ export class GroupCommitter {
   }
 
   private startBatch(): void {
-    if (this.batch !== undefined || this.waiting.length === 0) return;
+    // A batch waiting for its sync to end starts the next one then (synced).
+    if (this.batch !== undefined || this.waiting.length === 0 || this.syncing !== undefined) return;
     try {
       // IMMEDIATE: take the write lock here, not fail on the first write once another process has taken it.
       this.exec('BEGIN IMMEDIATE');
@@ -184,7 +207,48 @@ export class GroupCommitter {
     }
     this.stats.commits++;
     this.stats.members += batch.members;
-    batch.settle();
+    const walSync = this.opts.walSync;
+    if (walSync === undefined) {
+      batch.settle();
+      return;
+    }
+    this.syncing = walSync.sync().then(
+      () => this.synced(batch),
+      (err: unknown) => this.synced(batch, err),
+    );
+  }
+
+  /** A batch's sync is over: its members are answered, and the members that queued meanwhile start the next batch. */
+  private synced(batch: Batch, err?: unknown): void {
+    this.syncing = undefined;
+    if (err !== undefined) {
+      // As PostgreSQL does on a failed fsync: the kernel may have dropped the pages, so nothing committed can be vouched for.
+      this.failed = Object.assign(new Error('the SQLite write-ahead log could not be synced to disk: writes are refused until the gateway restarts', { cause: err }), { code: 'SQLITE_IOERR_FSYNC' });
+      for (const member of this.waiting.splice(0)) member.fail(this.failed);
+    }
+    this.opts.afterSync?.();
+    batch.settle(err === undefined ? undefined : this.failed);
+    // After the answers (the settled members resume first): the checkpoint when due, then the members that queued meanwhile.
+    setImmediate(() => {
+      this.syncing = undefined;
+      this.checkpointIfDue();
+      this.startBatch();
+    });
+  }
+
+  /**
+   * With `walSync` the connection's automatic checkpoint is off: inside COMMIT it would run while the read snapshot is
+   * pinned, never copy the last commit back, and so never let the WAL start over. Here no snapshot of ours is open.
+   */
+  private checkpointIfDue(): void {
+    const now = performance.now();
+    if (now - this.checkpointedAt < CHECKPOINT_EVERY_MS || !this.statements.connection.open) return;
+    this.checkpointedAt = now;
+    try {
+      this.statements.connection.pragma('wal_checkpoint(PASSIVE)');
+    } catch {
+      // Another process checkpointing, or a read of its own holding frames: the next one is due soon.
+    }
   }
 
   /** SQLite rolled the whole transaction back: every member of the batch fails with the cause. */
