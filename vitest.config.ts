@@ -47,7 +47,8 @@ export const config = defineConfig({
       // unit and http files share one module graph per worker (no fork per file: ~1.5 s each on 2 cores); each test builds its own gateway.
       { extends: true, test: { name: 'unit', include: UNIT, isolate: false } },
       { extends: true, test: { name: 'http', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...UNIT, ...PROCESS], isolate: false } },
-      { extends: true, test: { name: 'process', include: PROCESS } },
+      // Spawned servers and CLIs start in 1-3 s each on a slow shared machine (a CLI test runs nine in a row): more time, not fewer checks.
+      { extends: true, test: { name: 'process', include: PROCESS, testTimeout: 90_000, hookTimeout: 90_000 } },
     ],
   },
 });

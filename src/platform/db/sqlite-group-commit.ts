@@ -55,11 +55,12 @@ interface GroupCommitOptions {
 /**
  * Group commit on the write connection. Transactions that begin in the same event-loop turn wait for its end, then
  * run one after another in one SQLite transaction, each inside a savepoint (its failure rolls back only its own work);
- * the batch commits as soon as none is left waiting, or when it is full. With `synchronous = FULL` that COMMIT is the
- * fsync, so requests arriving together share one; a member's commit resolves only after it, so nothing is answered
- * before it is on disk. The write lock is held only while the batch runs, never across a turn.
+ * the batch commits as soon as none is left waiting, or when it is full. The batch's commit is synced to disk once
+ * (with `synchronous = FULL` inside COMMIT; see `walSync`), so requests arriving together share one fsync; a member's
+ * commit resolves only after it, so nothing is answered before it is on disk. The write lock is held only while the
+ * batch runs, never across a turn.
  *
- * With `walSync` the COMMIT does not sync: the sync runs on the thread pool while the event loop goes on (reads,
+ * With `walSync` (what a file opened at FULL uses) the COMMIT does not sync: the sync runs on the thread pool while the event loop goes on (reads,
  * parsing, the members of the next batch queueing), and the next batch begins once it is done, so at most one commit is
  * ever not yet durable, and `beforeCommit`/`afterSync` keep reads on the state before it until it is.
  */
