@@ -60,9 +60,9 @@ interface GroupCommitOptions {
  * commit resolves only after it, so nothing is answered before it is on disk. The write lock is held only while the
  * batch runs, never across a turn.
  *
- * With `walSync` (what a file opened at FULL uses) the COMMIT does not sync: the sync runs on the thread pool while the event loop goes on (reads,
- * parsing, the members of the next batch queueing), and the next batch begins once it is done, so at most one commit is
- * ever not yet durable, and `beforeCommit`/`afterSync` keep reads on the state before it until it is.
+ * With `walSync` (what a file opened at FULL uses) the COMMIT does not sync: the sync runs on the thread pool while the
+ * event loop goes on (reads, parsing, the next batch's members running), and the next batch commits once it is done, so
+ * at most one commit is ever not yet durable, and `beforeCommit`/`afterSync` keep reads on the state before it until it is.
  */
 export class GroupCommitter {
   readonly stats: GroupCommitStats = { commits: 0, members: 0 };
@@ -73,7 +73,7 @@ export class GroupCommitter {
   private startScheduled = false;
   /** When the batch about to start first found the write lock held by another connection. */
   private lockWaitSince: number | undefined;
-  /** A committed batch's sync is in flight: the next batch waits for it. */
+  /** A committed batch's sync is in flight: the next batch may run meanwhile, and commits once it is over. */
   private syncing: Promise<void> | undefined;
   /** A sync failed: what is committed may not be on disk, so no further write is taken (the process must restart). */
   private failed: Error | undefined;
@@ -93,7 +93,9 @@ export class GroupCommitter {
     if (this.failed !== undefined) throw this.failed;
     await new Promise<void>((start, fail) => {
       this.waiting.push({ start, fail });
+      // A batch open and idle (run, waiting for the sync to commit) takes it at once.
       if (this.batch === undefined) this.scheduleBatch();
+      else this.next();
     });
     const batch = this.batch;
     try {
@@ -137,6 +139,7 @@ export class GroupCommitter {
 
   /** Commits now what an open batch holds and waits until it is durable (on close). */
   async flush(): Promise<void> {
+    await this.syncing;
     if (!this.running) this.commit();
     await this.syncing;
   }
@@ -148,8 +151,9 @@ export class GroupCommitter {
   }
 
   private startBatch(): void {
-    // A batch waiting for its sync to end starts the next one then (synced).
-    if (this.batch !== undefined || this.waiting.length === 0 || this.syncing !== undefined) return;
+    if (this.batch !== undefined || this.waiting.length === 0) return;
+    // A checkpoint due runs between the sync and the next batch (synced): the WAL can start over only then.
+    if (this.syncing !== undefined && this.checkpointDue()) return;
     try {
       // IMMEDIATE: take the write lock here, not fail on the first write once another process has taken it.
       this.exec('BEGIN IMMEDIATE');
@@ -184,7 +188,11 @@ export class GroupCommitter {
   private next(): void {
     if (this.running) return;
     const batch = this.batch;
-    if (batch && (this.waiting.length === 0 || batch.members >= this.opts.maxMembers)) this.commit();
+    if (batch && (this.waiting.length === 0 || batch.members >= this.opts.maxMembers)) {
+      // The previous batch's sync is in flight: this one commits when it is over (synced), so at most one commit is not yet durable.
+      if (this.syncing !== undefined) return;
+      this.commit();
+    }
     const member = this.batch === undefined ? undefined : this.waiting.shift();
     if (member) {
       this.running = true;
@@ -196,8 +204,14 @@ export class GroupCommitter {
 
   private commit(): void {
     const batch = this.batch;
-    if (!batch) return;
+    if (!batch || this.syncing !== undefined) return;
     this.batch = undefined;
+    if (this.failed !== undefined) {
+      // Run while the failed sync was in flight: not committed, since nothing after it can be vouched for either.
+      this.statements.connection.exec('ROLLBACK');
+      batch.settle(this.failed);
+      return;
+    }
     this.opts.beforeCommit();
     try {
       this.exec('COMMIT');
@@ -219,7 +233,10 @@ export class GroupCommitter {
     );
   }
 
-  /** A batch's sync is over: its members are answered, and the members that queued meanwhile start the next batch. */
+  /**
+   * A batch's sync is over: its members are answered; then the batch that ran meanwhile commits, or (none open) the
+   * checkpoint runs when due and the members that queued start the next one.
+   */
   private synced(batch: Batch, err?: unknown): void {
     this.syncing = undefined;
     if (err !== undefined) {
@@ -229,12 +246,19 @@ export class GroupCommitter {
     }
     this.opts.afterSync?.();
     batch.settle(err === undefined ? undefined : this.failed);
-    // After the answers (the settled members resume first): the checkpoint when due, then the members that queued meanwhile.
+    // After the answers (the settled members resume first).
     setImmediate(() => {
-      this.syncing = undefined;
+      if (this.batch !== undefined) {
+        this.next();
+        return;
+      }
       this.checkpointIfDue();
       this.startBatch();
     });
+  }
+
+  private checkpointDue(): boolean {
+    return performance.now() - this.checkpointedAt >= CHECKPOINT_EVERY_MS;
   }
 
   /**
@@ -242,9 +266,8 @@ export class GroupCommitter {
    * pinned, never copy the last commit back, and so never let the WAL start over. Here no snapshot of ours is open.
    */
   private checkpointIfDue(): void {
-    const now = performance.now();
-    if (now - this.checkpointedAt < CHECKPOINT_EVERY_MS || !this.statements.connection.open) return;
-    this.checkpointedAt = now;
+    if (!this.checkpointDue() || !this.statements.connection.open || this.statements.connection.inTransaction) return;
+    this.checkpointedAt = performance.now();
     try {
       this.statements.connection.pragma('wal_checkpoint(PASSIVE)');
     } catch {

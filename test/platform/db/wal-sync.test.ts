@@ -49,7 +49,7 @@ describe('SQLite at synchronous FULL: the WAL synced after COMMIT, off the event
       await tick();
     }
     expect(answered).toBe(false);
-    // A transaction that arrives meanwhile waits: the next batch begins once the sync is done.
+    // A transaction that arrives meanwhile may run, but commits only once the sync is done: one commit at most is not yet durable.
     const second = db.transaction().execute((tx) => tx.insertInto('t').values({ n: 2 }).execute());
     await tick();
     expect(sync.waiting).toBe(1);
