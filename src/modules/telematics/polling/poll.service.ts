@@ -17,6 +17,7 @@ import { findProvider, type Provider } from '../providers/catalog.js';
 import { vendorError } from '../providers/vendor-errors.js';
 import { admission, afterFailure, type Breaker, CLOSED } from './breaker.js';
 import { advance, type CursorSummary, isNew, type MarkRow, type Marks, marksOf, rowsOf, summarize } from './cursors.js';
+import { BackgroundWrites, type ChunkSizes } from './background-writes.js';
 import { IssueTally } from './issues.js';
 import { loadMarks, saveMarks } from './marks.repository.js';
 import type { NormalizedEvent } from '../providers/event.js';
@@ -30,11 +31,9 @@ export const TELEMATICS_EVENT = 'telematics.event';
  * Events one transaction of a poll writes: the reader's batch with no request in flight; while requests are in flight
  * 100 (~7 ms under load, as a sync's slice), so a read waits at most that long behind one.
  */
-const POLL_WRITE_CHUNK = 500;
-const POLL_WRITE_CHUNK_BUSY = 100;
+const POLL_WRITE_CHUNK: ChunkSizes = { idle: 500, busy: 100 };
 /** The same for marks (rows of three short strings, cheaper than an event's outbox row). */
-const MARKS_WRITE_CHUNK = 2000;
-const MARKS_WRITE_CHUNK_BUSY = 250;
+const MARKS_WRITE_CHUNK: ChunkSizes = { idle: 2000, busy: 250 };
 
 interface PollResult {
   events_enqueued: number;
@@ -129,6 +128,7 @@ export class PollService {
     const tally = new IssueTally();
     const trial = admission(breakerOf(row), started) !== 'go';
     const rounds = settle === undefined ? this.yields : undefined;
+    const writes = new BackgroundWrites(this.db, this.yields, rounds !== undefined);
     try {
       // Readings are judged new against the marks the poll started from; `moved` is only what it will store.
       const from = marksOf(await loadMarks(this.db, row.org_id, row.id));
@@ -144,9 +144,9 @@ export class PollService {
         enqueued += fresh.length;
         advance(moved, fresh);
         held.push(...fresh);
-        for (let size = this.writeChunk(); held.length > size; size = this.writeChunk()) {
+        for (let size = writes.size(POLL_WRITE_CHUNK); held.length > size; size = writes.size(POLL_WRITE_CHUNK)) {
           const chunk = held.splice(0, size);
-          await this.write(rounds, (tx) => this.enqueueAndRenew(tx, row, chunk));
+          await writes.transaction((tx) => this.enqueueAndRenew(tx, row, chunk));
         }
       }
       // Marks move only after every event they cover is written (a crash among these transactions repeats events, never
@@ -154,17 +154,17 @@ export class PollService {
       const steps: ((tx: Tx) => Promise<void>)[] = [];
       const marks = rowsOf(moved);
       // Every event moved a mark, so the held events always have a first piece of marks to go with.
-      for (let at = 0, size = this.marksChunk(); at < marks.length; at += size) {
+      for (let at = 0, size = writes.size(MARKS_WRITE_CHUNK); at < marks.length; at += size) {
         const piece = marks.slice(at, at + size);
         const events = at === 0 ? held.splice(0) : [];
         steps.push((tx) => this.saveAndRenew(tx, row, events, piece));
       }
       const last = steps.pop();
-      for (const step of steps) await this.write(rounds, step);
+      for (const step of steps) await writes.transaction(step);
       const finished = this.clock.now();
       const cursors = summarize(from, moved, started.toISOString());
       const done = { ...CLOSED, last: { started_at: started.toISOString(), finished_at: finished.toISOString(), events: enqueued, outcome: 'ok' } };
-      await this.write(rounds, async (tx) => {
+      await writes.transaction(async (tx) => {
         await last?.(tx);
         const finishedHere = await repo.finishPoll(tx, row.id, this.owner, {
           cursors: JSON.stringify(cursors),
@@ -297,21 +297,6 @@ export class PollService {
       }
       yield* from(await read.retry.fresh());
     }
-  }
-
-  /** Events to write in one transaction: fewer while requests are in flight. */
-  private writeChunk(): number {
-    return this.yields.busy ? POLL_WRITE_CHUNK_BUSY : POLL_WRITE_CHUNK;
-  }
-
-  private marksChunk(): number {
-    return this.yields.busy ? MARKS_WRITE_CHUNK_BUSY : MARKS_WRITE_CHUNK;
-  }
-
-  /** One transaction of a poll: a round of `rounds` when the poll yields, else at once. */
-  private async write<T>(rounds: YieldToRequests | undefined, work: (tx: Tx) => Promise<T>): Promise<T> {
-    const transaction = () => this.db.transaction().execute(work);
-    return rounds === undefined ? transaction() : rounds.run(transaction);
   }
 
   /** Events and marks in the caller's transaction (the events first: never a mark ahead of what is written), the claim renewed. */

@@ -15,6 +15,7 @@ import type { ReaderContext, VendorReader } from '../providers/reader.js';
 import { readerFor } from '../providers/readers.js';
 import { vendorError } from '../providers/vendor-errors.js';
 import type { ListSyncsQuery, Sync } from '../telematics.schemas.js';
+import { BackgroundWrites, type ChunkSizes } from './background-writes.js';
 import { notPollable, type PollService } from './poll.service.js';
 import * as repo from './syncs.repository.js';
 
@@ -23,15 +24,12 @@ export const SYNC_FAILED = 'telematics.sync.failed';
 
 const cursorSchema = z.object({ id: z.string() });
 /**
- * Events one transaction of a slice writes: ~20 ms on SQLite (a 31-day slice of the simulator is ~700 events, 30-75 ms
- * in one transaction; finer data runs to thousands). See docs/decisions.md, "Big jobs in slices".
+ * Events one transaction of a slice writes: idle, 400, ~20 ms on SQLite (a 31-day slice of the simulator is ~700 events,
+ * 30-75 ms in one transaction; docs/decisions.md, "Big jobs in slices"); while requests are in flight 100: ~30 ms a 400
+ * under load, so a read could wait that long behind one, 100 keeps each under ~10 ms ("[16/20] The replay sync yields to
+ * requests"). Idle, the fewer commits win.
  */
-const SLICE_WRITE_CHUNK = 400;
-/**
- * The same while requests are in flight: ~30 ms a 400 under load, so a read could wait that long behind one; 100 keeps
- * each under ~10 ms (docs/decisions.md, "[16/20] The replay sync yields to requests"). Idle, the fewer commits win.
- */
-const SLICE_WRITE_CHUNK_BUSY = 100;
+const SLICE_WRITE_CHUNK: ChunkSizes = { idle: 400, busy: 100 };
 
 /** The first retry of a failed slice waits this long, doubling up to the cap (or longer when the vendor asks). */
 const RETRY_BASE_MS = 30_000;
@@ -77,13 +75,18 @@ function permanent(err: unknown): boolean {
  * own claim, so the connection's regular polls go on and a restart resumes after the last slice written.
  */
 export class SyncService {
+  /** Every write of a step is a round of the sync's budget. */
+  private readonly writes: BackgroundWrites;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly endpoints: ProviderEndpoints,
     private readonly polling: PollService,
     private readonly options: SyncOptions,
-  ) {}
+  ) {
+    this.writes = new BackgroundWrites(db, options.yields);
+  }
 
   get leaseMs(): number {
     return this.options.leaseMs;
@@ -195,11 +198,11 @@ export class SyncService {
   private async plan(row: repo.SyncRow, owner: string, history: NonNullable<VendorReader['history']>, ctx: ReaderContext): Promise<repo.SyncRow | undefined> {
     const machines = await history.machines(ctx);
     const next: repo.SyncRow = { ...row, elements: JSON.stringify(history.elements), machines_total: machines.length, attempts: 0, next_attempt_at: null, lease_until: this.leaseUntil(), updated_at: this.clock.now().toISOString() };
-    return this.yields.run(() => this.db.transaction().execute(async (tx) => {
+    return this.writes.transaction(async (tx) => {
       await this.hold(tx, next, owner);
       await repo.insertMachines(tx, machines.map((m, position) => ({ sync_id: row.id, position, pin: m.pin, equipment: JSON.stringify(m.equipment) })));
       return machines.length === 0 ? this.finish(tx, next, owner, 'completed', null) : next;
-    }));
+    });
   }
 
   /** One machine x one data element over the window: its events, the last of them with the progress in one transaction; the last slice ends the sync. */
@@ -225,20 +228,20 @@ export class SyncService {
     // All but the last chunk of events in transactions of their own, the holder checked in each; a process dying among
     // them leaves the slice to be read again, and its events (deterministic ids) are kept once by the outbox. Each
     // transaction is a round of the sync's share.
-    const size = this.yields.busy ? SLICE_WRITE_CHUNK_BUSY : SLICE_WRITE_CHUNK;
+    const size = this.writes.size(SLICE_WRITE_CHUNK);
     const last = Math.max(0, events.length - size);
     for (let i = 0; i < last; i += size) {
       const chunk = events.slice(i, Math.min(i + size, last));
-      await this.yields.run(() => this.db.transaction().execute(async (tx) => {
+      await this.writes.transaction(async (tx) => {
         if (!(await repo.updateHeld(tx, row.id, owner, { lease_until: this.leaseUntil(), updated_at: this.clock.now().toISOString() }))) throw new HoldLost();
         await this.polling.enqueue(tx, row.org_id, chunk);
-      }));
+      });
     }
-    return this.yields.run(() => this.db.transaction().execute(async (tx) => {
+    return this.writes.transaction(async (tx) => {
       await this.hold(tx, next, owner);
       await this.polling.enqueue(tx, row.org_id, events.slice(last));
       return slicesDone >= row.machines_total * elements.length ? this.finish(tx, next, owner, 'completed', null) : next;
-    }));
+    });
   }
 
   /** Writes the holder's progress, or throws HoldLost (rolling the step back) when it holds the sync no more. */
