@@ -30,14 +30,20 @@ describe('SQLite at synchronous FULL: the WAL synced after COMMIT, off the event
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('answers a transaction only once its sync is done, and no read sees the commit before then', async () => {
+  /** A database whose WAL syncs wait for the test, with a table `t` made (its own sync let through). */
+  const openHeld = async (name: string) => {
     const sync = heldSync();
-    const handle = openDatabase(`sqlite:${join(dir, 'a.sqlite')}`, { syncWal: sync.call });
+    const handle = openDatabase(`sqlite:${join(dir, name)}`, { syncWal: sync.call });
     const db = handle.db.withTables<{ t: { n: number } }>();
     const created = sql`create table t (n integer primary key)`.execute(db);
     while (sync.waiting === 0) await tick();
     sync.finish();
     await created;
+    return { sync, handle, db };
+  };
+
+  it('answers a transaction only once its sync is done, and no read sees the commit before then', async () => {
+    const { sync, handle, db } = await openHeld('a.sqlite');
     const count = async () => Number((await db.selectFrom('t').select((eb) => eb.fn.countAll<number>().as('c')).executeTakeFirstOrThrow()).c);
 
     let answered = false;
@@ -66,13 +72,7 @@ describe('SQLite at synchronous FULL: the WAL synced after COMMIT, off the event
   });
 
   it('a failed sync fails its transactions and refuses every later write; reads still answer', async () => {
-    const sync = heldSync();
-    const handle = openDatabase(`sqlite:${join(dir, 'b.sqlite')}`, { syncWal: sync.call });
-    const db = handle.db.withTables<{ t: { n: number } }>();
-    const created = sql`create table t (n integer primary key)`.execute(db);
-    while (sync.waiting === 0) await tick();
-    sync.finish();
-    await created;
+    const { sync, handle, db } = await openHeld('b.sqlite');
     const first = db.transaction().execute((tx) => tx.insertInto('t').values({ n: 1 }).execute());
     while (sync.waiting === 0) await tick();
     const queued = db.transaction().execute((tx) => tx.insertInto('t').values({ n: 2 }).execute());
