@@ -42,7 +42,7 @@ const webhooksEnv = z.object({
    * Of the time while this process answers requests, the most its webhook work (fan-out and sends) may take: requests
    * come first, webhooks are asynchronous and catch up once the load eases (docs/configuration.md).
    */
-  WEBHOOK_SHARE_WHEN_BUSY: z.coerce.number().gt(0).max(1).default(0.1),
+  WEBHOOK_SHARE_WHEN_BUSY: z.coerce.number().gt(0).max(1).default(0.05),
   /** How long events stay listed by GET /v1/events. */
   WEBHOOK_EVENTS_KEEP_MS: z.coerce.number().int().positive().default(30 * DAY_MS),
 });
