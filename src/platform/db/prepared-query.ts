@@ -115,6 +115,18 @@ export class PreparedList<P extends object, T, R> {
     return (await this.result(db, values, list)).rows;
   }
 
+  /**
+   * For a query whose answer over a list is the union of its answers over the list's pieces (an `in` filter, no limit,
+   * no order): a list longer than `maxLength` runs as compiled pieces of `maxLength` instead of a statement built per call
+   * (Kysely's building was ~2.5 % of an order's main thread, for the coalesced hub group's lists of ~50 ids).
+   */
+  async executeInPieces(db: Executor, values: P, list: T[]): Promise<R[]> {
+    if (list.length <= this.maxLength) return this.execute(db, values, list);
+    const rows: R[] = [];
+    for (let at = 0; at < list.length; at += this.maxLength) rows.push(...(await this.execute(db, values, list.slice(at, at + this.maxLength))));
+    return rows;
+  }
+
   result(db: Executor, values: P, list: T[]): Promise<QueryResult<R>> {
     if (list.length > this.maxLength) return db.executeQuery<R>(this.build(db, values, list).compile());
     const adapter = db.getExecutor().adapter;

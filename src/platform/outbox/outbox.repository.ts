@@ -107,7 +107,7 @@ const leasedByIds = new PreparedList((db, v: { owner: string }, ids: string[]) =
 
 export async function findLeased(db: Executor, ids: string[], owner: string): Promise<ClaimedDelivery[]> {
   if (ids.length === 0) return [];
-  return leasedByIds.execute(db, { owner }, ids);
+  return leasedByIds.executeInPieces(db, { owner }, ids);
 }
 
 /**
@@ -125,7 +125,7 @@ const deliveredByIds = new PreparedList((db, v: { owner: string; at: string }, i
 
 export async function markDelivered(db: Executor, ids: string[], owner: string, at: string): Promise<void> {
   if (ids.length === 0) return;
-  await deliveredByIds.result(db, { owner, at }, ids);
+  await deliveredByIds.executeInPieces(db, { owner, at }, ids);
 }
 
 export async function markRejected(db: Executor, id: string, owner: string, reason: string): Promise<void> {
@@ -227,7 +227,7 @@ const statesByIds = new PreparedList((db, _v: object, ids: string[]) => db.selec
 
 export async function findStates(db: Executor, ids: string[]): Promise<DeliveryState[]> {
   if (ids.length === 0) return [];
-  const rows = await statesByIds.execute(db, {}, ids);
+  const rows = await statesByIds.executeInPieces(db, {}, ids);
   return rows.map((r) => ({ ...r, attempts: Number(r.attempts) }));
 }
 

@@ -86,6 +86,30 @@ describe.each(dialects)('PreparedQuery (%s)', (dialect) => {
     await expect(async () => insertRows.result(handle.db, {}, [{ org: 'x', name: 'y', kind: undefined as unknown as string }])).rejects.toThrow(/no value/);
   });
 
+  const unorderedNames = new PreparedList(
+    (db, v: { org: string }, names: string[]) => items(db).selectFrom('items').select(['name', 'kind']).where('org', '=', v.org).where('name', 'in', names),
+    3,
+  );
+  const retype = new PreparedList((db, v: { org: string; kind: string }, names: string[]) => items(db).updateTable('items').set({ kind: v.kind }).where('org', '=', v.org).where('name', 'in', names), 3);
+
+  it('a list past its bound runs in compiled pieces: the rows of every piece, each write landing once', async () => {
+    const org = 'pieces';
+    const all = Array.from({ length: 8 }, (_, i) => ({ org, name: `p${i}`, kind: 'tire' }));
+    await handle.db.transaction().execute(async (tx) => {
+      for (let at = 0; at < all.length; at += 3) await insertRows.result(tx, {}, all.slice(at, at + 3));
+    });
+    const sorted = <T extends { name: string }>(rows: T[]) => [...rows].sort((a, b) => a.name.localeCompare(b.name));
+    // 2 (one statement), 3 (its bound), 7 and 9 (pieces of 3, 3, 1 and 3, 3, 3), names not there among them.
+    for (const n of [2, 3, 7, 9]) {
+      const names = [...all.map((r) => r.name), 'absent'].slice(0, n);
+      const want = all.filter((r) => names.includes(r.name)).map(({ name, kind }) => ({ name, kind }));
+      expect(sorted(await unorderedNames.executeInPieces(handle.db, { org }, names))).toEqual(sorted(want));
+    }
+    await handle.db.transaction().execute((tx) => retype.executeInPieces(tx, { org, kind: 'rim' }, all.slice(0, 7).map((r) => r.name)));
+    const kinds = sorted(await unorderedNames.executeInPieces(handle.db, { org }, all.map((r) => r.name))).map((r) => r.kind);
+    expect(kinds).toEqual(['rim', 'rim', 'rim', 'rim', 'rim', 'rim', 'rim', 'tire']);
+  });
+
   it('in a transaction bound to its handle (as the invoker binds it), runs in it while open and is refused once it has ended', async () => {
     let ended: Tx | undefined;
     await handle.db.transaction().execute(async (tx) => {
