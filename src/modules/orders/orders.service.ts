@@ -10,8 +10,7 @@ import { formatUnits, lineTotalUnits, UNIT_DECIMALS, unitsFromDecimalText } from
 import type { OrgsService } from '../../platform/orgs/orgs.service.js';
 import { type DeliveriesService, type PublicDelivery, toPublicDelivery } from '../../platform/outbox/deliveries.service.js';
 import { enqueueHubEvent } from '../../platform/outbox/outbox.js';
-import type { Product } from '../products/products.schemas.js';
-import type { ProductsService } from '../products/products.service.js';
+import type { CatalogEntry, ProductsService } from '../products/products.service.js';
 import { orderSettings } from './order-currency.js';
 import { canMove, nextStatuses, type OrderStatus, type TargetStatus } from './order-status.js';
 import {
@@ -110,7 +109,7 @@ export interface LineRequest {
 
 /** A line the catalog and the order rules accept: ready to become an order line. */
 export interface PricedLine {
-  product: Product;
+  product: CatalogEntry;
   quantity: number;
   unitPriceUnits: number;
 }
@@ -127,8 +126,8 @@ type LineVerdict = { ok: true; line: PricedLine } | { ok: false; problem: LinePr
 /** Why `createOrRefuse` made no order: the PO number is used already, or the order breaks an order rule. */
 export type OrderRefusal = { reason: 'po_number_taken' } | { reason: 'invalid'; message: string };
 
-/** Products by lower-cased SKU, as read for judging lines. */
-export type Catalog = ReadonlyMap<string, Product>;
+/** Catalog entries by lower-cased SKU, as read for judging lines. */
+export type Catalog = ReadonlyMap<string, CatalogEntry>;
 
 /** An EDI order whose lines were judged already (judgeLines): creating it reads the catalog no more. */
 type PricedOrderInput = OrderHeader & { priced: PricedLine[] };
@@ -136,7 +135,7 @@ type PricedOrderInput = OrderHeader & { priced: PricedLine[] };
 const MAX_UNIT_PRICE_UNITS = MAX_UNIT_PRICE * 10 ** UNIT_DECIMALS;
 
 /** The order rules for one line whose product was found. */
-function judgeLine(line: LineRequest, product: Product): LineVerdict {
+function judgeLine(line: LineRequest, product: CatalogEntry): LineVerdict {
   if (product.status !== 'active') return { ok: false, problem: { code: 'inactive_sku', field: 'sku', message: `sku ${line.sku} is ${product.status}` } };
   if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > MAX_QUANTITY) {
     return { ok: false, problem: { code: 'invalid_quantity', field: 'quantity', message: `quantity ${line.quantity} must be a whole number from 1 to ${MAX_QUANTITY}` } };
@@ -280,7 +279,7 @@ export class OrdersService {
 
   /** The org's products for these SKUs, keyed by lower-cased SKU: one read for the lines of several orders (an EDI slice). */
   catalogOf(db: Executor, orgId: string, skus: string[]): Promise<Catalog> {
-    return this.products.findBySkus(db, orgId, skus);
+    return this.products.catalogOf(db, orgId, skus);
   }
 
   /** Each line's verdict against a catalog read before (catalogOf), in the order given. */

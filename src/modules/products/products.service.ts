@@ -9,6 +9,9 @@ import * as repo from './products.repository.js';
 import { parseSizeQuery, productSize } from './tire-size.js';
 import { deriveStockStatus, type StockSettings, stockSettings, thresholdsOf } from './stock-status.js';
 
+/** A product as an order line is judged against: whether it may be ordered, and what the line keeps of it. */
+export type CatalogEntry = Pick<Product, 'sku' | 'name' | 'status'>;
+
 function toProduct(row: repo.ProductRow): Product {
   return {
     sku: row.sku,
@@ -119,6 +122,12 @@ export class ProductsService {
   async findBySkus(db: Executor, orgId: string, skus: string[]): Promise<Map<string, Product>> {
     const rows = await repo.findProducts(db, orgId, [...new Set(skus.map((s) => s.toLowerCase()))]);
     return new Map(rows.map((r) => [r.sku_lower, toProduct(r)]));
+  }
+
+  /** For judging order lines: the org's catalog entries (any status) for these SKUs, keyed by lower-cased SKU. */
+  async catalogOf(db: Executor, orgId: string, skus: string[]): Promise<Map<string, CatalogEntry>> {
+    const rows = await repo.findCatalogRows(db, orgId, [...new Set(skus.map((s) => s.toLowerCase()))]);
+    return new Map(rows.map((r) => [r.sku_lower, { sku: r.sku, name: r.name, status: r.status }]));
   }
 
   /** For other modules (inventory): sets stock levels inside the caller's transaction; returns SKUs not found. */

@@ -192,7 +192,7 @@ export class WarrantyService {
   /** The SKU as the catalog spells it; an SKU outside the org's catalog is refused. */
   private async catalogSku(db: Executor, orgId: string, sku: string | null | undefined): Promise<string | null> {
     if (sku === undefined || sku === null) return null;
-    const product = (await this.products.findBySkus(db, orgId, [sku])).get(sku.toLowerCase());
+    const product = (await this.products.catalogOf(db, orgId, [sku])).get(sku.toLowerCase());
     if (!product) {
       const message = `unknown sku ${sku}: it is not in your catalog`;
       throw new AppError('unknown_sku', message, [{ path: 'sku', message }]);

@@ -85,7 +85,7 @@ describe.each(dialects)('850 lines judged by the orders service (%s)', (dialect)
   });
 
   it('reads the catalog once per 850, for every line together', async () => {
-    const reads = vi.spyOn(h.gateway.services.products, 'findBySkus');
+    const reads = vi.spyOn(h.gateway.services.products, 'catalogOf');
     try {
       expect((await send('PO-LV-ONCE', ['1*EA*1**VP*TIRE-225', '1*EA*1**VP*VALVE-KIT', '1*EA*1**VP*NO-SUCH-SKU'])).status).toBe('partial');
       expect(reads).toHaveBeenCalledTimes(1);
@@ -105,7 +105,7 @@ describe.each(dialects)('850 lines judged by the orders service (%s)', (dialect)
       set('0003', 'PO-LV-SLICE-3', ['1*EA*5**VP*NO-SUCH-SKU', '3*EA*1**VP*tire-225']),
     ];
     control += 1;
-    const reads = vi.spyOn(h.gateway.services.products, 'findBySkus');
+    const reads = vi.spyOn(h.gateway.services.products, 'catalogOf');
     try {
       const res = await submit(h, key, buyerInterchange(control, [{ control: '1', sets }]));
       expect(res.statusCode, res.body).toBe(200);
