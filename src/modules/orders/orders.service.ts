@@ -277,7 +277,7 @@ export class OrdersService {
     return this.judgeAgainst(await this.catalogOf(db, orgId, lines.map((l) => l.sku)), lines);
   }
 
-  /** The org's products for these SKUs, keyed by lower-cased SKU: one read for the lines of several orders (an EDI slice). */
+  /** The org's catalog entries for these SKUs, keyed by lower-cased SKU: one read for the lines of several orders (an EDI slice). */
   catalogOf(db: Executor, orgId: string, skus: string[]): Promise<Catalog> {
     return this.products.catalogOf(db, orgId, skus);
   }

@@ -17,17 +17,15 @@ export async function findProduct(db: Executor, orgId: string, sku: string): Pro
   return productBySku.takeFirst(db, { orgId, skuLower: sku.toLowerCase() });
 }
 
-/** SKUs per lookup: a PO of 90,000 lines must not bind more parameters than SQLite (32,766) or PostgreSQL (65,535) take. */
-const SKUS_PER_LOOKUP = 1000;
-
-// Up to 64 SKUs compiled once per count, as an order's lines are: an EDI slice's POs name ~40 distinct SKUs.
+// Up to 64 SKUs compiled once per count, as an order's lines are: an EDI slice's POs name ~40 distinct SKUs. More run in
+// pieces of 64, which also keeps a PO of 90,000 lines under SQLite's (32,766) and PostgreSQL's (65,535) parameter bounds.
 const productsBySkus = new PreparedList(
   (db, v: { orgId: string }, skusLower: string[]) => db.selectFrom('products').selectAll().where('org_id', '=', v.orgId).where('sku_lower', 'in', skusLower),
   64,
 );
 
 export async function findProducts(db: Executor, orgId: string, skusLower: string[]): Promise<ProductRow[]> {
-  return inLookups(skusLower, (skus) => productsBySkus.execute(db, { orgId }, skus));
+  return productsBySkus.executeInPieces(db, { orgId }, skusLower);
 }
 
 /** What judging an order line needs of its product: the catalog's spelling of the SKU, the name the line keeps, the status. */
@@ -41,13 +39,7 @@ const catalogBySkus = new PreparedList(
 );
 
 export async function findCatalogRows(db: Executor, orgId: string, skusLower: string[]): Promise<CatalogRow[]> {
-  return inLookups(skusLower, (skus) => catalogBySkus.execute(db, { orgId }, skus));
-}
-
-async function inLookups<R>(skusLower: string[], lookup: (skus: string[]) => Promise<R[]>): Promise<R[]> {
-  const found: R[] = [];
-  for (let i = 0; i < skusLower.length; i += SKUS_PER_LOOKUP) found.push(...(await lookup(skusLower.slice(i, i + SKUS_PER_LOOKUP))));
-  return found;
+  return catalogBySkus.executeInPieces(db, { orgId }, skusLower);
 }
 
 /** What `q` asks: a size (its load index and speed rating when given) with other words each contained, or a substring. */

@@ -118,7 +118,7 @@ export class PreparedList<P extends object, T, R> {
   /**
    * For a query whose answer over a list is the union of its answers over the list's pieces (an `in` filter, no limit,
    * no order): a list longer than `maxLength` runs as compiled pieces of `maxLength` instead of a statement built per call
-   * (Kysely's building was ~2.5 % of an order's main thread, for the coalesced hub group's lists of ~50 ids).
+   * (building one costs more than running several prepared ones), and never binds more parameters than a piece holds.
    */
   async executeInPieces(db: Executor, values: P, list: T[]): Promise<R[]> {
     if (list.length <= this.maxLength) return this.execute(db, values, list);

@@ -84,6 +84,20 @@ describe.each(dialects)('850 lines judged by the orders service (%s)', (dialect)
     expect(made.totals.subtotal).toBe('255.02');
   });
 
+  it('judges a PO naming more distinct SKUs than one catalog statement takes: known ones found in every piece', async () => {
+    // 150 distinct SKUs (the catalog reads 64 a statement); the known ones first, in the middle and last.
+    const skus = Array.from({ length: 150 }, (_, i) => `UNKNOWN-${i}`);
+    skus[0] = 'TIRE-225';
+    skus[70] = 'valve-kit';
+    skus[149] = 'LUG-NUT';
+    const document = await send('PO-LV-MANY', skus.map((sku) => `1*EA*2**VP*${sku}`));
+    expect(document.status).toBe('partial');
+    const refused = errorsOf(document) ?? [];
+    expect(refused).toHaveLength(147);
+    expect(refused.every(([, code]) => code === 'unknown_sku')).toBe(true);
+    expect((await order('PO-LV-MANY')).lines.map((l) => l.sku)).toEqual(['TIRE-225', 'VALVE-KIT', 'LUG-NUT']);
+  });
+
   it('reads the catalog once per 850, for every line together', async () => {
     const reads = vi.spyOn(h.gateway.services.products, 'catalogOf');
     try {
