@@ -64,6 +64,28 @@ describe('WorkLoop', () => {
     expect(started).toBe(1);
   });
 
+  it('a wake() that comes while a round runs is not lost: the next round starts without the idle wait', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      let rounds = 0;
+      const loop: WorkLoop = new WorkLoop(
+        () => {
+          rounds += 1;
+          // The first round finds nothing, and meanwhile (after it looked) work arrives and wakes the loop.
+          if (rounds === 1) loop.wake();
+          return Promise.resolve(false);
+        },
+        { idleMs: LONG, onError: () => undefined },
+      );
+      loop.start();
+      await vi.advanceTimersByTimeAsync(LONG - 1);
+      expect(rounds, 'the woken round, then the idle wait').toBe(2);
+      await loop.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a round that throws is reported and followed by the idle wait, and the loop goes on', async () => {
     const errors: unknown[] = [];
     let rounds = 0;

@@ -1,11 +1,14 @@
 /**
  * The lifecycle every background worker shares: once started, runs `round` again and again; after a round that did
- * no work (or threw) it sleeps `idleMs`, which wake() and stop() cut short. stop() waits for the round in flight.
+ * no work (or threw) it sleeps `idleMs`, which wake() and stop() cut short (a wake() during a round skips the sleep
+ * after it). stop() waits for the round in flight.
  */
 export class WorkLoop {
   private started = false;
   private loop: Promise<void> | undefined;
   private wakeSleeper: (() => void) | undefined;
+  /** wake() came while a round ran: the round may have read the state before the change, so the next one starts at once. */
+  private wokenDuringRound = false;
 
   constructor(
     /** One round of work; answers whether it did any (then the next round starts at once). */
@@ -33,18 +36,20 @@ export class WorkLoop {
 
   /** Ends the sleep now: there is work (a slot came free, a change was queued). */
   wake(): void {
-    this.wakeSleeper?.();
+    if (this.wakeSleeper === undefined) this.wokenDuringRound = true;
+    else this.wakeSleeper();
   }
 
   private async run(): Promise<void> {
     while (this.started) {
       let worked = false;
+      this.wokenDuringRound = false;
       try {
         worked = await this.round();
       } catch (err) {
         this.options.onError(err);
       }
-      if (!worked && this.started) await this.sleep();
+      if (!worked && this.started && !this.wokenDuringRound) await this.sleep();
     }
   }
 
@@ -69,3 +74,4 @@ export interface BackgroundWorker {
   /** Stops claiming, lets work in flight finish and release its claims. */
   stop(): Promise<void>;
 }
+
