@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { WorkLoop } from '../../src/platform/core/work-loop.js';
+import { SlotLoop, WorkLoop } from '../../src/platform/core/work-loop.js';
 import { waitFor } from '../support/wait-for.js';
 
 const LONG = 60_000;
@@ -100,5 +100,47 @@ describe('WorkLoop', () => {
     await waitFor(() => rounds >= 2, { what: 'a round after the failed one' });
     await loop.stop();
     expect(errors).toEqual([new Error('database gone')]);
+  });
+});
+
+describe('SlotLoop', () => {
+  it('claims only into free slots, claims again as soon as an item settles, and stop() waits for the items in flight', async () => {
+    const finish = new Map<string, () => void>();
+    const claimedWith: number[] = [];
+    let next = 0;
+    let queued = 5;
+    const slots: SlotLoop = new SlotLoop(
+      2,
+      () => {
+        const free = slots.free;
+        claimedWith.push(free);
+        let started = 0;
+        for (; started < free && queued > 0; started++, queued--) {
+          const id = `item-${next++}`;
+          slots.hold(id, new Promise<void>((resolve) => finish.set(id, resolve)));
+        }
+        return Promise.resolve(started);
+      },
+      { idleMs: LONG, onError: () => undefined },
+    );
+    slots.start();
+    await waitFor(() => finish.size === 2, { what: 'the first two items' });
+    expect(slots.free, 'both slots held').toBe(0);
+    // The idle wait is a minute long: only a settled item's wake-up can start the next claim this soon.
+    finish.get('item-0')?.();
+    await waitFor(() => finish.size === 3, { what: 'a third item claimed into the freed slot' });
+    // Two claimed; a round with no slot free (then the idle wait); item-0's end woke a round that saw one free.
+    expect(claimedWith.slice(0, 3)).toEqual([2, 0, 1]);
+    expect(slots.free).toBe(0);
+
+    let stopped = false;
+    const stopping = slots.stop().then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stopped, 'stop() waits for item-1 and item-2').toBe(false);
+    finish.get('item-1')?.();
+    finish.get('item-2')?.();
+    await stopping;
+    expect(slots.free).toBe(2);
+    expect(finish.size, 'no claim after stop()').toBe(3);
   });
 });

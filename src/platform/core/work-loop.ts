@@ -75,3 +75,55 @@ export interface BackgroundWorker {
   stop(): Promise<void>;
 }
 
+/**
+ * A WorkLoop that keeps up to `concurrency` claimed items running at once: each round claims what the free slots allow
+ * (`round` answers how many it started) and holds a slot per item until the item settles, which wakes the loop to claim
+ * again at once. stop() stops claiming and waits for the items in flight.
+ */
+export class SlotLoop {
+  private readonly loop: WorkLoop;
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly concurrency: number,
+    round: () => Promise<number>,
+    options: { idleMs: number; onError: (err: unknown) => void },
+  ) {
+    this.loop = new WorkLoop(async () => (await round()) > 0, options);
+  }
+
+  /** Slots free for a round to claim into. */
+  get free(): number {
+    return this.concurrency - this.inFlight.size;
+  }
+
+  /** Asked to stop: a long item checks it to give its claim back early. */
+  get stopping(): boolean {
+    return this.loop.stopping;
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    await this.idle();
+  }
+
+  /** Resolves when the items started so far have settled (tests and shutdown). */
+  async idle(): Promise<void> {
+    await Promise.all(this.inFlight.values());
+  }
+
+  /** Holds a slot for `item` until it settles. The item handles its own failure: it must not reject. */
+  hold(id: string, item: Promise<void>): void {
+    this.inFlight.set(
+      id,
+      item.finally(() => {
+        this.inFlight.delete(id);
+        this.loop.wake();
+      }),
+    );
+  }
+}

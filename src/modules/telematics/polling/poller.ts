@@ -3,8 +3,7 @@ import type { Clock } from '../../../platform/core/clock.js';
 import type { Dialect } from '../../../platform/db/database.js';
 import type { Db } from '../../../platform/db/schema.js';
 import { AppError } from '../../../platform/core/errors.js';
-import type { BackgroundWorker } from '../../../platform/core/work-loop.js';
-import { WorkLoop } from '../../../platform/core/work-loop.js';
+import { type BackgroundWorker, SlotLoop } from '../../../platform/core/work-loop.js';
 import { retryAfterOf, VendorRejectedError, VendorUnavailableError } from '../providers/adapter.js';
 import type { ConnectionRow } from '../connections/connections.repository.js';
 import type { PollService } from './poll.service.js';
@@ -26,8 +25,7 @@ interface PollerOptions {
  */
 export class TelematicsPoller implements BackgroundWorker {
   readonly name = 'telematics-poller';
-  private readonly loop: WorkLoop;
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly slots: SlotLoop;
   private readonly perProvider = new Map<string, number>();
   /** Per provider, until when (on the injected clock) a Retry-After asked us to wait. */
   private readonly waitUntil = new Map<string, number>();
@@ -39,26 +37,28 @@ export class TelematicsPoller implements BackgroundWorker {
     private readonly polling: PollService,
     private readonly options: PollerOptions,
   ) {
-    this.loop = new WorkLoop(async () => (await this.tick()) > 0, { idleMs: options.idleMs, onError: (err) => this.options.log.warn({ err }, 'claiming due connections failed') });
+    this.slots = new SlotLoop(options.concurrency, () => this.tick(), {
+      idleMs: options.idleMs,
+      onError: (err) => this.options.log.warn({ err }, 'claiming due connections failed'),
+    });
   }
 
   start(): void {
-    this.loop.start();
+    this.slots.start();
   }
 
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.idle();
+  stop(): Promise<void> {
+    return this.slots.stop();
   }
 
   /** Resolves when the polls started so far have finished (tests and shutdown). */
-  async idle(): Promise<void> {
-    await Promise.all(this.inFlight.values());
+  idle(): Promise<void> {
+    return this.slots.idle();
   }
 
   /** One round: claims as many due connections as free slots allow and starts their polls; answers how many started. */
   async tick(): Promise<number> {
-    const free = this.options.concurrency - this.inFlight.size;
+    const free = this.slots.free;
     if (free <= 0) return 0;
     const now = this.clock.now();
     const rows = await claimDueConnections(this.db, this.dialect, {
@@ -99,11 +99,8 @@ export class TelematicsPoller implements BackgroundWorker {
         if (!foreseen) this.options.log.warn({ err }, `poll of ${row.id} failed unexpectedly`);
       })
       .finally(() => {
-        this.inFlight.delete(row.id);
         this.perProvider.set(row.provider, (this.perProvider.get(row.provider) ?? 1) - 1);
-        // A slot came free: claim again now rather than after the idle wait.
-        this.loop.wake();
       });
-    this.inFlight.set(row.id, poll);
+    this.slots.hold(row.id, poll);
   }
 }

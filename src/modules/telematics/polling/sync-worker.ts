@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../../platform/core/clock.js';
 import { leaseOwnerId } from '../../../platform/core/ids.js';
-import { type BackgroundWorker, WorkLoop } from '../../../platform/core/work-loop.js';
+import { type BackgroundWorker, SlotLoop } from '../../../platform/core/work-loop.js';
 import type { Dialect } from '../../../platform/db/database.js';
 import type { Db } from '../../../platform/db/schema.js';
 import { claimSyncs, type SyncRow } from './syncs.repository.js';
@@ -24,8 +24,7 @@ export class SyncWorker implements BackgroundWorker {
   readonly name = 'telematics-syncs';
   /** This process, as the holder of the syncs it claims. */
   readonly owner = leaseOwnerId('sync');
-  private readonly loop: WorkLoop;
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly slots: SlotLoop;
 
   constructor(
     private readonly db: Db,
@@ -34,26 +33,25 @@ export class SyncWorker implements BackgroundWorker {
     private readonly syncs: SyncService,
     private readonly options: SyncWorkerOptions,
   ) {
-    this.loop = new WorkLoop(async () => (await this.tick()) > 0, { idleMs: options.idleMs, onError: (err) => this.options.log.warn({ err }, 'claiming syncs failed') });
+    this.slots = new SlotLoop(options.concurrency, () => this.tick(), { idleMs: options.idleMs, onError: (err) => this.options.log.warn({ err }, 'claiming syncs failed') });
   }
 
   start(): void {
-    this.loop.start();
+    this.slots.start();
   }
 
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.idle();
+  stop(): Promise<void> {
+    return this.slots.stop();
   }
 
   /** Resolves when the syncs started so far have stopped (finished, waiting, or given back after their slices). */
-  async idle(): Promise<void> {
-    await Promise.all(this.inFlight.values());
+  idle(): Promise<void> {
+    return this.slots.idle();
   }
 
   /** One round: claims as many unfinished syncs as free slots allow and starts them; answers how many started. */
   async tick(): Promise<number> {
-    const free = this.options.concurrency - this.inFlight.size;
+    const free = this.slots.free;
     if (free <= 0) return 0;
     const rows = await this.claim(free);
     for (const row of rows) this.begin(row);
@@ -92,19 +90,14 @@ export class SyncWorker implements BackgroundWorker {
   }
 
   private begin(row: SyncRow): void {
-    const run = this.drive(row)
-      .catch((err: unknown) => this.options.log.warn({ err }, `sync ${row.id} stopped unexpectedly; another round resumes it`))
-      .finally(() => {
-        this.inFlight.delete(row.id);
-        this.loop.wake();
-      });
-    this.inFlight.set(row.id, run);
+    const run = this.drive(row).catch((err: unknown) => this.options.log.warn({ err }, `sync ${row.id} stopped unexpectedly; another round resumes it`));
+    this.slots.hold(row.id, run);
   }
 
   private async drive(row: SyncRow): Promise<void> {
     let current: SyncRow | undefined = row;
     for (let slices = 0; current !== undefined; slices += 1) {
-      if (slices >= this.options.slicesPerClaim || this.loop.stopping) return this.syncs.release(current, this.owner);
+      if (slices >= this.options.slicesPerClaim || this.slots.stopping) return this.syncs.release(current, this.owner);
       current = await this.syncs.step(current, this.owner);
     }
   }
