@@ -578,7 +578,7 @@ if (only?.includes('growth')) {
 }
 
 if (wanted('webhooks')) {
-  const pairs = Number(process.env.BENCH_WEBHOOK_PAIRS ?? 4);
+  const pairs = Number(process.env.BENCH_WEBHOOK_PAIRS ?? 8);
   log(`webhooks: 10,000 events fanned out to 3 endpoints, then orders with 3 endpoints vs none (${durationSec}s a run, ${pairs} pairs)…`);
   const w = await benchWebhooks(durationSec, pairs);
   const { fanOut, orders } = w;
@@ -653,7 +653,7 @@ const header = [
   '# Benchmarks',
   '',
   'Written by `npm run bench` (`BENCH_ONLY=products,orders,x12,objects,jobs,telematics,webhooks,cli` picks sections, `BENCH_DURATION` sets seconds per load run,',
-  '`BENCH_WRK_ROUNDS` the rounds of the products section\'s wrk rows (default 3), `BENCH_WEBHOOK_PAIRS` the webhooks section\'s pairs of order runs (default 4);',
+  '`BENCH_WRK_ROUNDS` the rounds of the products section\'s wrk rows (default 3), `BENCH_WEBHOOK_PAIRS` the webhooks section\'s pairs of order runs (default 8);',
   '`BENCH_ONLY=replay31` runs the hour-long full telematics replay, `BENCH_ONLY=syncpolls` the replay sync beside regular polls',
   '(`BENCH_SYNC_SECONDS`, default 300), `BENCH_ONLY=growth` the growth table (`BENCH_GROWTH_ROWS`, default 1,000,000; `BENCH_GROWTH_TABLES`',
   'and `BENCH_GROWTH_DIALECTS` re-measure some of its rows) and `BENCH_ONLY=isolation`',
