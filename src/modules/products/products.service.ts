@@ -12,6 +12,11 @@ import { deriveStockStatus, type StockSettings, stockSettings, thresholdsOf } fr
 /** A product as an order line is judged against: whether it may be ordered, and what the line keeps of it. */
 export type CatalogEntry = Pick<Product, 'sku' | 'name' | 'status'>;
 
+/** SKUs as the catalog keys them (lower case), each once. */
+function distinctLowerCase(skus: string[]): string[] {
+  return [...new Set(skus.map((s) => s.toLowerCase()))];
+}
+
 function toProduct(row: repo.ProductRow): Product {
   return {
     sku: row.sku,
@@ -120,14 +125,15 @@ export class ProductsService {
 
   /** For other modules: the org's products for these SKUs (any status), keyed by lower-cased SKU. */
   async findBySkus(db: Executor, orgId: string, skus: string[]): Promise<Map<string, Product>> {
-    const rows = await repo.findProducts(db, orgId, [...new Set(skus.map((s) => s.toLowerCase()))]);
+    const rows = await repo.findProducts(db, orgId, distinctLowerCase(skus));
     return new Map(rows.map((r) => [r.sku_lower, toProduct(r)]));
   }
 
   /** For judging order lines: the org's catalog entries (any status) for these SKUs, keyed by lower-cased SKU. */
   async catalogOf(db: Executor, orgId: string, skus: string[]): Promise<Map<string, CatalogEntry>> {
-    const rows = await repo.findCatalogRows(db, orgId, [...new Set(skus.map((s) => s.toLowerCase()))]);
-    return new Map(rows.map((r) => [r.sku_lower, { sku: r.sku, name: r.name, status: r.status }]));
+    // The rows are the entries as read: a row's extra sku_lower is its key, and nothing is copied per line.
+    const rows = await repo.findCatalogRows(db, orgId, distinctLowerCase(skus));
+    return new Map(rows.map((r) => [r.sku_lower, r]));
   }
 
   /** For other modules (inventory): sets stock levels inside the caller's transaction; returns SKUs not found. */
