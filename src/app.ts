@@ -1,5 +1,4 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { pino } from 'pino';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Gateway } from './gateway.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
@@ -21,6 +20,7 @@ import { PORTAL_CORS, portalKeyAuth } from './platform/http/portal-auth.js';
 import { registerHomePage, registerPages } from './platform/http/html-page.js';
 import { registerStaticFiles } from './platform/http/static-files.js';
 import { corsPreflight, type CorsOptions } from './platform/http/origin.js';
+import { bufferedLogSink } from './platform/core/log-sink.js';
 import { httpMetricsOf, registerMetricsRoute } from './platform/core/metrics.js';
 import { refuseQueryParameters } from './platform/operations/query-string.js';
 
@@ -74,7 +74,7 @@ export async function buildApp(gateway: Gateway, opts: AppOptions = {}): Promise
             redact: { paths: REDACT, censor: '[redacted]' },
             // Buffered, so a request does not pay a write syscall per log line; flushed every second too, or a quiet
             // gateway's lines would wait for 4 KB of others. serve flushes on shutdown.
-            stream: logger.stream ?? pretty ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS }),
+            stream: logger.stream ?? pretty ?? bufferedLogSink(1, { minLength: 4096, periodicFlushMs: LOG_FLUSH_MS }),
           },
     bodyLimit: config.BODY_LIMIT_BYTES,
     // A whole request, headers and body, within REQUEST_TIMEOUT_MS, or 408 and the socket closed: a client trickling its

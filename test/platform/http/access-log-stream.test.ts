@@ -35,4 +35,27 @@ describe('the access log of a serve process', () => {
       child.kill('SIGTERM');
     }
   });
+
+  // Under its 4 KB write size and its one-second flush: the lines left in the buffer come out as serve stops.
+  it('writes every line still buffered when serve is stopped', { timeout: 30_000 }, async () => {
+    requireBuild();
+    const port = await freePort();
+    const child = spawn(process.execPath, [mainJs, 'serve'], {
+      env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: `sqlite:${join(dir, 'stop.sqlite')}`, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.ok === true, { what: 'serve to come up', timeoutMs: 20_000 });
+    const paths = Array.from({ length: 300 }, (_, i) => `/stop-line-${i}`);
+    for (const path of paths) expect((await fetch(`${base}${path}`)).status).toBe(404);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const logged = new Set(stdout.split('\n').filter((l) => l.includes('request completed')).map((l) => (JSON.parse(l) as { url: string }).url));
+    expect(paths.filter((path) => !logged.has(path))).toEqual([]);
+  });
 });
