@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
+import { withDeadline } from '../../platform/core/deadline.js';
 import { parseRetryAfterMs } from '../../platform/outbox/hub-client.js';
 import { type TargetPolicy, UnsafeTarget } from './safe-target.js';
 import { signedHeaders } from './signature.js';
@@ -69,8 +70,11 @@ export async function postWebhook(agent: Agent, policy: TargetPolicy, job: PostJ
   return { ...result, durationMs: Math.round(performance.now() - started) };
 }
 
-async function attempt(agent: Agent, policy: TargetPolicy, job: PostJob, { timeoutMs, retryAfterMaxMs }: PostLimits): Promise<Judged> {
-  const signal = AbortSignal.timeout(timeoutMs);
+function attempt(agent: Agent, policy: TargetPolicy, job: PostJob, limits: PostLimits): Promise<Judged> {
+  return withDeadline(limits.timeoutMs, (signal) => attemptWithin(agent, policy, job, limits, signal));
+}
+
+async function attemptWithin(agent: Agent, policy: TargetPolicy, job: PostJob, { timeoutMs, retryAfterMaxMs }: PostLimits, signal: AbortSignal): Promise<Judged> {
   const late = { kind: 'retry', reason: `endpoint did not answer within ${timeoutMs} ms`, statusCode: null, snippet: null } as const;
   let target: URL;
   try {

@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import { z } from 'zod';
 import { systemClock, type Clock } from '../core/clock.js';
+import { withDeadline } from '../core/deadline.js';
 
 /** The gateway's side of the hub contract (DESIGN.md, "The hub contract"). */
 
@@ -59,18 +60,19 @@ export class HubClient {
       throw new RangeError(`a hub batch holds 1 to ${HUB_MAX_BATCH} events, got ${events.length}`);
     }
     const timeoutMs = opts.timeoutMs ?? this.opts.timeoutMs;
-    const signal = AbortSignal.timeout(timeoutMs);
     const headers: Record<string, string> = { 'content-type': 'application/json', 'idempotency-key': batchId };
     // An empty HUB_TOKEN means no token, not an empty bearer.
     if (this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
-    try {
-      const res = await this.pool.request({ method: 'POST', path: this.path, headers, body: `{"events":[${events.join(',')}]}`, signal });
-      const text = await res.body.text();
-      return this.classify(res.statusCode, res.headers['retry-after'], text);
-    } catch (err) {
-      if (signal.aborted) return { kind: 'retry', reason: `hub did not answer within ${timeoutMs} ms` };
-      return { kind: 'retry', reason: `hub unreachable: ${describeError(err)}` };
-    }
+    return withDeadline(timeoutMs, async (signal) => {
+      try {
+        const res = await this.pool.request({ method: 'POST', path: this.path, headers, body: `{"events":[${events.join(',')}]}`, signal });
+        const text = await res.body.text();
+        return this.classify(res.statusCode, res.headers['retry-after'], text);
+      } catch (err) {
+        if (signal.aborted) return { kind: 'retry', reason: `hub did not answer within ${timeoutMs} ms` };
+        return { kind: 'retry', reason: `hub unreachable: ${describeError(err)}` };
+      }
+    });
   }
 
   async close(): Promise<void> {

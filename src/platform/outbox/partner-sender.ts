@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import { systemClock, type Clock } from '../core/clock.js';
+import { withDeadline } from '../core/deadline.js';
 import type { DeliverySender, SendOutcome } from './delivery-sender.js';
 import { parseRetryAfterMs } from './hub-client.js';
 import { PARTNER_DESTINATION } from './outbox.js';
@@ -39,7 +40,10 @@ export class PartnerSender implements DeliverySender {
   private async post(row: ClaimedDelivery, timeoutMs: number): Promise<RowOutcome> {
     const url = URL.canParse(row.target ?? '') ? new URL(row.target ?? '') : undefined;
     if (url === undefined) return { kind: 'rejected', reason: `partner delivery target ${JSON.stringify(row.target)} is not a URL` };
-    const signal = AbortSignal.timeout(timeoutMs);
+    return withDeadline(timeoutMs, (signal) => this.postWithin(row, url, timeoutMs, signal));
+  }
+
+  private async postWithin(row: ClaimedDelivery, url: URL, timeoutMs: number, signal: AbortSignal): Promise<RowOutcome> {
     try {
       const res = await this.agent.request({
         origin: url.origin,

@@ -1,4 +1,5 @@
 import { Agent, errors, request } from 'undici';
+import { withDeadline } from '../../../platform/core/deadline.js';
 import type { ProviderEndpoint } from './adapter.js';
 import { VendorAskedToWaitError, VendorDocumentInvalidError, VendorRejectedError, VendorUnavailableError } from './adapter.js';
 
@@ -97,20 +98,20 @@ export async function callVendor(providerId: string, endpoint: ProviderEndpoint,
   await endpoint.beforeCall?.({ method: req.method ?? 'GET', url });
   const { body, contentType } = encodeBody(req);
   // One deadline for connect, headers and body together: a vendor trickling bytes must not hold a fleet owner waiting.
-  const signal = AbortSignal.timeout(endpoint.timeoutMs);
-  let response: VendorResponse;
-  try {
-    const res = await request(url, {
-      method: req.method ?? 'GET',
-      dispatcher: agent,
-      headers: { ...(contentType ? { 'content-type': contentType } : {}), ...req.headers },
-      body,
-      signal,
-    });
-    response = { path: pathOf(url), status: res.statusCode, headers: res.headers, body: await res.body.text() };
-  } catch (err) {
-    throw unreachable(providerId, endpoint, err, signal.aborted);
-  }
+  const response = await withDeadline(endpoint.timeoutMs, async (signal): Promise<VendorResponse> => {
+    try {
+      const res = await request(url, {
+        method: req.method ?? 'GET',
+        dispatcher: agent,
+        headers: { ...(contentType ? { 'content-type': contentType } : {}), ...req.headers },
+        body,
+        signal,
+      });
+      return { path: pathOf(url), status: res.statusCode, headers: res.headers, body: await res.body.text() };
+    } catch (err) {
+      throw unreachable(providerId, endpoint, err, signal.aborted);
+    }
+  });
   if (response.status >= 200 && response.status < 300) return response;
   throw failureOf(providerId, req, url, response);
 }
