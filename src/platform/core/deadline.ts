@@ -1,7 +1,7 @@
 /**
  * Runs `work` with a signal that aborts (a TimeoutError, as AbortSignal.timeout's) once `ms` have passed, and stops the
- * clock when `work` settles. AbortSignal.timeout cannot be stopped: its timer fires after every call, finished or not,
- * and builds a DOMException with its stack each time, ~20 µs a call measured, on every outbound send.
+ * clock when `work` settles. AbortSignal.timeout cannot be stopped: after every call, finished or not, its timer fires
+ * and builds a DOMException with its stack (or a finalization registry clears it): ~17 µs a call measured, on every send.
  */
 export async function withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();

@@ -10,7 +10,7 @@ export interface LogSink {
 /**
  * A buffered log destination for the access log: pino's sonic-boom (flushed on exit, EPIPE ends logging) in its buffer
  * mode, fed each line as a Buffer. In its default utf8 mode sonic-boom measures the bytes of its whole pending string on
- * every line, and joining to it makes V8 copy that string each time: ~2 µs a line at 4 KB pending, against ~0.5 µs here.
+ * every line, and joining to it makes V8 copy that string each time: ~2.2 µs a line measured, against ~0.9 µs here.
  */
 export function bufferedLogSink(fd: number, opts: { minLength: number; periodicFlushMs: number }): LogSink {
   const boom = pino.destination({ dest: fd, sync: false, minLength: opts.minLength, periodicFlush: opts.periodicFlushMs, contentMode: 'buffer' });
