@@ -15,7 +15,7 @@ export interface LogSink {
 export function bufferedLogSink(fd: number, opts: { minLength: number; periodicFlushMs: number }): LogSink {
   const boom = pino.destination({ dest: fd, sync: false, minLength: opts.minLength, periodicFlush: opts.periodicFlushMs, contentMode: 'buffer' });
   return {
-    // Looked up on each call: on EPIPE pino replaces boom's methods with no-ops.
+    // Looked up on each call: on EPIPE pino replaces boom's methods with no-ops. sonic-boom's types know only its utf8 mode.
     write: (line) => boom.write(Buffer.from(line) as unknown as string),
     flush: (cb) => boom.flush(cb),
     flushSync: () => boom.flushSync(),

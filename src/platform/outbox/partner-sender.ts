@@ -37,9 +37,9 @@ export class PartnerSender implements DeliverySender {
     return this.agent.close();
   }
 
-  private async post(row: ClaimedDelivery, timeoutMs: number): Promise<RowOutcome> {
+  private post(row: ClaimedDelivery, timeoutMs: number): Promise<RowOutcome> {
     const url = URL.canParse(row.target ?? '') ? new URL(row.target ?? '') : undefined;
-    if (url === undefined) return { kind: 'rejected', reason: `partner delivery target ${JSON.stringify(row.target)} is not a URL` };
+    if (url === undefined) return Promise.resolve({ kind: 'rejected', reason: `partner delivery target ${JSON.stringify(row.target)} is not a URL` });
     return withDeadline(timeoutMs, (signal) => this.postWithin(row, url, timeoutMs, signal));
   }
 
