@@ -22,7 +22,7 @@ import {
   startGateway,
   startHubSimProcess,
 } from './support.js';
-import { ensureWrk, type WrkTarget, wrkLoad } from './wrk.js';
+import { ensureWrk, WRK_ROUNDS, type WrkTarget, wrkLoad } from './wrk.js';
 
 export interface OrdersCreateBench {
   baseline: LoadResult;
@@ -32,8 +32,11 @@ export interface OrdersCreateBench {
   ratio: number;
   /** SQLite's `synchronous` the child ran with, as the environment gives it (`SQLITE_SYNCHRONOUS`, FULL when unset). */
   synchronous: string;
-  /** The same orders driven by wrk (a Lua script writes each body, with its own PO number), against bare Fastify under wrk; or why wrk could not run. */
-  wrk: { ok: true; baseline: LoadResult; gateway: LoadResult; ratio: number } | { ok: false; why: string };
+  /**
+   * The same orders driven by wrk (a Lua script writes each body, with its own PO number), against bare Fastify under wrk,
+   * in WRK_ROUNDS rounds of one run each; or why wrk could not run.
+   */
+  wrk: { ok: true; rounds: WrkOrderRound[] } | { ok: false; why: string };
   /** order.created events the hub simulator holds afterwards (warm-up included): every order reached the hub. */
   hubEvents: number;
   /** On PostgreSQL (a fresh database on BENCH_DATABASE_URL's server), one `serve` process and three on the same database; undefined without it. */
@@ -42,6 +45,12 @@ export interface OrdersCreateBench {
     three: LoadResult & { parts: LoadResult[] };
     hubEvents: number;
   };
+}
+
+/** One round of the orders' wrk runs: bare Fastify, then the gateway's orders. */
+export interface WrkOrderRound {
+  baseline: LoadResult;
+  gateway: LoadResult;
 }
 
 export interface DrainBench {
@@ -122,13 +131,17 @@ export async function benchOrderCreate(durationSec: number): Promise<OrdersCreat
           const target = (run: string) => wrkOrderTarget(gw.url, headers, `PO-wrk${run}-`);
           await wrkLoad({ url: baselineServer.url, duration: 1 });
           wrkOrders += (await wrkLoad({ ...target('warm'), duration: 2 })).requests;
-          const wrkBaseline = await wrkLoad({ url: baselineServer.url, duration: durationSec }, { pids: [baselineServer.pid] });
-          const wrkGateway = await wrkLoad({ ...target('run'), duration: durationSec }, { pids: [gw.pid] });
-          requireClean('gateway under wrk', wrkGateway);
-          wrkOrders += wrkGateway.requests;
-          wrk = { ok: true, baseline: wrkBaseline, gateway: wrkGateway, ratio: wrkGateway.requestsPerSec / wrkBaseline.requestsPerSec };
+          const rounds: WrkOrderRound[] = [];
+          for (let round = 0; round < WRK_ROUNDS; round++) {
+            const wrkBaseline = await wrkLoad({ url: baselineServer.url, duration: durationSec }, { pids: [baselineServer.pid] });
+            const wrkGateway = await wrkLoad({ ...target(`run${round}`), duration: durationSec }, { pids: [gw.pid] });
+            requireClean('gateway under wrk', wrkGateway);
+            wrkOrders += wrkGateway.requests;
+            rounds.push({ baseline: wrkBaseline, gateway: wrkGateway });
+          }
+          wrk = { ok: true, rounds };
         }
-        const hubEvents = await requireDelivered(hub, 0, orders.built() + wrkOrders, wrkReady.ok ? 4 : 2);
+        const hubEvents = await requireDelivered(hub, 0, orders.built() + wrkOrders, wrkReady.ok ? 3 + WRK_ROUNDS : 2);
         result = {
           baseline,
           gateway,

@@ -1,5 +1,5 @@
 import { benchKey, benchPostgresUrl, createBenchDatabase, type LoadResult, load, postgresEnv, seedProducts, startBaseline, startGateway } from './support.js';
-import { ensureWrk, type WrkAvailability, wrkLoad } from './wrk.js';
+import { ensureWrk, type WrkAvailability, WRK_ROUNDS, wrkLoad } from './wrk.js';
 
 /** One round of the hot paths driven by wrk instead of autocannon, each against bare Fastify and its floor. */
 export interface WrkHotPaths {
@@ -110,9 +110,6 @@ export async function benchProductGet(durationSec: number): Promise<ProductsBenc
   return result;
 }
 
-/** Rounds of the wrk runs: a shared machine's load drifts over minutes, so each goal is judged round by round. */
-const WRK_ROUNDS = Number(process.env.BENCH_WRK_ROUNDS ?? 3);
-
 /**
  * wrk's runs in WRK_ROUNDS rounds, each round one run per target in the order autocannon's are (bare Fastify, then the
  * gateway's, then the floors'), after a warm-up of each under wrk. A gateway route and its floor are compared within a
@@ -134,7 +131,7 @@ async function wrkHotPaths(
   };
   for (const { pid: _, ...target } of Object.values(targets)) await wrkLoad({ ...target, duration: 1 });
   const rounds: WrkHotPaths[] = [];
-  for (let round = 0; round < Math.max(1, WRK_ROUNDS); round++) {
+  for (let round = 0; round < WRK_ROUNDS; round++) {
     const runs: Partial<WrkHotPaths> = {};
     for (const [name, { pid, ...target }] of Object.entries(targets)) {
       const result = await wrkLoad({ ...target, duration: durationSec }, { pids: [pid] });

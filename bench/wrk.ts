@@ -9,6 +9,12 @@ import { type CpuProbe, cpuReading, type LoadResult, perRequest, ticksToUs } fro
  * node process that needs about a core of its own. Requests are written and answers counted by a Lua script.
  */
 
+/**
+ * Rounds of a section's wrk runs (BENCH_WRK_ROUNDS, default 3): a shared machine's load drifts over minutes, so each goal
+ * is judged round by round, a route beside its baseline in the same round, and the rounds' median is the figure.
+ */
+export const WRK_ROUNDS = Math.max(1, Number(process.env.BENCH_WRK_ROUNDS ?? 3));
+
 /** Whether wrk can run here; when it cannot, why (for the table instead of a failed bench). */
 export type WrkAvailability = { ok: true } | { ok: false; why: string };
 
