@@ -12,6 +12,7 @@ import { failoverPoolOptions } from './postgres-failover.js';
 import { parsePostgresTargets, PostgresUrlError, type PostgresTargets } from './postgres-hosts.js';
 import { OwnSchemaPostgresDialect } from './postgres-dialect.js';
 import { GatewaySqliteDialect } from './sqlite-dialect.js';
+import { WalCheckpointThread } from './sqlite-wal-checkpoint.js';
 import { WalSync } from './sqlite-wal-sync.js';
 import type { GroupCommitStats } from './sqlite-group-commit.js';
 
@@ -62,6 +63,8 @@ interface OpenDatabaseOptions {
   synchronous?: SqliteSynchronous;
   /** SQLite at FULL: the system call that syncs the WAL after a commit (fdatasync; tests make it wait or fail). */
   syncWal?: ConstructorParameters<typeof WalSync>[1];
+  /** SQLite at FULL: runs the WAL checkpoint off the event loop (by default in a thread of its own; tests make it wait or fail). */
+  checkpointWal?: () => Promise<void>;
   /** SQLite: told once when an existing database file open to group or others is tightened to 0600. */
   log?: Pick<Logger, 'warn'>;
 }
@@ -156,7 +159,7 @@ export function openDatabase(url: string, opts: OpenDatabaseOptions = {}): Datab
     // would otherwise grow every process by the whole cache (docs/decisions.md, "SQLite page cache").
     connection.pragma(`cache_size = ${-1024 * (opts.cacheMb ?? DEFAULT_SQLITE_CACHE_MB)}`);
   }
-  const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}), lockWaitMs, ...(walSync ? { walSync } : {}) });
+  const dialect = new GatewaySqliteDialect({ write, ...(read ? { read } : {}), lockWaitMs, ...(walSync ? { walSync, checkpointThread: opts.checkpointWal ? { run: opts.checkpointWal, close: () => Promise.resolve() } : new WalCheckpointThread(file) } : {}) });
   const db = new Kysely<Database>({ dialect });
   return { db, dialect: 'sqlite', groupCommit: dialect.groupCommitStats, journalsInMemory: () => write.pragma('temp_store = MEMORY'), close: () => db.destroy() };
 }

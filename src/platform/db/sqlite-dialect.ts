@@ -16,6 +16,7 @@ import {
 import { type Batch, GroupCommitter, type GroupCommitStats } from './sqlite-group-commit.js';
 import { ReadSnapshot } from './sqlite-read-snapshot.js';
 import { StatementCache } from './sqlite-statement-cache.js';
+import type { WalCheckpointThread } from './sqlite-wal-checkpoint.js';
 import type { WalSync } from './sqlite-wal-sync.js';
 import type { Executor, Tx } from './schema.js';
 
@@ -31,6 +32,8 @@ interface SqliteConnections {
   lockWaitMs: number;
   /** Syncs each commit after COMMIT returns, off the event loop (the write connection then commits at NORMAL). */
   walSync?: WalSync;
+  /** With walSync: where the WAL is checkpointed, off the event loop. */
+  checkpointThread?: Pick<WalCheckpointThread, 'run' | 'close'>;
 }
 
 /** The two connections and how a statement is routed between them. */
@@ -47,14 +50,14 @@ class SqliteStore {
     const reads = connections.read ? new StatementCache(connections.read) : undefined;
     this.classifier = reads ?? writes;
     this.snapshot = reads ? new ReadSnapshot(reads) : undefined;
-    const { walSync } = connections;
+    const { walSync, checkpointThread } = connections;
     const snapshot = this.snapshot;
     this.writer = new GroupCommitter(writes, {
       maxMembers: GROUP_COMMIT_MAX_MEMBERS,
       lockWaitMs: connections.lockWaitMs,
       ...(walSync === undefined || snapshot === undefined
         ? { beforeCommit: () => snapshot?.close() }
-        : { beforeCommit: () => snapshot.pin(), walSync, afterSync: () => snapshot.unpin() }),
+        : { beforeCommit: () => snapshot.pin(), walSync, afterSync: () => snapshot.unpin(), ...(checkpointThread ? { checkpoint: () => checkpointThread.run() } : {}) }),
     });
   }
 
@@ -94,6 +97,7 @@ class SqliteStore {
     this.connections.read?.close();
     this.connections.write.close();
     this.connections.walSync?.close();
+    await this.connections.checkpointThread?.close();
   }
 }
 

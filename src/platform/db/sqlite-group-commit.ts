@@ -50,6 +50,11 @@ interface GroupCommitOptions {
   walSync?: WalSync;
   /** Runs once a commit is durable, before its members are answered (the pinned read snapshot is let go there). */
   afterSync?(): void;
+  /**
+   * With `walSync`: runs the checkpoint off the event loop (sqlite-wal-checkpoint.ts); no batch starts until it is over.
+   * Absent, or when it fails, the checkpoint runs here on the write connection.
+   */
+  checkpoint?: () => Promise<void>;
 }
 
 /**
@@ -78,6 +83,8 @@ export class GroupCommitter {
   /** A sync failed: what is committed may not be on disk, so no further write is taken (the process must restart). */
   private failed: Error | undefined;
   private checkpointedAt = performance.now();
+  /** A checkpoint is running off the event loop: the next batch starts when it is over. */
+  private checkpointing: Promise<void> | undefined;
   private readonly startAtTurnEnd = (): void => {
     this.startScheduled = false;
     this.startBatch();
@@ -140,6 +147,7 @@ export class GroupCommitter {
   /** Commits now what an open batch holds and waits until it is durable (on close). */
   async flush(): Promise<void> {
     await this.syncing;
+    await this.checkpointing;
     if (!this.running) this.commit();
     await this.syncing;
   }
@@ -151,7 +159,7 @@ export class GroupCommitter {
   }
 
   private startBatch(): void {
-    if (this.batch !== undefined || this.waiting.length === 0) return;
+    if (this.batch !== undefined || this.waiting.length === 0 || this.checkpointing !== undefined) return;
     // A checkpoint due runs between the sync and the next batch (synced): the WAL can start over only then.
     if (this.syncing !== undefined && this.checkpointDue()) return;
     try {
@@ -252,7 +260,7 @@ export class GroupCommitter {
         this.next();
         return;
       }
-      this.checkpointIfDue();
+      if (this.checkpointIfDue()) return;
       this.startBatch();
     });
   }
@@ -263,11 +271,30 @@ export class GroupCommitter {
 
   /**
    * With `walSync` the connection's automatic checkpoint is off: inside COMMIT it would run while the read snapshot is
-   * pinned, never copy the last commit back, and so never let the WAL start over. Here no snapshot of ours is open.
+   * pinned, never copy the last commit back, and so never let the WAL start over. Here no snapshot of ours is pinned,
+   * and no batch writes until the checkpoint is over, so reads meanwhile see the last commit and hold nothing back.
+   * Returns true when the checkpoint runs off the event loop: the next batch then starts when it ends.
    */
-  private checkpointIfDue(): void {
-    if (!this.checkpointDue() || !this.statements.connection.open || this.statements.connection.inTransaction) return;
+  private checkpointIfDue(): boolean {
+    if (!this.checkpointDue() || !this.statements.connection.open || this.statements.connection.inTransaction) return false;
     this.checkpointedAt = performance.now();
+    const offLoop = this.opts.checkpoint;
+    if (offLoop === undefined) {
+      this.checkpointHere();
+      return false;
+    }
+    // Writes wait for it, as they would for the inline one: a WAL written to meanwhile could not start over.
+    this.checkpointing = offLoop()
+      .catch(() => this.checkpointHere())
+      .finally(() => {
+        this.checkpointing = undefined;
+        this.startBatch();
+      });
+    return true;
+  }
+
+  private checkpointHere(): void {
+    if (!this.statements.connection.open) return;
     try {
       this.statements.connection.pragma('wal_checkpoint(PASSIVE)');
     } catch {
