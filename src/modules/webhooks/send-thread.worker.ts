@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TargetPolicy } from './safe-target.js';
-import { type PostJob, type PostLimits, postWebhook, webhookAgent } from './webhook-post.js';
+import type { ThreadReply, ThreadRequest } from '../../platform/core/request-thread.js';
+import { type PostJob, type PostLimits, type PostResult, postWebhook, webhookAgent } from './webhook-post.js';
 
 // Runs in the send thread (webhook-poster.ts): the HTTP side of webhook deliveries, off the request thread. The policy
 // (allow list, connect-time address check, no redirects, timeout, capped read) is the one the request thread would apply.
@@ -11,7 +12,6 @@ export interface SendThreadData extends PostLimits {
 
 /** A batch to POST, answered with one result per job in order, or with why the batch could not be sent. */
 export interface SendRequest {
-  seq: number;
   jobs: PostJob[];
 }
 
@@ -21,9 +21,9 @@ const agent = webhookAgent(policy);
 const port = parentPort;
 if (port === null) throw new Error('send-thread.worker.ts runs only as a worker thread');
 
-port.on('message', ({ seq, jobs }: SendRequest) => {
+port.on('message', ({ seq, jobs }: ThreadRequest<SendRequest>) => {
   Promise.all(jobs.map((job) => postWebhook(agent, policy, job, data))).then(
-    (results) => port.postMessage({ seq, results }),
-    (err: unknown) => port.postMessage({ seq, error: err instanceof Error ? err.message : String(err) }),
+    (result) => port.postMessage({ seq, result } satisfies ThreadReply<PostResult[]>),
+    (err: unknown) => port.postMessage({ seq, error: err instanceof Error ? err.message : String(err) } satisfies ThreadReply<PostResult[]>),
   );
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/platform/db/database.js';
 import { WalCheckpointThread } from '../../../src/platform/db/sqlite-wal-checkpoint.js';
 import { requireBuild } from '../outbox/process-support.js';
+import { writeBackToBack } from './wal-support.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -111,16 +112,7 @@ describe('SQLite at synchronous FULL: the WAL checkpointed off the event loop', 
         return Promise.reject(new Error('no thread'));
       },
     });
-    const db = handle.db.withTables<{ t: { n: number; pad: string } }>();
-    await sql`create table t (n integer primary key, pad text not null)`.execute(db);
-    const pad = 'x'.repeat(2000);
-    let written = 0;
-    const started = performance.now();
-    // Back-to-back writes for over a second: several checkpoint periods.
-    for (let n = 0; performance.now() - started < 1500 || n < 2000; n += 20) {
-      await Promise.all(Array.from({ length: 20 }, (_, i) => db.transaction().execute((tx) => tx.insertInto('t').values({ n: n + i, pad }).execute())));
-      written += 20 * pad.length;
-    }
+    const written = await writeBackToBack(handle);
     expect(asked).toBeGreaterThan(1);
     expect(statSync(`${file}-wal`).size).toBeLessThan(written / 2);
     await handle.close();

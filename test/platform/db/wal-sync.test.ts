@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/platform/db/database.js';
 import { isTransientDatabaseError } from '../../../src/platform/db/faults.js';
+import { writeBackToBack } from './wal-support.js';
 
 type SyncCall = (fd: number, done: (err: NodeJS.ErrnoException | null) => void) => void;
 
@@ -93,19 +94,7 @@ describe('SQLite at synchronous FULL: the WAL synced after COMMIT, off the event
   it('keeps the WAL from growing without end under back-to-back writes with reads between them', async () => {
     const file = join(dir, 'c.sqlite');
     const handle = openDatabase(`sqlite:${file}`);
-    const db = handle.db.withTables<{ t: { n: number; pad: string } }>();
-    await sql`create table t (n integer primary key, pad text not null)`.execute(db);
-    const pad = 'x'.repeat(2000);
-    let written = 0;
-    const started = performance.now();
-    // Writers and readers at once for over a second (several checkpoint periods): a read is open in most turns.
-    for (let n = 0; performance.now() - started < 1500 || n < 2000; n += 20) {
-      await Promise.all([
-        ...Array.from({ length: 20 }, (_, i) => db.transaction().execute((tx) => tx.insertInto('t').values({ n: n + i, pad }).execute())),
-        db.selectFrom('t').select('n').where('n', '=', n).execute(),
-      ]);
-      written += 20 * pad.length;
-    }
+    const written = await writeBackToBack(handle);
     // The WAL started over at least once: it holds far less than everything written.
     expect(statSync(`${file}-wal`).size).toBeLessThan(written / 2);
     await handle.close();
