@@ -88,10 +88,10 @@ function workBudgetText(r: ProductsBench): string[] {
 
 const WRK_NOTE = 'wrk (Debian\'s package, installed by the bench when missing): one C thread on epoll, 50 connections, a Lua script for headers and bodies; it needs far less CPU than autocannon, so the server under test has more of the machine.';
 
-/** Per round, a ratio of two of its runs; the median of the rounds, and each round's value in run order. */
-function byRound<Round>(rounds: readonly Round[], of: (w: Round) => number): { median: number; each: string } {
+/** A figure per round: the median of the rounds, and each round's value in run order (`digits` decimals). */
+function byRound<Round>(rounds: readonly Round[], of: (w: Round) => number, digits = 2): { median: number; each: string } {
   const values = rounds.map(of);
-  return { median: median(values), each: values.map((v) => fmt(v, 2)).join(', ') };
+  return { median: median(values), each: values.map((v) => fmt(v, digits)).join(', ') };
 }
 
 /** The hot-path goals of [16/20] under wrk: ratios to bare Fastify, and CPU per request against each route's floor, by round. */
@@ -126,8 +126,8 @@ function wrkProductsText(r: ProductsBench): string[] {
 /** The orders' goals of [16/20] under wrk, by round: the ratio to bare Fastify and the CPU of an order. */
 function wrkOrdersText(rounds: readonly WrkOrderRound[], durationSec: number, synchronous: string): string[] {
   const cpu = (x: LoadResult) => x.cpuUsPerRequest ?? Number.NaN;
-  const ratio = byRound(rounds, (w) => w.gateway.requestsPerSec / w.baseline.requestsPerSec);
-  const orderCpu = byRound(rounds, (w) => cpu(w.gateway));
+  const ratio = byRound(rounds, (w) => w.gateway.requestsPerSec / w.baseline.requestsPerSec, 3);
+  const orderCpu = byRound(rounds, (w) => cpu(w.gateway), 0);
   const row = (name: string, pick: (w: WrkOrderRound) => LoadResult, ratioCell: string, cpuCell: string, goal: string) => {
     const med = (f: (x: LoadResult) => number) => median(rounds.map((w) => f(pick(w))));
     return `| ${name} | ${fmt(med((x) => x.requestsPerSec))} | ${ratioCell} | ${fmt(med((x) => x.p99Ms), 1)} | ${cpuCell} | ${goal} |`;
@@ -142,8 +142,8 @@ function wrkOrdersText(rounds: readonly WrkOrderRound[], durationSec: number, sy
     row(
       'gateway POST /v1/orders',
       (w) => w.gateway,
-      `${fmt(ratio.median, 3)} (${rounds.map((w) => fmt(w.gateway.requestsPerSec / w.baseline.requestsPerSec, 3)).join(', ')})`,
-      `${us(orderCpu.median)} (${rounds.map((w) => us(w.gateway.cpuUsPerRequest)).join(', ')})`,
+      `${fmt(ratio.median, 3)} (${ratio.each})`,
+      `${us(orderCpu.median)} (${orderCpu.each})`,
       `ratio >= 0.10: ${verdict(ratio.median >= 0.1)}; CPU <= 250 µs: ${verdict(orderCpu.median <= 250)}`,
     ),
   ];
