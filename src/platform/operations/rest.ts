@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import { requireScope } from '../auth/scopes.js';
 import { authOf } from '../http/api-auth.js';
 import { parseJsonBody } from '../http/json-body.js';
+import { readSharedBody } from '../http/shared-body.js';
 import { checkKeyFormat } from './idempotency.js';
 import { type OperationInvoker, outcomeError } from './invoke.js';
 import { type Operation, takesIdempotencyKey } from './operation.js';
@@ -75,7 +76,8 @@ function useBodyParsers(scope: FastifyInstance, kind: BodyKind, ops: Operation[]
     });
   } else if (kind === 'raw') {
     const types = [...new Set(ops.flatMap((op) => op.rawBody?.mediaTypes ?? []))];
-    scope.addContentTypeParser(types, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    // Into shared memory as it arrives: a large body goes to its worker thread without being copied again.
+    scope.addContentTypeParser(types, (request: FastifyRequest, payload: NodeJS.ReadableStream) => readSharedBody(request, payload, request.routeOptions.bodyLimit));
   } else {
     // Whatever the type, the bytes are kept so a non-empty body can be refused by name rather than by parse error.
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

@@ -5,7 +5,7 @@ import { sha256Hex } from './interchange-bytes.js';
 import * as messages from './messages.repository.js';
 import type { OurInterchangeProfile, TradingPartner } from '../partners/partners.service.js';
 import type { Body } from './outbound-sets.js';
-import { buildInterchange, chooseDelimiters, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, scrub } from '../x12/index.js';
+import { buildInterchange, chooseDelimiters, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, EchoedChars, scrub } from '../x12/index.js';
 
 type GroupVersion = '004010' | '005010';
 
@@ -37,10 +37,11 @@ export interface Envelope {
 /** One set in its own interchange to the partner; delimiters step aside for echoed data, so the writer never throws on it. */
 export function wrapSet(type: OutboundType, body: Body, env: Envelope): string {
   const preferred = env.version === '005010' ? DEFAULT_DELIMITERS_00501 : DEFAULT_DELIMITERS_00401;
-  const values = body.flatMap((segment) => segment.flatMap((v) => (typeof v === 'string' ? [v] : [...v])));
   const senderCode = env.profile.isa_id;
   const receiverCode = env.partner.gs_id ?? env.partner.isa_id;
-  const delimiters = chooseDelimiters(preferred, [...values, senderCode, receiverCode, env.partner.isa_id, env.profile.isa_id].join(''));
+  const echoed = EchoedChars.of(senderCode, receiverCode, env.partner.isa_id, env.profile.isa_id);
+  for (const segment of body) for (const v of segment) for (const value of typeof v === 'string' ? [v] : v) echoed.add(value);
+  const delimiters = chooseDelimiters(preferred, echoed);
   const clean = (v: string): string => scrub(v, delimiters);
   return buildInterchange(
     {

@@ -38,7 +38,7 @@ export {
   type X12Value,
 } from './x12.writer.js';
 // Echo: what may be quoted back into X12 or JSON, capped and cleaned.
-export { chooseDelimiters, echoText, JSON_ECHO_MAX, scrub } from './x12.delimiters.js';
+export { chooseDelimiters, EchoedChars, echoText, JSON_ECHO_MAX, scrub } from './x12.delimiters.js';
 export {
   X12_CODES,
   type Delimiters,

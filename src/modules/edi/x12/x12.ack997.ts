@@ -1,9 +1,9 @@
 import { isSupportedGroupVersion } from './x12.envelope.js';
 import { ackCode, releaseOf } from './x12.ack-codes.js';
-import { chooseDelimiters, echoX12, echoX12Id, scrub } from './x12.delimiters.js';
+import { chooseDelimiters, EchoedChars, echoX12, echoX12Id, scrub } from './x12.delimiters.js';
 import { type Findings, indexFindings } from './x12.findings.js';
 import { delimitersFor, envelopeVersion, ta1Elements, type Ta1Code } from './x12.ta1.js';
-import { Pacer } from '../../../platform/core/pacer.js';
+import { pace } from '../../../platform/core/pacer.js';
 import { tolerated, type ValidationLevel } from './x12.tolerance.js';
 import { type BuildGroup, type BuildSet, buildInterchange, buildInterchangePaced, type Party } from './x12.writer.js';
 import type { Delimiters, FunctionalGroup, Interchange, PartialInterchange, TransactionSet, X12Issue } from './x12.types.js';
@@ -184,12 +184,11 @@ function* judgeAll(source: Interchange | PartialInterchange, issues: readonly X1
   for (const group of source.groups) yield { judged: judgeGroup(group, index, source.version, level) };
 }
 
-/** Runs `step` on every judged group, yielding to the event loop every few milliseconds (Pacer). */
+/** Runs `step` on every judged group, yielding to the event loop every few milliseconds (pace). */
 async function paced(source: Interchange | PartialInterchange, issues: readonly X12Issue[], opts: AssessOptions, step: (judged: Judged) => void): Promise<void> {
-  const pacer = new Pacer();
   for (const { judged } of judgeAll(source, issues, opts)) {
     if (judged !== undefined) step(judged);
-    await pacer.tick();
+    await pace();
   }
 }
 
@@ -250,9 +249,9 @@ function ackBody(judged: Judged): string[][] {
 }
 
 /** Every value of a 997 body but the AK404 copies (optional, dropped when unsafe), for choosing delimiters. */
-function echoedIn(body: readonly string[][], into: string[]): void {
+function echoedIn(body: readonly string[][], into: EchoedChars): void {
   for (const segment of body) {
-    for (const [i, v] of segment.entries()) if (!(segment[0] === 'AK4' && i === COPY_INDEX)) into.push(v);
+    for (const [i, v] of segment.entries()) if (!(segment[0] === 'AK4' && i === COPY_INDEX)) into.add(v);
   }
 }
 
@@ -270,9 +269,9 @@ function write997(source: Interchange | PartialInterchange, judged: Judged, opts
   const receiverCode = echoX12(group.gs[1] ?? '', WIDTH.appCode);
   const partnerQualifier = echoX12(source.senderQualifier, 2);
   const partnerId = echoX12(source.senderId, 15);
-  const echoed = [senderCode, receiverCode, partnerQualifier, partnerId];
+  const echoed = EchoedChars.of(senderCode, receiverCode, partnerQualifier, partnerId);
   echoedIn(body, echoed);
-  const delimiters = chooseDelimiters(preferred, echoed.join(''));
+  const delimiters = chooseDelimiters(preferred, echoed);
   const numbers = opts.nextControlNumbers();
   const x12 = buildInterchange(
     {
@@ -371,10 +370,9 @@ async function faGroupsPaced(verdicts: readonly GroupVerdict[]): Promise<Map<str
   const made = faGroupsMade.get(verdicts);
   if (made !== undefined) return made;
   const groups = new Map<string, Judged[]>();
-  const pacer = new Pacer();
   for (const verdict of verdicts) {
     addToFaGroup(groups, verdict);
-    await pacer.tick();
+    await pace();
   }
   faGroupsMade.set(verdicts, groups);
   return groups;
@@ -408,19 +406,20 @@ export async function write997Interchange(source: Interchange | PartialInterchan
   const partnerQualifier = echoX12(source.senderQualifier, 2);
   const partnerId = echoX12(source.senderId, 15);
   // Delimiters are chosen against everything echoed from the inbound, AK404 copies aside.
-  const echoed = [partnerQualifier, partnerId];
+  const echoed = EchoedChars.of(partnerQualifier, partnerId);
   const bodies = new Map<Judged, string[][]>();
-  const pacer = new Pacer();
   for (const list of faGroups) {
     for (const judged of list) {
       const body = ackBody(judged);
       bodies.set(judged, body);
-      echoed.push(judged.group.gs[1] ?? '', judged.group.gs[2] ?? '', judged.version);
+      echoed.add(judged.group.gs[1] ?? '');
+      echoed.add(judged.group.gs[2] ?? '');
+      echoed.add(judged.version);
       echoedIn(body, echoed);
-      await pacer.tick();
+      await pace();
     }
   }
-  const delimiters = chooseDelimiters(delimitersFor(envelope, opts.delimiters), echoed.join(''));
+  const delimiters = chooseDelimiters(delimitersFor(envelope, opts.delimiters), echoed);
   const clean = (v: string): string => scrub(v, delimiters);
   const groups = new Map<Judged, Omit<GroupAck, 'verdict'>>();
   const written: BuildGroup[] = [];
@@ -433,7 +432,7 @@ export async function write997Interchange(source: Interchange | PartialInterchan
       const code = segments[segments.length - 1]?.[1] ?? judged.code;
       groups.set(judged, { group: judged.group.controlNumber, code, ackGroupControlNumber: gs06, setControlNumber: String(i + 1).padStart(4, '0') });
       sets.push({ id: '997', controlNumber: i + 1, segments });
-      await pacer.tick();
+      await pace();
     }
     written.push({
       functionalId: 'FA',
@@ -463,7 +462,7 @@ export async function write997Interchange(source: Interchange | PartialInterchan
     const ack = groups.get(judgedFor(verdict));
     if (ack === undefined) throw new Error('a verdict was not written');
     acks.push({ ...ack, verdict });
-    await pacer.tick();
+    await pace();
   }
   return { x12, controlNumber: opts.controlNumber, groups: acks };
 }

@@ -3,12 +3,41 @@ import type { Delimiters } from './x12.types.js';
 /** Spare delimiter characters, used only when a value we must write contains a preferred delimiter. */
 const SPARE = ['|', '!', '`', '@', '#', '$', '%', '&', ';', '+', '=', '?', '{', '}', ':', '\\'];
 
-/** Keeps the preferred delimiters unless `text` (every value to be written) contains one; then swaps in an unused spare. */
-export function chooseDelimiters(preferred: Delimiters, text: string): Delimiters {
+/**
+ * The characters of the values an interchange will echo, gathered one value at a time: a 997 for 40,000 groups echoes
+ * hundreds of thousands of values, and joining them to search the text would be one long step.
+ */
+export class EchoedChars {
+  private readonly ascii = new Uint8Array(128);
+  private readonly other = new Set<number>();
+
+  static of(...values: readonly string[]): EchoedChars {
+    const chars = new EchoedChars();
+    for (const v of values) chars.add(v);
+    return chars;
+  }
+
+  add(value: string): void {
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      if (code < 128) this.ascii[code] = 1;
+      else this.other.add(code);
+    }
+  }
+
+  /** Whether any value holds `ch` (one character: a delimiter). */
+  has(ch: string): boolean {
+    const code = ch.charCodeAt(0);
+    return code < 128 ? this.ascii[code] === 1 : this.other.has(code);
+  }
+}
+
+/** Keeps the preferred delimiters unless a value to be written (`echoed`) contains one; then swaps in an unused spare. */
+export function chooseDelimiters(preferred: Delimiters, echoed: EchoedChars): Delimiters {
   const taken = new Set([preferred.element, preferred.component, preferred.segment, preferred.repetition ?? '']);
   const pick = (want: string): string => {
-    if (!text.includes(want)) return want;
-    const spare = SPARE.find((c) => !text.includes(c) && !taken.has(c));
+    if (!echoed.has(want)) return want;
+    const spare = SPARE.find((c) => !echoed.has(c) && !taken.has(c));
     if (spare === undefined) return want; // scrub() then removes it from the values instead
     taken.add(spare);
     return spare;

@@ -1,5 +1,5 @@
 import { ackCode } from './x12.ack-codes.js';
-import { chooseDelimiters, scrub } from './x12.delimiters.js';
+import { chooseDelimiters, EchoedChars, scrub } from './x12.delimiters.js';
 import { buildInterchange, DEFAULT_DELIMITERS_00401, DEFAULT_DELIMITERS_00501, type Party } from './x12.writer.js';
 import type { Delimiters, X12Issue } from './x12.types.js';
 
@@ -100,7 +100,7 @@ export function buildTa1(input: Ta1Input): string {
   const shaped = delimitersFor(version, input.delimiters);
   const receiverQualifier = printable(input.isa[4] ?? '').trim().slice(0, ECHO_WIDTH.qualifier);
   const receiverId = printable(input.isa[5] ?? '').trim().slice(0, ECHO_WIDTH.id);
-  const delimiters = chooseDelimiters(shaped, receiverQualifier + receiverId);
+  const delimiters = chooseDelimiters(shaped, EchoedChars.of(receiverQualifier, receiverId));
 
   return buildInterchange(
     {

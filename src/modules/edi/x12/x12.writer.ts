@@ -1,4 +1,4 @@
-import { Pacer } from '../../../platform/core/pacer.js';
+import { pace } from '../../../platform/core/pacer.js';
 import { ISA_WIDTHS, isUsableDelimiter } from './x12.isa.js';
 import type { Delimiters } from './x12.types.js';
 
@@ -73,16 +73,26 @@ export function writeX12(input: InterchangeInput, delimiters: Delimiters, opts: 
   return parts.join('');
 }
 
-/** writeX12 for a large interchange (a 997 reply to 40,000 groups), yielding to the event loop every few milliseconds (Pacer). */
+/** Segments writeX12Paced joins in one step. */
+const JOIN_CHUNK = 4096;
+
+/** writeX12 for a large interchange (a 997 reply to 40,000 groups), yielding to the event loop every few milliseconds (pace). */
 export async function writeX12Paced(input: InterchangeInput, delimiters: Delimiters, opts: WriteOptions = {}): Promise<string> {
-  const parts: string[] = [];
-  const pacer = new Pacer();
+  // Joined a few thousand segments at a time: one join of a 40,000-group 997's segments is ~20 ms without a yield.
+  const chunks: string[] = [];
+  let parts: string[] = [];
   for (const part of x12Parts(input, delimiters, opts)) {
     parts.push(part);
-    await pacer.tick();
+    if (parts.length === JOIN_CHUNK) {
+      chunks.push(parts.join(''));
+      parts = [];
+    }
+    await pace();
   }
-  return parts.join('');
+  chunks.push(parts.join(''));
+  return chunks.join('');
 }
+
 
 /** The interchange's segments as text, one at a time, checked as they are written. */
 function* x12Parts(input: InterchangeInput, delimiters: Delimiters, opts: WriteOptions): Generator<string> {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectError, itChecksAuth } from '../../../support/auth-checks.js';
@@ -388,6 +389,20 @@ describe.each(dialects)('POST /v1/edi (%s)', (dialect) => {
       expect(result.documents[0]).toMatchObject({ status: 'accepted', po_number: 'PO-BIG' });
       expect((await order('PO-BIG')).notes?.length).toBe(4000);
       expectError(await submit(h, key, Buffer.alloc(10 * 1024 * 1024 + 1, 0x41)), 413, 'payload_too_large');
+    });
+
+    it('takes a body sent without a content-length (chunked) whole, and refuses one that runs past 10 MB with 413', async () => {
+      // In uneven pieces, over 64 KB in all, so the buffer the body is read into grows several times on the way.
+      const raw = Buffer.from(Array.from({ length: 300_001 }, (_, i) => (i % 1000 === 999 ? 0xff : 0x41 + (i % 26))));
+      const pieces = (bytes: Buffer, size: number) => Readable.from(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)));
+      const res = await h.request({ method: 'POST', url: '/v1/edi', payload: pieces(raw, 7_777), key, headers: { 'content-type': 'text/plain' } });
+      const id = (expectError(res, 400, 'invalid_input').details as { message_id: string }).message_id;
+      const row = await storedRow(id);
+      expect(row.size).toBe(raw.length);
+      expect(Buffer.compare(await readRaw(h.gateway.database.db, row.org_id, row.id), raw)).toBe(0);
+      const tooLarge = Buffer.alloc(10 * 1024 * 1024 + 1, 0x41);
+      const refused = await h.request({ method: 'POST', url: '/v1/edi', payload: pieces(tooLarge, 65_536), key, headers: { 'content-type': 'text/plain' } });
+      expectError(refused, 413, 'payload_too_large');
     });
   });
 

@@ -4,7 +4,7 @@ import { purchaseOrderAck } from '../outbound-sets.js';
 import { MAX_INLINE_X12_BYTES, recordOutbound, recordOutbounds, wrapSet } from '../outbound.js';
 import { sha256HexPaced } from '../interchange-bytes.js';
 import type { TradingPartner } from '../../partners/partners.service.js';
-import { Pacer } from '../../../../platform/core/pacer.js';
+import { pace } from '../../../../platform/core/pacer.js';
 import { type AckInterchange, ackControlNumbersNeededPaced, buildTa1, echoText, type GroupVerdict, type Party, type Ta1Code, ta1Verdict, write997Interchange } from '../../x12/index.js';
 import type { Owed } from './read-documents.js';
 import type { IntakeDeps, Received } from './received.js';
@@ -70,10 +70,9 @@ export async function writeReply(deps: IntakeDeps, received: Received, checked: 
   // Encoded and hashed here, between yields, so the settling transaction does neither to megabytes (40,000 groups' 997s).
   const raw = Buffer.from(written.x12, 'utf8');
   const acknowledgments: Acknowledged['acknowledgments'] = [];
-  const pacer = new Pacer();
   for (const g of written.groups) {
     acknowledgments.push({ group: echoText(g.group), code: g.code as 'A' | 'E' | 'P' | 'R' });
-    await pacer.tick();
+    await pace();
   }
   const answer = { ...written, encoded: { raw, sha256: await sha256HexPaced(raw) }, acknowledgments };
   return { answer, ...(ta1 === undefined ? {} : { ta1 }) };

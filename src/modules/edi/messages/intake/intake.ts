@@ -1,4 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
+import { sharedBytes } from '../../../../platform/core/cpu-pool.js';
 import { holdLost } from '../../../../platform/instances/instance-liveness.js';
 import type { Settle } from '../../../../platform/operations/operation.js';
 import type { DocumentView, StoredAnswer } from '../messages.schemas.js';
@@ -31,7 +32,7 @@ export class InterchangeIntake {
     this.deps.cpu.admit();
     const received = await storeReceived(this.deps, orgId, raw, settleCall);
     try {
-      const body = await this.deps.cpu.run<ExaminedBody>(EXAMINE_WORKER, 'examine', raw);
+      const body = await this.deps.cpu.run<ExaminedBody>(EXAMINE_WORKER, 'examine', await sharedBytes(raw));
       const text = decodeInterchange(raw);
       const [only] = body.interchanges;
       if (only !== undefined && body.interchanges.length === 1 && !body.tooMany) return await this.takeOne(received, await hydrate(text, only));
@@ -48,7 +49,8 @@ export class InterchangeIntake {
     if (screening.kind === 'refused') return settleRefusal(this.deps, received, screening.refusal, screening.envelope);
     if (screening.kind === 'resend') return answerResend(this.deps, received, screening.resend, (original, checked) => this.resume(original, checked));
     const { checked } = screening;
-    const entries = setsOf(checked.envelope);
+    const entries = await setsOf(checked.envelope);
+    const type = await setTypes(checked.envelope);
     // Registered before the lease is written: another process must never see a holder it cannot find.
     await this.deps.instances.start();
     // From the claim (whose commit may be in doubt when the connection drops) to the answer, the lease is this call's:
@@ -56,7 +58,7 @@ export class InterchangeIntake {
     const taken = await whileHeld(this.deps, received, async () => {
       const claimed = await this.deps.db.transaction().execute(async (tx) => {
         if (!(await claimControlNumber(tx, received, checked))) return false;
-        const identity = { partner_id: checked.partner.id, control_number: checked.envelope.controlNumber, type: setTypes(checked.envelope) };
+        const identity = { partner_id: checked.partner.id, control_number: checked.envelope.controlNumber, type };
         await messages.updateMessage(tx, received.orgId, received.messageId, { ...identity, sets_total: entries.length, lease_owner: this.deps.instances.id, updated_at: this.now() });
         return true;
       });
@@ -71,7 +73,7 @@ export class InterchangeIntake {
   private resume(original: Received, checked: Checked): Promise<StoredAnswer> {
     // The caller took the lease: released again should this call fail before the answer.
     return whileHeld(this.deps, original, async () => {
-      const entries = setsOf(checked.envelope);
+      const entries = await setsOf(checked.envelope);
       const rows = await messages.findDocuments(this.deps.db, original.orgId, original.messageId);
       return this.take(original, checked, entries, documentsTaken(rows, checked, entries));
     });
@@ -85,7 +87,7 @@ export class InterchangeIntake {
   private async take(received: Received, checked: Checked, entries: readonly SetEntry[], taken: DocumentView[]): Promise<StoredAnswer> {
     // The partner's validation level: lenient takes a set whose findings do not stop it being read (AK5 E).
     const verdicts = await assess997Async(checked.envelope, checked.issues, { level: inboundValidation(checked.partner) });
-    const judged = judgement(checked, verdicts);
+    const judged = await judgement(checked, verdicts);
     const documents = taken;
     for (const slice of sliceSets(entries.slice(taken.length))) {
       const read = await this.deps.db.transaction().execute(async (tx) => {

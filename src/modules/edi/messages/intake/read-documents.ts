@@ -1,4 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
+import { pace } from '../../../../platform/core/pacer.js';
 import type { Tx } from '../../../../platform/db/schema.js';
 import { type DocumentDetail, documentDetailSchema, type DocumentStatus, type DocumentView, type EdiError } from '../messages.schemas.js';
 import * as messages from '../messages.repository.js';
@@ -58,9 +59,12 @@ export interface SetEntry {
 }
 
 /** The interchange's sets in order. */
-export function setsOf(envelope: PartialInterchange): SetEntry[] {
+export async function setsOf(envelope: PartialInterchange): Promise<SetEntry[]> {
   const entries: SetEntry[] = [];
-  for (const group of envelope.groups) for (const set of group.transactionSets) entries.push({ group, set, index: entries.length });
+  for (const group of envelope.groups) {
+    for (const set of group.transactionSets) entries.push({ group, set, index: entries.length });
+    await pace();
+  }
   return entries;
 }
 
@@ -70,9 +74,12 @@ export interface Judgement {
   inbound997: Findings;
 }
 
-export function judgement(checked: Checked, verdicts: readonly GroupVerdict[]): Judgement {
+export async function judgement(checked: Checked, verdicts: readonly GroupVerdict[]): Promise<Judgement> {
   const bySet = new Map<TransactionSet, { set: SetVerdict; groupIssues: X12Issue[] }>();
-  for (const g of verdicts) for (const s of g.sets) bySet.set(s.set, { set: s, groupIssues: g.issues });
+  for (const g of verdicts) {
+    for (const s of g.sets) bySet.set(s.set, { set: s, groupIssues: g.issues });
+    await pace();
+  }
   // Findings of inbound 997 sets (never acknowledged, so in no verdict), filed under the set they belong to; filing
   // every finding of a large interchange costs a few hundred ms at once, so only when there is an FA group at all.
   const groups = checked.envelope.groups;

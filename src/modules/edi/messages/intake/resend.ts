@@ -18,7 +18,7 @@ export type Resume = (original: Received, checked: Checked) => Promise<StoredAns
  */
 export async function answerResend(deps: IntakeDeps, received: Received, resend: Resend, resume: Resume): Promise<StoredAnswer> {
   const { seen, partner, ours, envelope } = resend;
-  const settled = { partner_id: partner.id, control_number: seen.control_number, related_id: seen.message_id, type: setTypes(envelope) };
+  const settled = { partner_id: partner.id, control_number: seen.control_number, related_id: seen.message_id, type: await setTypes(envelope) };
   if (seen.sha256 !== received.sha) {
     const message =
       `interchange ${seen.control_number} from ${partner.name} was already received with different content ` +

@@ -1,3 +1,4 @@
+import { pace } from '../../../../platform/core/pacer.js';
 import type { Tx } from '../../../../platform/db/schema.js';
 import * as messages from '../messages.repository.js';
 import type { OurInterchangeProfile, TradingPartner } from '../../partners/partners.service.js';
@@ -51,16 +52,22 @@ export interface Resend {
 
 export type Screening = { kind: 'refused'; refusal: Refusal; envelope?: PartialInterchange } | { kind: 'resend'; resend: Resend } | { kind: 'new'; checked: Checked };
 
-/** setTypes per interchange: asked when it is claimed and again when it is settled (in the last transaction). */
+/**
+ * setTypes per interchange: found while screening (paced), then asked again inside the claim and the settling
+ * transactions, where it must not yield.
+ */
 const typesOf = new WeakMap<PartialInterchange, string | null>();
 
 /** The kinds of set an interchange carries, in order of appearance ("850" or "850,997"). */
-export function setTypes(envelope: PartialInterchange): string | null {
+export async function setTypes(envelope: PartialInterchange): Promise<string | null> {
   const known = typesOf.get(envelope);
   if (known !== undefined) return known;
   // Each distinct id echoed once: 40,000 groups of 850s are one '850', not 40,000 echoes (43 ms on the request thread).
   const ids = new Set<string>();
-  for (const group of envelope.groups) for (const set of group.transactionSets) ids.add(set.id);
+  for (const group of envelope.groups) {
+    for (const set of group.transactionSets) ids.add(set.id);
+    await pace();
+  }
   const joined = [...new Set([...ids].map((id) => echoText(id)))].join(',');
   const types = joined === '' ? null : joined;
   typesOf.set(envelope, types);
@@ -73,6 +80,8 @@ export async function screen(deps: IntakeDeps, received: Received, { parsed, che
     const notX12 = parsed.issues.some((i) => i.code === X12_CODES.notX12);
     return { kind: 'refused', refusal: { reason: notX12 ? 'not_x12' : 'unreadable_isa', issues: parsed.issues } };
   }
+  // Found here, yielding as it goes: every later step asks for it, some inside a transaction.
+  await setTypes(envelope);
   const partner = await deps.partners.senderOf(deps.db, received.orgId, envelope.senderQualifier, envelope.senderId);
   if (partner === undefined) {
     return { kind: 'refused', envelope, refusal: { reason: 'unknown_partner', sender: `${envelope.senderQualifier}/${envelope.senderId}`, senderId: envelope.senderId } };
@@ -86,7 +95,7 @@ export async function screen(deps: IntakeDeps, received: Received, { parsed, che
   }
   const ours: Party = { qualifier: envelope.receiverQualifier, id: envelope.receiverId };
   // Checked in a worker thread (examine.worker.ts): validation is the CPU-heavy part and holds no lock.
-  const issues = [...parsed.issues, ...checks.issues, ...unsupportedSets(envelope)];
+  const issues = [...parsed.issues, ...checks.issues, ...(await unsupportedSets(envelope))];
   if (!parsed.ok) issues.push(...envelope.groups.map(interchangeRejected));
   const checked: Checked = { envelope, issues, partner, profile, ours, envelopeIssues: parsed.issues, notes: fallbackNotes(checks.tables) };
   const seen = await messages.findInterchange(deps.db, received.orgId, partner.id, envelope.controlNumber);
@@ -112,10 +121,11 @@ export async function winnerOf(deps: IntakeDeps, received: Received, checked: Ch
   return { seen, partner: checked.partner, ours: checked.ours, envelope: checked.envelope, checked };
 }
 
-function unsupportedSets(envelope: PartialInterchange): X12Issue[] {
+async function unsupportedSets(envelope: PartialInterchange): Promise<X12Issue[]> {
   // A plain loop: a flatMap over 40,000 groups made an array per group for what is nearly always none.
   const issues: X12Issue[] = [];
   for (const group of envelope.groups) {
+    await pace();
     if (group.functionalId === 'FA') continue;
     for (const set of group.transactionSets) {
       if (SUPPORTED_SETS.has(set.id)) continue;

@@ -63,8 +63,8 @@ export function settleRefusal(deps: IntakeDeps, received: Received, refusal: Ref
   return deps.db.transaction().execute((tx) => refuse(deps, tx, received, refusal, envelope));
 }
 
-function refuse(deps: IntakeDeps, tx: Tx, received: Received, refusal: Refusal, envelope: PartialInterchange | undefined): Promise<StoredAnswer> {
-  const identity = envelope === undefined ? {} : { control_number: envelope.controlNumber, type: setTypes(envelope) };
+async function refuse(deps: IntakeDeps, tx: Tx, received: Received, refusal: Refusal, envelope: PartialInterchange | undefined): Promise<StoredAnswer> {
+  const identity = envelope === undefined ? {} : { control_number: envelope.controlNumber, type: await setTypes(envelope) };
   const details = (errors: EdiError[]) => ({ message_id: received.messageId, errors });
   switch (refusal.reason) {
     case 'not_x12': {
@@ -94,7 +94,7 @@ function refuse(deps: IntakeDeps, tx: Tx, received: Received, refusal: Refusal, 
  * at least one transaction set (each set's verdict is in `documents`, the X12 findings in `errors`), or there was
  * nothing to accept and nothing wrong; 422 when no set was accepted. The message row says accepted, partial or rejected.
  */
-export function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checked: Checked, verdicts: readonly GroupVerdict[], documents: DocumentView[], acked: Acknowledged): Promise<StoredAnswer> {
+export async function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checked: Checked, verdicts: readonly GroupVerdict[], documents: DocumentView[], acked: Acknowledged): Promise<StoredAnswer> {
   const { envelope, issues, partner } = checked;
   const status = messageStatus(documents, issues.length > 0);
   const result = bounded(
@@ -114,6 +114,6 @@ export function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checke
   const answer: StoredAnswer = taken
     ? { kind: 'ok', body: result }
     : failure('interchange_rejected', `no transaction set was accepted: ${summarize(issues.length, result.errors ?? [], `interchange ${envelope.controlNumber}`)}`, result);
-  const settled: Settled = { status, partner_id: partner.id, control_number: envelope.controlNumber, type: setTypes(envelope), lease_owner: null };
+  const settled: Settled = { status, partner_id: partner.id, control_number: envelope.controlNumber, type: await setTypes(envelope), lease_owner: null };
   return settle(deps, tx, received, settled, listErrors(issues), answer);
 }
