@@ -16,19 +16,19 @@ export function bytesOf(raw: Buffer, text: string, start: number, end: number): 
  * The body's answer from each interchange's, by the intake's status rule: 200 when at least one interchange was taken
  * (each entry says how it fared), else the one error code the refusals share (or 422).
  */
-export function combine(messageId: string, entries: readonly InterchangeEntry[]): StoredAnswer {
+export async function combine(messageId: string, entries: readonly InterchangeEntry[]): Promise<StoredAnswer> {
   const taken = entries.flatMap((e) => (e.result === undefined ? [] : [e.result]));
   const first = entries[0]?.result?.partner ?? { id: '', name: '' };
   const refused = entries.filter((e) => e.error !== undefined);
   const whole = refused.length === 0 && taken.every((t) => t.status === undefined || t.status === 'accepted');
   // The top-level lists and the entries each get one answer's bounds, so the body's answer stays bounded however many interchanges.
-  const { kept, omitted } = spend({ acknowledgments: taken.flatMap((t) => t.acknowledgments), documents: taken.flatMap((t) => t.documents) }, new AnswerBudget());
+  const { kept, omitted } = await spend({ acknowledgments: taken.flatMap((t) => t.acknowledgments), documents: taken.flatMap((t) => t.documents) }, new AnswerBudget());
   const together = {
     message_id: messageId,
     status: whole ? ('accepted' as const) : taken.length > 0 ? ('partial' as const) : ('rejected' as const),
     acknowledgments: kept.acknowledgments,
     documents: kept.documents,
-    interchanges: boundEntries(entries),
+    interchanges: await boundEntries(entries),
     ...(anyOmitted(omitted) ? { omitted: { message_id: messageId, ...omitted } } : {}),
   };
   if (taken.length > 0) return { kind: 'ok', body: { ...together, partner: first } };
@@ -41,20 +41,26 @@ export function combine(messageId: string, entries: readonly InterchangeEntry[])
 }
 
 /** Each entry's lists cut to one budget shared by them all; an entry says what it left out (its own message has it all). */
-function boundEntries(entries: readonly InterchangeEntry[]): InterchangeEntry[] {
+async function boundEntries(entries: readonly InterchangeEntry[]): Promise<InterchangeEntry[]> {
   const budget = new AnswerBudget();
-  return entries.map((entry) => {
-    if (entry.result !== undefined) {
-      const { kept, omitted } = spend(entry.result, budget);
-      const before = entry.result.omitted;
-      const counts = before === undefined ? omitted : { documents: before.documents + omitted.documents, acknowledgments: before.acknowledgments + omitted.acknowledgments, findings: before.findings + omitted.findings };
-      return { ...entry, result: { ...kept, ...(anyOmitted(counts) ? { omitted: { message_id: entry.message_id, ...counts } } : {}) } };
-    }
-    const details = entry.error?.details;
-    if (entry.error === undefined || details === undefined) return entry;
-    const { kept, omitted } = spend(details as Record<string, unknown> & { documents?: DocumentView[]; errors?: EdiError[] }, budget);
-    return { ...entry, error: { ...entry.error, details: anyOmitted(omitted) ? { ...kept, omitted: { message_id: entry.message_id, ...omitted } } : kept } };
-  });
+  const bounded: InterchangeEntry[] = [];
+  // In order: the entries share one budget.
+  for (const entry of entries) bounded.push(await boundEntry(entry, budget));
+  return bounded;
+}
+
+/** One entry's lists cut to what the shared budget has left. */
+async function boundEntry(entry: InterchangeEntry, budget: AnswerBudget): Promise<InterchangeEntry> {
+  if (entry.result !== undefined) {
+    const { kept, omitted } = await spend(entry.result, budget);
+    const before = entry.result.omitted;
+    const counts = before === undefined ? omitted : { documents: before.documents + omitted.documents, acknowledgments: before.acknowledgments + omitted.acknowledgments, findings: before.findings + omitted.findings };
+    return { ...entry, result: { ...kept, ...(anyOmitted(counts) ? { omitted: { message_id: entry.message_id, ...counts } } : {}) } };
+  }
+  const details = entry.error?.details;
+  if (entry.error === undefined || details === undefined) return entry;
+  const { kept, omitted } = await spend(details as Record<string, unknown> & { documents?: DocumentView[]; errors?: EdiError[] }, budget);
+  return { ...entry, error: { ...entry.error, details: anyOmitted(omitted) ? { ...kept, omitted: { message_id: entry.message_id, ...omitted } } : kept } };
 }
 
 export function entryOf(messageId: string, controlNumber: string | null, answer: StoredAnswer): InterchangeEntry {

@@ -1,3 +1,4 @@
+import { pace } from '../../../../platform/core/pacer.js';
 import type { DocumentView, EdiError, SubmitResult } from '../messages.schemas.js';
 import { toEdiError } from '../x12-errors.js';
 import type { X12Issue } from '../../x12/index.js';
@@ -29,8 +30,8 @@ function take<T>(list: readonly T[], left: number): T[] {
   return list.length <= left ? [...list] : list.slice(0, Math.max(0, left));
 }
 
-/** `lists` cut to what the budget has left (errors first, then each document with its own), spending it. */
-export function spend<T extends Lists>(lists: T, budget: AnswerBudget): { kept: T; omitted: Counts } {
+/** `lists` cut to what the budget has left (errors first, then each document with its own), spending it; paced (40,000 documents). */
+export async function spend<T extends Lists>(lists: T, budget: AnswerBudget): Promise<{ kept: T; omitted: Counts }> {
   const omitted: Counts = { documents: 0, acknowledgments: 0, findings: 0 };
   const kept: T = { ...lists };
   if (lists.errors !== undefined) {
@@ -42,6 +43,7 @@ export function spend<T extends Lists>(lists: T, budget: AnswerBudget): { kept: 
   if (lists.documents !== undefined) {
     const documents: DocumentView[] = [];
     for (const document of lists.documents) {
+      await pace();
       const own = document.errors ?? [];
       if (budget.documents === 0) {
         omitted.documents++;
@@ -71,10 +73,10 @@ export function anyOmitted(counts: Counts): boolean {
 }
 
 /** The answer with its lists capped; `omitted` counts what is left out and names the stored message that has it all. */
-export function bounded(result: SubmitResult, issues: readonly X12Issue[]): SubmitResult {
+export async function bounded(result: SubmitResult, issues: readonly X12Issue[]): Promise<SubmitResult> {
   // Only the findings that can be listed are turned into JSON; the rest are counted.
   const listed = issues.slice(0, MAX_ANSWER_FINDINGS).map(toEdiError);
-  const { kept, omitted } = spend({ ...result, errors: listed }, new AnswerBudget());
+  const { kept, omitted } = await spend({ ...result, errors: listed }, new AnswerBudget());
   omitted.findings += issues.length - listed.length;
   const { errors, ...rest } = kept;
   return { ...rest, ...(errors === undefined || errors.length === 0 ? {} : { errors }), ...(anyOmitted(omitted) ? { omitted: { message_id: result.message_id, ...omitted } } : {}) };

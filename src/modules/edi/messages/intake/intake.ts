@@ -12,7 +12,7 @@ import { documentsTaken, judgement, readDocuments, type SetEntry, setsOf } from 
 import { type IntakeDeps, markFailed, type Received, storeReceived, whileHeld } from './received.js';
 import { answerResend } from './resend.js';
 import { type Checked, claimControlNumber, screen, setTypes, winnerOf } from './screen.js';
-import { settleRefusal, settleTaken } from './settle.js';
+import { prepareTaken, settleRefusal, settleTaken } from './settle.js';
 import { takeSeveral } from './several.js';
 import { sliceSets } from './slices.js';
 
@@ -102,9 +102,11 @@ export class InterchangeIntake {
       await setImmediate();
     }
     const reply = await writeReply(this.deps, received, checked, verdicts);
+    // The answer's loops over every document run here, yielding: the last transaction only records it.
+    const prepared = await prepareTaken(received, checked, verdicts, documents, reply.answer?.acknowledgments ?? []);
     return this.deps.db.transaction().execute(async (tx) => {
       const acknowledged = await acknowledge(tx, received, checked, verdicts, reply);
-      return settleTaken(this.deps, tx, received, checked, verdicts, documents, acknowledged);
+      return settleTaken(this.deps, tx, received, checked, prepared, acknowledged);
     });
   }
 

@@ -1,7 +1,8 @@
+import { pace } from '../../../../platform/core/pacer.js';
 import type { Tx } from '../../../../platform/db/schema.js';
 import { announceEvent } from '../../../../platform/outbox/outbox.js';
 import { ERROR_STATUS } from '../../../../platform/core/errors.js';
-import type { DocumentView, EdiError, MessageStatus, StoredAnswer } from '../messages.schemas.js';
+import type { DocumentView, EdiError, MessageStatus, StoredAnswer, SubmitResult } from '../messages.schemas.js';
 import * as messages from '../messages.repository.js';
 import { failure } from '../several-interchanges.js';
 import { listErrors, summarize, toEdiError } from '../x12-errors.js';
@@ -16,11 +17,18 @@ import { type Checked, type Refusal, setTypes } from './screen.js';
 /** The message row fields an answer settles. */
 export type Settled = Partial<Pick<messages.MessageRow, 'partner_id' | 'type' | 'control_number' | 'related_id' | 'lease_owner'>> & { status: MessageStatus };
 
-export function messageStatus(documents: readonly DocumentView[], hasIssues: boolean): MessageStatus {
+/** Accepted, partial or rejected, from the documents' statuses; paced (40,000 documents). */
+export async function messageStatus(documents: readonly DocumentView[], hasIssues: boolean): Promise<MessageStatus> {
   if (documents.length === 0) return hasIssues ? 'rejected' : 'accepted';
-  const taken = documents.filter((d) => d.status === 'accepted' || d.status === 'received' || d.status === 'test').length;
+  let taken = 0;
+  let rejected = 0;
+  for (const d of documents) {
+    if (d.status === 'accepted' || d.status === 'received' || d.status === 'test') taken++;
+    else if (d.status === 'rejected') rejected++;
+    await pace();
+  }
   if (taken === documents.length) return 'accepted';
-  return documents.every((d) => d.status === 'rejected') ? 'rejected' : 'partial';
+  return rejected === documents.length ? 'rejected' : 'partial';
 }
 
 /**
@@ -89,31 +97,53 @@ async function refuse(deps: IntakeDeps, tx: Tx, received: Received, refusal: Ref
   }
 }
 
+/** What settleTaken answers, worked out before the last transaction: over 40,000 documents its loops yield. */
+export interface TakenAnswer {
+  status: MessageStatus;
+  /** Whether the call is answered 200 (see settleTaken). */
+  taken: boolean;
+  /** The answer's lists, capped; the reply and the TA1 verdict are added in the last transaction. */
+  result: SubmitResult;
+}
+
+/** The answer to an interchange whose documents were read, its 997s written (`acknowledgments`) but not yet recorded. */
+export async function prepareTaken(received: Received, checked: Checked, verdicts: readonly GroupVerdict[], documents: DocumentView[], acknowledgments: Acknowledged['acknowledgments']): Promise<TakenAnswer> {
+  const { issues, partner } = checked;
+  const status = await messageStatus(documents, issues.length > 0);
+  const result = await bounded(
+    { message_id: received.messageId, partner: { id: partner.id, name: partner.name }, status: status === 'accepted' || status === 'partial' ? status : 'rejected', acknowledgments, documents },
+    issues,
+  );
+  let accepted = false;
+  for (const g of verdicts) {
+    if ((accepted = g.sets.some((s) => s.accepted))) break;
+    await pace();
+  }
+  for (const d of accepted ? [] : documents) {
+    if ((accepted = d.status === 'received')) break;
+    await pace();
+  }
+  return { status, taken: accepted || (documents.length === 0 && issues.length === 0), result };
+}
+
 /**
  * The answer to an interchange whose documents were read and acknowledged. The status rule: 200 when the 997s accept
  * at least one transaction set (each set's verdict is in `documents`, the X12 findings in `errors`), or there was
  * nothing to accept and nothing wrong; 422 when no set was accepted. The message row says accepted, partial or rejected.
  */
-export async function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checked: Checked, verdicts: readonly GroupVerdict[], documents: DocumentView[], acked: Acknowledged): Promise<StoredAnswer> {
+export async function settleTaken(deps: IntakeDeps, tx: Tx, received: Received, checked: Checked, prepared: TakenAnswer, acked: Acknowledged): Promise<StoredAnswer> {
   const { envelope, issues, partner } = checked;
-  const status = messageStatus(documents, issues.length > 0);
-  const result = bounded(
-    {
-      message_id: received.messageId,
-      partner: { id: partner.id, name: partner.name },
-      status: status === 'accepted' || status === 'partial' ? status : 'rejected',
-      acknowledgments: acked.acknowledgments,
-      documents,
-      ...(acked.reply === undefined ? {} : { reply: acked.reply }),
-      ...(acked.interchangeAck === undefined ? {} : { interchange_ack: acked.interchangeAck }),
-    },
-    issues,
-  );
-  const accepted = verdicts.some((g) => g.sets.some((s) => s.accepted)) || documents.some((d) => d.status === 'received');
-  const taken = accepted || (documents.length === 0 && issues.length === 0);
-  const answer: StoredAnswer = taken
+  const { errors, omitted, ...lists } = prepared.result;
+  const result: SubmitResult = {
+    ...lists,
+    ...(acked.reply === undefined ? {} : { reply: acked.reply }),
+    ...(acked.interchangeAck === undefined ? {} : { interchange_ack: acked.interchangeAck }),
+    ...(errors === undefined ? {} : { errors }),
+    ...(omitted === undefined ? {} : { omitted }),
+  };
+  const answer: StoredAnswer = prepared.taken
     ? { kind: 'ok', body: result }
     : failure('interchange_rejected', `no transaction set was accepted: ${summarize(issues.length, result.errors ?? [], `interchange ${envelope.controlNumber}`)}`, result);
-  const settled: Settled = { status, partner_id: partner.id, control_number: envelope.controlNumber, type: await setTypes(envelope), lease_owner: null };
+  const settled: Settled = { status: prepared.status, partner_id: partner.id, control_number: envelope.controlNumber, type: await setTypes(envelope), lease_owner: null };
   return settle(deps, tx, received, settled, listErrors(issues), answer);
 }

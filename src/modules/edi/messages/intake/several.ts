@@ -31,10 +31,10 @@ export async function takeSeveral(deps: IntakeDeps, received: Received, raw: Buf
     partnerIds.add(entry.result?.partner.id ?? null);
     entries.push(entry);
   }
-  const answer = combine(received.messageId, entries);
+  const answer = await combine(received.messageId, entries);
   const documents = entries.flatMap((e) => e.result?.documents ?? []);
   const refused = entries.some((e) => e.error !== undefined);
-  const status = messageStatus(documents, refused);
+  const status = await messageStatus(documents, refused);
   const types = [...new Set(entries.flatMap((e) => e.result?.documents.map((d) => d.type) ?? []))].join(',');
   const [partnerId] = partnerIds;
   const settled: Settled = {
