@@ -26,6 +26,22 @@ describe('background work that yields to requests', () => {
     expect(first).toBeDefined();
   });
 
+  it('lets the event loop turn between rounds run back to back, so a request that arrives meanwhile is seen', async () => {
+    const s = setUp(0.1);
+    let turned = false;
+    setImmediate(() => {
+      turned = true;
+    });
+    // Rounds of 5 ms of the main thread each, no request in flight: none waits, yet the loop must get a turn.
+    for (let i = 0; i < 3 && !turned; i++) {
+      const grant = await s.yields.granted();
+      const until = performance.now() + 5;
+      while (performance.now() < until);
+      s.yields.end(grant);
+    }
+    expect(turned).toBe(true);
+  });
+
   it('while a request is in flight, waits after a round of t for t × (1 − share) / share, one round at a time', () => {
     const s = setUp(0.2);
     s.requests.enter();

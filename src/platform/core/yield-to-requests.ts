@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from './clock.js';
+import { pace } from './pacer.js';
 import type { LoadSignal } from './requests-in-flight.js';
 
 /** The longest background work waits between rounds under any load: it slows down, it never stops. */
@@ -53,6 +54,9 @@ export class YieldToRequests {
 
   /** Waits for a round's turn (sleeping, so requests run meanwhile) and starts it: hand the grant back to `end`. */
   async granted(): Promise<YieldGrant> {
+    // Rounds back to back still let the event loop turn every few ms: a request that arrived meanwhile is only in
+    // flight (and the rounds paced) once the loop has read it.
+    await pace();
     for (let grant = this.begin(); ; grant = this.begin()) {
       if (grant !== undefined) return grant;
       this.waiting += 1;

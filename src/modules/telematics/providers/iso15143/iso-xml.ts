@@ -1,4 +1,5 @@
 import { SaxesParser } from 'saxes';
+import { pace } from '../../../../platform/core/pacer.js';
 import { VendorUnavailableError } from '../adapter.js';
 
 /**
@@ -163,7 +164,11 @@ export function jsonRootChildren(body: string, listKeys: readonly string[]): Iso
 export async function documentChildren(format: 'xml' | 'json', body: string, root: string, listKeys: readonly string[]): Promise<IsoNode[]> {
   if (format === 'json') return jsonRootChildren(body, listKeys);
   const out: IsoNode[] = [];
-  for await (const nodes of xmlRootChildren([new TextEncoder().encode(body)], root)) out.push(...nodes);
+  for await (const nodes of xmlRootChildren([new TextEncoder().encode(body)], root)) {
+    out.push(...nodes);
+    // A fleet's first page read whole at connect (2,000 machines: ~70 ms) gives the request thread back between pieces.
+    await pace();
+  }
   return out;
 }
 
