@@ -9,7 +9,8 @@ import { createGateway } from '../src/gateway.js';
 import { startVendorSim } from '../src/sim/vendor-sim.js';
 import { seedConnections } from './jobs.bench.js';
 import { ORDER_SKUS, orderLoad } from './orders.bench.js';
-import { type BenchGateway, benchKey, gatewayBin, seedProducts, startGateway } from './support.js';
+import type { LoopStalls } from './loop-stalls.js';
+import { type BenchGateway, benchKey, freePort, gatewayBin, seedProducts, startGateway } from './support.js';
 import { buildBenchInterchange, buildLeanGroupsInterchange } from './x12.bench.js';
 
 /**
@@ -32,6 +33,21 @@ export interface IsolationRow {
   /** The job's own throughput, as text ("4.2 MB/s", "61,000 rows/s"). */
   throughput: string;
   seconds: number;
+  /** How long the serving process's event loop went without a turn while the job ran (loop-stalls.ts). */
+  loop: LoopStalls;
+}
+
+/** A `serve` process that measures its event loop's stalls (loop-stalls.ts), and how to read them. */
+interface WatchedGateway {
+  gw: BenchGateway;
+  /** The stalls since the last call (the first call only starts counting). */
+  stalls: () => Promise<LoopStalls>;
+}
+
+async function startWatched(env: NodeJS.ProcessEnv): Promise<WatchedGateway> {
+  const port = await freePort();
+  const gw = await startGateway({ ...env, BENCH_LOOP_STALLS_PORT: String(port) }, { nodeArgs: ['--import', new URL('./loop-stalls.js', import.meta.url).href] });
+  return { gw, stalls: async () => (await (await fetch(`http://127.0.0.1:${port}/`)).json()) as LoopStalls };
 }
 
 const DAY_MS = 86_400_000;
@@ -68,18 +84,20 @@ function steady(url: string, headers: Record<string, string>) {
 }
 
 /** Runs `job` under the steady load (after a second of load alone) and returns the row. */
-async function underLoad(gw: BenchGateway, headers: Record<string, string>, job: string, run: () => Promise<string>): Promise<IsolationRow> {
+async function underLoad({ gw, stalls }: WatchedGateway, headers: Record<string, string>, job: string, run: () => Promise<string>): Promise<IsolationRow> {
   const load = steady(gw.url, headers);
   await sleep(1000);
+  await stalls();
   const t0 = performance.now();
   const ran = await run().then(
     (throughput) => ({ throughput }),
     (err: unknown) => ({ err }),
   );
   const seconds = (performance.now() - t0) / 1000;
+  const loop = await stalls();
   const measured = await load.stop();
   if ('err' in ran) throw ran.err;
-  return { job, ...measured, throughput: ran.throughput, seconds };
+  return { job, ...measured, throughput: ran.throughput, seconds, loop };
 }
 
 async function postEdi(url: string, headers: Record<string, string>, body: string): Promise<string> {
@@ -109,12 +127,13 @@ function seedDelivered(databaseUrl: string, rows: number): void {
   db.close();
 }
 
-async function startSeeded(env: NodeJS.ProcessEnv = {}): Promise<{ gw: BenchGateway; headers: Record<string, string> }> {
-  const gw = await startGateway({ LOG_LEVEL: 'silent', ...env });
+async function startSeeded(env: NodeJS.ProcessEnv = {}): Promise<WatchedGateway & { headers: Record<string, string> }> {
+  const watched = await startWatched({ LOG_LEVEL: 'silent', ...env });
+  const { gw } = watched;
   const headers = benchKey(gw);
   await seedProducts(gw.url, headers, [...ORDER_SKUS, ...Array.from({ length: 50 }, (_, i) => `TIRE-225-45R17-${i + 1}`)]);
   gw.cli('partners', 'create', '--org', 'bench', '--name', 'BuyerCo', '--isa', 'ZZ/BUYERCO', '--our-isa', 'ZZ/TIREGATEWAY');
-  return { gw, headers };
+  return { ...watched, headers };
 }
 
 export interface IsolationOptions {
@@ -142,7 +161,8 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
     options.onRow?.(row);
   };
   const sim = await startVendorSim({ fleetSize: 2000, pageSize: 100 });
-  const { gw, headers } = await startSeeded({ VENDOR_SIM_URL: sim.url });
+  const seeded = await startSeeded({ VENDOR_SIM_URL: sim.url });
+  const { gw, headers } = seeded;
   try {
     // Warm-up: the routes, the worker thread, SQLite's cache.
     await postEdi(gw.url, headers, buildBenchInterchange(5, 50, { controlNumber: 900, poPrefix: 'WARM-' }));
@@ -150,17 +170,17 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
     await sleep(3000);
     await warm.stop();
 
-    note(await underLoad(gw, headers, 'none (the steady load alone, 10 s)', async () => {
+    note(await underLoad(seeded, headers, 'none (the steady load alone, 10 s)', async () => {
       await sleep(10_000);
       return '–';
     }));
     if (wants('pos')) {
       const pos = buildBenchInterchange(1250, 43, { controlNumber: 901 });
-      note(await underLoad(gw, headers, `POST /v1/edi: 1,250 POs of 43 lines (${(pos.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, pos)));
+      note(await underLoad(seeded, headers, `POST /v1/edi: 1,250 POs of 43 lines (${(pos.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, pos)));
     }
     if (wants('groups')) {
       const groups = buildLeanGroupsInterchange(40_000, 902);
-      note(await underLoad(gw, headers, `POST /v1/edi: 40,000 one-set groups (${(groups.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, groups)));
+      note(await underLoad(seeded, headers, `POST /v1/edi: 40,000 one-set groups (${(groups.length / 1e6).toFixed(1)} MB)`, () => postEdi(gw.url, headers, groups)));
     }
 
     if (wants('replay')) {
@@ -176,7 +196,7 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
       if (connected.statusCode !== 200) throw new Error(`POST /connect answered ${connected.statusCode}: ${connectedBody}`);
       const connectionId = (JSON.parse(connectedBody) as { connection_id: string }).connection_id;
       const to = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000);
-      note(await underLoad(gw, headers, `replay sync: 2,000 machines x 31 days, first ${replaySec} s`, async () => {
+      note(await underLoad(seeded, headers, `replay sync: 2,000 machines x 31 days, first ${replaySec} s`, async () => {
         const res = await fetch(`${gw.url}/v1/telematics/connections/${connectionId}/replay`, {
           method: 'POST',
           headers,
@@ -212,23 +232,24 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
   } finally {
     await seeding.close();
   }
-  const restarted = await startGateway({ LOG_LEVEL: 'silent', DATABASE_URL: purge.databaseUrl, RETENTION_INTERVAL_MS: '3600000' });
+  const watched = await startWatched({ LOG_LEVEL: 'silent', DATABASE_URL: purge.databaseUrl, RETENTION_INTERVAL_MS: '3600000' });
+  const restarted = watched.gw;
   try {
     // Warm under the same load first (not a row): a process's first requests pay for its start, not for any job.
-    await underLoad(restarted, purgeHeaders, 'warm-up', async () => {
+    await underLoad(watched, purgeHeaders, 'warm-up', async () => {
       await sleep(5000);
       return '';
     });
     // Written after the serving process's own start-up purge, so only the CLI's purge below deletes them.
     seedDelivered(restarted.databaseUrl, purgeRows);
-    if (wants('purge')) note(await underLoad(restarted, purgeHeaders, `retention purge of ${purgeRows.toLocaleString('en-US')} delivered rows (CLI)`, async () => {
+    if (wants('purge')) note(await underLoad(watched, purgeHeaders, `retention purge of ${purgeRows.toLocaleString('en-US')} delivered rows (CLI)`, async () => {
       const t0 = performance.now();
       const { stdout } = await run(gatewayBin, ['retention', 'purge', '--json'], { env: restarted.env, maxBuffer: 10_000_000 });
       const deleted = Object.values(JSON.parse(stdout) as Record<string, { deleted: number }>).reduce((sum, t) => sum + t.deleted, 0);
       if (deleted < purgeRows) throw new Error(`retention purge deleted ${deleted} rows, fewer than the ${purgeRows} seeded`);
       return `${Math.round(deleted / ((performance.now() - t0) / 1000)).toLocaleString('en-US')} rows/s`;
     }));
-    if (wants('rotate')) note(await underLoad(restarted, purgeHeaders, `secrets rotate over ${rotateConnections.toLocaleString('en-US')} connections`, async () => {
+    if (wants('rotate')) note(await underLoad(watched, purgeHeaders, `secrets rotate over ${rotateConnections.toLocaleString('en-US')} connections`, async () => {
       const t0 = performance.now();
       const { stdout } = await run(gatewayBin, ['secrets', 'rotate', '--json'], { env: restarted.env, maxBuffer: 10_000_000 });
       const { reencrypted } = JSON.parse(stdout) as { reencrypted: number };

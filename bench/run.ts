@@ -541,7 +541,7 @@ if (only?.includes('isolation')) {
   if (unknownJobs.length > 0) throw new Error(`isolation: unknown jobs ${unknownJobs.join(', ')} (${ISOLATION_JOBS.join(', ')})`);
   const rows = await benchIsolation({ replaySec, ...(jobs === undefined ? {} : { jobs: jobs as IsolationJob[] }) });
   const ms = (v: number) => fmt(v, 0);
-  for (const r of rows) log(`  ${r.job}: reads p99 ${ms(r.reads.p99Ms)} max ${ms(r.reads.maxMs)}; orders p99 ${ms(r.orders.p99Ms)} max ${ms(r.orders.maxMs)}; ${r.throughput}`);
+  for (const r of rows) log(`  ${r.job}: reads p99 ${ms(r.reads.p99Ms)} max ${ms(r.reads.maxMs)}; orders p99 ${ms(r.orders.p99Ms)} max ${ms(r.orders.maxMs)}; loop stalls p99 ${ms(r.loop.p99Ms)} max ${ms(r.loop.maxMs)}; ${r.throughput}`);
   const met = (r: IsolationRow) => r.reads.p99Ms < 25 && r.reads.maxMs < 100 && r.orders.maxMs < 250;
   publish('isolation', [
     '## Heavy jobs beside a steady load ([16/20])',
@@ -551,13 +551,16 @@ if (only?.includes('isolation')) {
     'each row covers the job from its start to its end under that load (the replay sync: its first',
     `${fmt(replaySec)} s, \`BENCH_ISOLATION_REPLAY_SECONDS\`). The retention purge and \`secrets rotate\` are the operator's CLI, run beside a`,
     'restarted `serve` warmed by 5 s of the same load first. Latencies in ms as autocannon measured them; errors counts non-2xx and timeouts.',
+    'Loop stalls: how long the serving process\'s event loop went without a turn while the job ran (`monitorEventLoopDelay` at 1 ms,',
+    'bench/loop-stalls.ts), p99 and longest. A turn runs the requests that arrived together (up to 25 here) and at most one',
+    'step of a job, so the load alone sets the floor; a job step that held the loop longer shows as a longer stall.',
     `Machine: ${machine()}, shared with the load generator.`,
     '',
-    '| job | time | reads p99 / max | orders p99 / max | requests (reads / orders) | errors | job throughput | goal |',
-    '|---|---:|---:|---:|---:|---:|---:|---|',
+    '| job | time | reads p99 / max | orders p99 / max | loop stalls p99 / max | requests (reads / orders) | errors | job throughput | goal |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows.map(
       (r) =>
-        `| ${r.job} | ${fmt(r.seconds, 1)} s | ${ms(r.reads.p99Ms)} / ${ms(r.reads.maxMs)} | ${ms(r.orders.p99Ms)} / ${ms(r.orders.maxMs)} | ` +
+        `| ${r.job} | ${fmt(r.seconds, 1)} s | ${ms(r.reads.p99Ms)} / ${ms(r.reads.maxMs)} | ${ms(r.orders.p99Ms)} / ${ms(r.orders.maxMs)} | ${ms(r.loop.p99Ms)} / ${ms(r.loop.maxMs)} | ` +
         `${fmt(r.reads.requests)} / ${fmt(r.orders.requests)} | ${fmt(r.reads.errors + r.orders.errors)} | ${r.throughput} | ${verdict(met(r))} |`,
     ),
     '',
