@@ -60,6 +60,20 @@ describe('background work that yields to requests', () => {
     expect(s.yields.waitMs()).toBe(0);
   });
 
+  it('counts the load as going on for a second after requests were last seen in flight (what sizes background writes)', () => {
+    const s = setUp(0.1);
+    expect(s.yields.underLoad).toBe(false);
+    s.requests.enter();
+    expect(s.yields.underLoad).toBe(true);
+    s.requests.leave();
+    // A steady load's moment with none in flight: rounds may go, but writes stay small.
+    expect(s.yields.busy).toBe(false);
+    s.clock.advance(999);
+    expect(s.yields.underLoad).toBe(true);
+    s.clock.advance(1);
+    expect(s.yields.underLoad).toBe(false);
+  });
+
   it('never waits more than a second, however long a round took', () => {
     const s = setUp(0.01);
     s.requests.enter();

@@ -6,6 +6,9 @@ import type { LoadSignal } from './requests-in-flight.js';
 /** The longest background work waits between rounds under any load: it slows down, it never stops. */
 export const MAX_YIELD_WAIT_MS = 1000;
 
+/** How long requests seen in flight count as a load going on: a steady load has moments with none in flight. */
+const RECENT_LOAD_MS = 1000;
+
 /** How often a round waiting its turn looks again: the round ahead may end, or the requests finish, before its wait is up. */
 const WAIT_LOOK_MS = 20;
 
@@ -23,6 +26,8 @@ export interface YieldGrant {
 export class YieldToRequests {
   private notBefore = 0;
   private running = 0;
+  /** When a look last found requests in flight. */
+  private loadSeenAt = -Infinity;
   /** Rounds waiting in `granted` for their turn now. */
   waiting = 0;
 
@@ -35,12 +40,22 @@ export class YieldToRequests {
 
   /** Whether requests are in flight now (rounds are paced). */
   get busy(): boolean {
-    return this.load.busy;
+    if (!this.load.busy) return false;
+    this.loadSeenAt = this.clock.now().getTime();
+    return true;
+  }
+
+  /**
+   * Whether requests are in flight now or were at a look within the last second: what sizes a background write. Under a
+   * steady load the moment a chunk is sized often has none in flight (answered, the next not read yet).
+   */
+  get underLoad(): boolean {
+    return this.busy || this.clock.now().getTime() - this.loadSeenAt < RECENT_LOAD_MS;
   }
 
   /** How long until a round may start; 0 when it may start now. */
   waitMs(): number {
-    if (!this.load.busy) return 0;
+    if (!this.busy) return 0;
     if (this.running > 0) return MAX_YIELD_WAIT_MS;
     return Math.max(0, this.notBefore - this.clock.now().getTime());
   }

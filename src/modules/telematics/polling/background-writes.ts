@@ -1,7 +1,7 @@
 import type { YieldToRequests } from '../../../platform/core/yield-to-requests.js';
 import type { Db, Tx } from '../../../platform/db/schema.js';
 
-/** Rows one transaction takes: `idle` with no request in flight, `busy` (fewer, a shorter hold of the write lock) while requests are. */
+/** Rows one transaction takes: `idle` with no request in flight lately, `busy` (fewer, a shorter hold of the write lock) under load. */
 export interface ChunkSizes {
   idle: number;
   busy: number;
@@ -18,7 +18,7 @@ export class BackgroundWrites {
 
   /** Rows the next transaction takes. */
   size(sizes: ChunkSizes): number {
-    return this.yields.busy ? sizes.busy : sizes.idle;
+    return this.yields.underLoad ? sizes.busy : sizes.idle;
   }
 
   /** One transaction: a round of the budget when paced, else at once. */
