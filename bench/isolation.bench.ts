@@ -6,11 +6,10 @@ import { promisify } from 'node:util';
 import { request } from 'undici';
 import { loadConfig } from '../src/config.js';
 import { createGateway } from '../src/gateway.js';
-import { startVendorSim } from '../src/sim/vendor-sim.js';
 import { seedConnections } from './jobs.bench.js';
 import { ORDER_SKUS, orderLoad } from './orders.bench.js';
 import type { LoopStalls } from './loop-stalls.js';
-import { type BenchGateway, benchKey, freePort, gatewayBin, seedProducts, startGateway } from './support.js';
+import { type BenchGateway, benchKey, freePort, gatewayBin, seedProducts, startGateway, startVendorSimProcess } from './support.js';
 import { buildBenchInterchange, buildLeanGroupsInterchange } from './x12.bench.js';
 
 /**
@@ -160,7 +159,7 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
     rows.push(row);
     options.onRow?.(row);
   };
-  const sim = await startVendorSim({ fleetSize: 2000, pageSize: 100 });
+  const sim = await startVendorSimProcess(2000, 100);
   const seeded = await startSeeded({ VENDOR_SIM_URL: sim.url });
   const { gw, headers } = seeded;
   try {
@@ -215,7 +214,7 @@ export async function benchIsolation(options: IsolationOptions = {}): Promise<Is
     }
   } finally {
     await gw.stop();
-    await sim.close();
+    await sim.stop();
   }
 
   if (!wants('purge') && !wants('rotate')) return rows;

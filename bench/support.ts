@@ -227,6 +227,16 @@ export async function startBaseline(): Promise<{ url: string; pid: number; stop(
   return { url, pid: child.pid ?? 0, stop: () => stopChild(child) };
 }
 
+/** The vendor simulator in its own process (vendor-sim.child.ts), so its pages never stall the load generator's event loop. */
+export async function startVendorSimProcess(fleetSize: number, pageSize: number): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [join(root, 'dist/bench/vendor-sim.child.js'), String(fleetSize), String(pageSize)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    child.once('exit', () => reject(new Error('vendor simulator exited')));
+  });
+  return { url, stop: () => stopChild(child) };
+}
+
 /** The hub simulator in its own process, so it does not share a core with the load generator. */
 export async function startHubSimProcess(): Promise<{ url: string; pid: number; stop(): Promise<void>; orderEvents(): Promise<number> }> {
   const port = await freePort();
