@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import { AppError } from '../core/errors.js';
+import { errorCodes, type FastifyRequest } from 'fastify';
 
 /** What a body of unknown length (chunked) starts with; doubled as it grows, up to the route's limit. */
 const FIRST_SIZE = 64 * 1024;
@@ -12,7 +11,7 @@ function shared(size: number): Buffer {
  * A raw body read into memory the worker threads share (cpu-pool.ts), copied a network chunk at a time as it arrives.
  * Fastify's buffer parser joins the chunks in one step at the end (~10-15 ms for a 6 MB EDI body on the request
  * thread), and posting that Buffer to a worker copied it again in one step. The same limit and content-length checks
- * as Fastify's own parser, with the same answers (413, 400).
+ * as Fastify's own parser, with its errors (worded once, in error-handler.ts: 413, 400).
  */
 export function readSharedBody(request: FastifyRequest, payload: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -61,10 +60,5 @@ export function readSharedBody(request: FastifyRequest, payload: NodeJS.Readable
   });
 }
 
-function tooLarge(): AppError {
-  return new AppError('payload_too_large', 'request body is too large');
-}
-
-function lengthMismatch(): AppError {
-  return new AppError('invalid_input', 'content-length does not match the body');
-}
+const tooLarge = (): Error => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE();
+const lengthMismatch = (): Error => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH();

@@ -93,7 +93,6 @@ export async function writeX12Paced(input: InterchangeInput, delimiters: Delimit
   return chunks.join('');
 }
 
-
 /** The interchange's segments as text, one at a time, checked as they are written. */
 function* x12Parts(input: InterchangeInput, delimiters: Delimiters, opts: WriteOptions): Generator<string> {
   assertDelimiters(delimiters);
